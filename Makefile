@@ -1,0 +1,23 @@
+PYTHON ?= python3
+DESTDIR ?=
+OUT ?= out
+
+.PHONY: setup test check demo clean
+
+# Install every Debian and PyPI package the demo and the tests need.
+setup:
+	./scripts/setup.sh
+
+# The tests, assuming `make setup` has run.
+test:
+	./scripts/run-tests.sh -q
+
+# Everything from a fresh machine: set-up, then the tests (what CI runs).
+check: setup test
+
+# The main job on the bundled example.
+demo: setup
+	./scripts/demo.sh $(OUT)
+
+clean:
+	rm -rf $(OUT) build dist *.egg-info .pytest_cache

@@ -1,0 +1,111 @@
+"""The ``edns-addon`` command line: argument parsing and printing only.
+
+Exit codes: 0 success, 1 the input has errors (or a check failed), 2 usage.
+No traceback for bad input: every user error is a sentence naming the file.
+"""
+
+import argparse
+import json
+import sys
+
+from org_edns_addon import __version__
+from org_edns_addon.ks.convert import ConvertError, convert_kickstart
+from org_edns_addon.ks.parse import parse_kickstart
+from org_edns_addon.model import Severity
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+def _plural(count, word):
+    return "%d %s%s" % (count, word, "" if count == 1 else "s")
+
+
+def _problem_json(problem):
+    return {"file": problem.filename, "line": problem.lineno,
+            "severity": problem.severity.value, "message": problem.message}
+
+
+def run_validate(args):
+    results = [parse_kickstart(path) for path in args.kickstarts]
+    errors = sum(len(r.errors) for r in results)
+    warnings = sum(len(r.warnings) for r in results)
+    if args.json:
+        print(json.dumps({
+            "files": [r.filename for r in results],
+            "errors": errors,
+            "warnings": warnings,
+            "problems": [_problem_json(p) for r in results for p in r.problems],
+        }, indent=2))
+    else:
+        for result in results:
+            for problem in result.problems:
+                print(problem)
+        what = ", ".join(r.filename for r in results) if len(results) == 1 else \
+            _plural(len(results), "file")
+        print("%s: %s, %s" % (what, _plural(errors, "error"), _plural(warnings, "warning")))
+    return EXIT_FAILED if errors else EXIT_OK
+
+
+def run_convert(args):
+    try:
+        converted = convert_kickstart(args.kickstart, args.output)
+    except ConvertError as error:
+        for problem in error.problems:
+            print(problem, file=sys.stderr)
+        print("%s: not converted: %s" % (args.kickstart, error.message), file=sys.stderr)
+        return EXIT_FAILED
+    if args.output is None:
+        sys.stdout.write(converted.text)
+    else:
+        print("%s: wrote %s (%s rewritten as %%addon org_edns_addon)"
+              % (args.kickstart, args.output, _plural(converted.count, "section")),
+              file=sys.stderr)
+    return EXIT_OK
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that exits with 2 and a one-line hint on usage errors."""
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, "%s: error: %s\n" % (self.prog, message))
+
+
+def build_parser():
+    parser = _Parser(prog="edns-addon", description=(
+        "Encrypted DNS (DNS over TLS) for Anaconda installations: validate, convert, "
+        "apply and package the %%certificate and %%addon org_edns_addon kickstart sections."))
+    parser.add_argument("--version", action="version", version="%(prog)s " + __version__)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+
+    validate = commands.add_parser(
+        "validate", help="check kickstarts; print FILE:LINE: error|warning: message")
+    validate.add_argument("kickstarts", nargs="+", metavar="KICKSTART")
+    validate.add_argument("--json", action="store_true", help="print the findings as JSON")
+    validate.set_defaults(run=run_validate)
+
+    convert = commands.add_parser(
+        "convert", help="rewrite a top-level %%edns as %%addon org_edns_addon, "
+        "leaving every other byte alone")
+    convert.add_argument("kickstart", metavar="KICKSTART")
+    convert.add_argument("-o", "--output", metavar="OUT",
+                         help="write here (atomically) instead of standard output")
+    convert.set_defaults(run=run_convert)
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

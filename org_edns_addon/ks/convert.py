@@ -1,0 +1,73 @@
+"""Rewrite a top-level ``%edns`` into the ``%addon org_edns_addon`` spelling.
+
+Stock Anaconda's kickstart splitter and its initramfs ``parse-kickstart``
+only know a fixed list of sections, and ``%addon NAME`` is the one routed to
+addons. Only the ``%edns`` word of each header line changes; every other
+byte of the file stays as it was.
+"""
+
+import os
+import re
+from dataclasses import dataclass
+
+from org_edns_addon.constants import ADDON_SECTION_OPEN, SECTION_OPEN
+from org_edns_addon.fileio import write_atomically
+from org_edns_addon.ks.parse import parse_kickstart, read_kickstart_text
+from org_edns_addon.model import Severity
+
+_HEADER = re.compile(r"^(\s*)%s(?=\s|$)" % re.escape(SECTION_OPEN))
+
+
+class ConvertError(Exception):
+    def __init__(self, message, problems=()):
+        super().__init__(message)
+        self.message = message
+        self.problems = list(problems)
+
+
+@dataclass
+class Converted:
+    text: str
+    count: int
+
+
+def convert_text(text, header_linenos):
+    """Return TEXT with the ``%edns`` header on each of HEADER_LINENOS (1-based) rewritten."""
+    lines = text.splitlines(keepends=True)
+    for lineno in header_linenos:
+        line = lines[lineno - 1]
+        new_line, count = _HEADER.subn(lambda m: m.group(1) + ADDON_SECTION_OPEN, line, 1)
+        if count != 1:
+            raise ConvertError("line %d does not start with %s" % (lineno, SECTION_OPEN))
+        lines[lineno - 1] = new_line
+    return "".join(lines)
+
+
+def convert_kickstart(path, output=None):
+    """Convert the kickstart at PATH; write OUTPUT atomically if given.
+
+    Refuses (ConvertError) when the kickstart has errors, or when a ``%edns``
+    lives in an included file (that file is the one to convert).
+    """
+    result = parse_kickstart(path)
+    blocking = [p for p in result.problems if p.severity == Severity.ERROR]
+    if blocking:
+        raise ConvertError("fix the errors above first", blocking)
+    ours = [place for place in result.edns_places if place.spelling == SECTION_OPEN]
+    elsewhere = [place for place in ours if place.filename != path]
+    if elsewhere:
+        raise ConvertError("%%edns is in the included file %s; convert that file"
+                           % elsewhere[0].filename)
+    converted = convert_text(read_kickstart_text(path), [place.lineno for place in ours])
+    if output is not None:
+        mode = 0o644
+        try:
+            mode = os.stat(path).st_mode & 0o777
+        except OSError:
+            pass
+        try:
+            write_atomically(output, converted.encode("utf-8"), mode)
+        except OSError as error:
+            raise ConvertError("cannot write %s: %s" % (output, error.strerror or error)) \
+                from None
+    return Converted(converted, len(ours))

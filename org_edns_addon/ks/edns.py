@@ -1,0 +1,178 @@
+"""The ``%edns`` / ``%addon org_edns_addon`` kickstart section.
+
+``EdnsData`` is the one data object for both spellings. It has the methods
+Anaconda's ``AddonSection`` drives (``handle_header``, ``handle_line``,
+``handle_end``, ``__str__``), so the Anaconda module can register it as the
+``org_edns_addon`` addon, and ``EdnsSection`` drives it for a top-level
+``%edns``. Options are declared once, in ``option_parser()``.
+"""
+
+import re
+
+from pykickstart.errors import KickstartParseError
+from pykickstart.ko import KickstartObject
+from pykickstart.options import KSOptionParser, commaSplit
+from pykickstart.sections import Section
+from pykickstart.version import DEVEL
+
+from org_edns_addon.constants import ADDON_NAME, ADDON_SECTION_OPEN, SECTION_OPEN
+from org_edns_addon.model import (Backend, DotServer, EdnsConfig, ModelError, ResolveMode,
+                                  normalize_domains)
+
+# A comment starts at a '#' that begins the line or follows whitespace; a '#'
+# inside a server word is the TLS name separator.
+_COMMENT = re.compile(r"(^|\s)#.*$")
+_CA_NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
+
+
+def option_parser(prog=ADDON_SECTION_OPEN):
+    """The options of the section header, with their user documentation."""
+    op = KSOptionParser(prog=prog, version=DEVEL, description="""
+        Configure system-wide encrypted DNS (DNS over TLS) for the installer,
+        the installed system and its initramfs. The body lists one server per
+        line: ``dns+tls://ADDR[:PORT]#NAME`` (IPv6 in brackets), or FreeIPA's
+        ``ADDR#NAME``, optionally followed by ``domain=DOMAIN[,DOMAIN]`` to
+        route only those domains to that server. At least one server must
+        serve all other names (no ``domain=``).""")
+    op.add_argument("--resolve-mode", dest="resolve_mode", version=DEVEL,
+                    default=ResolveMode.EXCLUSIVE.value,
+                    choices=[mode.value for mode in ResolveMode], help="""
+                    NetworkManager's ``resolve-mode``: ``exclusive`` (default) uses
+                    only these servers, ``prefer`` prefers them, ``backup`` uses
+                    them when the connections' servers fail. Plaintext servers
+                    are allowed only with ``backup``.""")
+    op.add_argument("--backend", dest="backend", version=DEVEL,
+                    default=Backend.DNSCONFD.value,
+                    choices=[backend.value for backend in Backend], help="""
+                    The local resolver: ``dnsconfd`` (default; NetworkManager
+                    ``dns=dnsconfd``) or ``unbound`` (a standalone forwarder on
+                    127.0.0.55, NetworkManager ``dns=none``).""")
+    op.add_argument("--search", dest="searches", version=DEVEL, type=commaSplit,
+                    default=[], help="""
+                    Comma-separated search domains (NetworkManager ``searches``).""")
+    op.add_argument("--ca", dest="ca_names", version=DEVEL, type=commaSplit,
+                    default=[], help="""
+                    Comma-separated ``%certificate --filename`` names whose
+                    certificates alone form the CA bundle that authenticates
+                    the DNS servers. Without it, the system trust store plus
+                    every ``%certificate --type=anchor`` is used.""")
+    return op
+
+
+def strip_comment(line):
+    return _COMMENT.sub("", line).strip()
+
+
+class EdnsData(KickstartObject):
+    """Kickstart data of the encrypted DNS section (both spellings)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.seen = False
+        self.header_lineno = None
+        self.resolve_mode = ResolveMode.EXCLUSIVE
+        self.backend = Backend.DNSCONFD
+        self.searches = ()
+        self.ca_names = ()
+        self.servers = []
+
+    def handle_header(self, args, line_number=None):
+        """Parse the options that follow ``%edns`` or ``%addon org_edns_addon``."""
+        ns = option_parser().parse_args(args=args, lineno=line_number)
+        try:
+            searches = tuple(normalize_domains(ns.searches, "search domain"))
+        except ModelError as error:
+            raise KickstartParseError("--search: %s" % error, lineno=line_number) from None
+        for name in ns.ca_names:
+            if not _CA_NAME.match(name):
+                raise KickstartParseError(
+                    "--ca: %r is not a %%certificate --filename; use the plain file name, "
+                    "like --ca=corp-ca.pem" % name, lineno=line_number)
+        self.seen = True
+        self.header_lineno = line_number
+        self.resolve_mode = ResolveMode(ns.resolve_mode)
+        self.backend = Backend(ns.backend)
+        self.searches = searches
+        self.ca_names = tuple(ns.ca_names)
+
+    def handle_line(self, line, line_number=None):
+        """Parse one server line; comments and blank lines are skipped."""
+        text = strip_comment(line)
+        if not text:
+            return
+        try:
+            self.servers.append(DotServer.parse_line(text, lineno=line_number))
+        except ModelError as error:
+            raise KickstartParseError(str(error), lineno=line_number) from None
+
+    def handle_end(self):
+        pass
+
+    def to_config(self):
+        """The section as an ``EdnsConfig`` (rules are checked separately)."""
+        return EdnsConfig(
+            servers=tuple(self.servers),
+            resolve_mode=self.resolve_mode,
+            backend=self.backend,
+            searches=tuple(self.searches),
+            ca_names=tuple(self.ca_names),
+        )
+
+    def set_config(self, config):
+        """Take the values of CONFIG (from D-Bus or the text UI)."""
+        self.seen = True
+        self.resolve_mode = config.resolve_mode
+        self.backend = config.backend
+        self.searches = tuple(config.searches)
+        self.ca_names = tuple(config.ca_names)
+        self.servers = list(config.servers)
+
+    def header_args(self):
+        args = ["--resolve-mode=%s" % self.resolve_mode.value,
+                "--backend=%s" % self.backend.value]
+        if self.searches:
+            args.append("--search=%s" % ",".join(self.searches))
+        if self.ca_names:
+            args.append("--ca=%s" % ",".join(self.ca_names))
+        return args
+
+    def __str__(self):
+        """The ``%addon org_edns_addon`` form, which stock Anaconda accepts."""
+        if not self.seen:
+            return ""
+        lines = ["", " ".join([ADDON_SECTION_OPEN] + self.header_args())]
+        lines += [server.kickstart_line() for server in self.servers]
+        lines.append("%end")
+        return "\n".join(lines) + "\n"
+
+
+class EdnsSection(Section):
+    """A top-level ``%edns`` section: feeds ``handler.edns`` like ``%addon`` does."""
+    sectionOpen = SECTION_OPEN
+    # Every line reaches handleLine, so the line count below stays exact.
+    allLines = True
+
+    def __init__(self, handler=None, **kwargs):
+        super().__init__(handler, **kwargs)
+        self.line_number = None
+
+    def handleHeader(self, lineno, args):
+        super().handleHeader(lineno, args)
+        self.line_number = lineno
+        data = self.handler.edns
+        data.handle_header(args[1:], lineno)
+
+    def handleLine(self, line):
+        if not self.handler:
+            return
+        self.line_number += 1
+        self.handler.edns.handle_line(line, self.line_number)
+
+    def finalize(self):
+        super().finalize()
+        self.handler.edns.handle_end()
+
+
+def is_our_addon(args):
+    """True if a ``%addon`` header's words name this addon."""
+    return len(args) > 1 and args[1] == ADDON_NAME

@@ -1,0 +1,307 @@
+"""The validated model of an encrypted DNS configuration.
+
+Everything that reaches a config file passes through here first: addresses
+through ``ipaddress``, names through ``idna`` and a strict label check, so a
+newline, ``,``, ``#``, ``[``, ``]``, a space or a quote can never be smuggled
+into a NetworkManager keyfile or an Unbound config line.
+"""
+
+import enum
+import ipaddress
+import re
+from dataclasses import dataclass, field
+from typing import Optional, Tuple
+
+import idna
+
+from org_edns_addon.constants import DOT_PORT, PLAIN_DNS_PORT
+
+
+class ModelError(ValueError):
+    """A value a user gave is not valid; the message says why and how to fix it."""
+
+
+class ResolveMode(str, enum.Enum):
+    EXCLUSIVE = "exclusive"
+    PREFER = "prefer"
+    BACKUP = "backup"
+
+
+class Backend(str, enum.Enum):
+    DNSCONFD = "dnsconfd"
+    UNBOUND = "unbound"
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding about a configuration, with where it was found if known."""
+    severity: Severity
+    message: str
+    lineno: Optional[int] = None
+    filename: Optional[str] = None
+
+    def __str__(self):
+        where = ""
+        if self.filename is not None and self.lineno is not None:
+            where = "%s:%d: " % (self.filename, self.lineno)
+        elif self.filename is not None:
+            where = "%s: " % self.filename
+        elif self.lineno is not None:
+            where = "line %d: " % self.lineno
+        return "%s%s: %s" % (where, self.severity.value, self.message)
+
+
+TLS_SCHEME = "dns+tls"
+PLAIN_SCHEME = "dns+udp"
+_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+_IFACE = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
+_URI = re.compile(r"^(?P<scheme>[A-Za-z0-9+.-]+)://(?P<rest>.*)$")
+
+
+def normalize_dns_name(text, what="name"):
+    """Return TEXT as a lower-case ASCII DNS name (IDNA A-labels), or raise ModelError."""
+    if not isinstance(text, str) or not text:
+        raise ModelError("the %s is empty" % what)
+    if text.endswith(".") and text != ".":
+        text = text[:-1]
+    try:
+        ascii_name = idna.encode(text, uts46=True).decode("ascii")
+    except (idna.IDNAError, UnicodeError, ValueError) as error:
+        raise ModelError("%r is not a valid DNS %s (%s); use letters, digits, '-' and '.'"
+                         % (text, what, error)) from None
+    ascii_name = ascii_name.lower()
+    if len(ascii_name) > 253:
+        raise ModelError("the %s %r is longer than 253 characters" % (what, text))
+    for label in ascii_name.split("."):
+        if not _LABEL.match(label):
+            raise ModelError("%r is not a valid DNS %s: label %r may hold only letters, "
+                             "digits and inner '-'" % (text, what, label))
+    return ascii_name
+
+
+def parse_address(text):
+    """Parse an IP address, with an optional ``%iface`` scope for link-local IPv6."""
+    scope = None
+    if "%" in text:
+        text, scope = text.split("%", 1)
+        if not _IFACE.match(scope):
+            raise ModelError("%r is not a valid interface name for a link-local address" % scope)
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        raise ModelError("%r is not an IPv4 or IPv6 address" % text) from None
+    if scope is not None:
+        if address.version != 6 or not address.is_link_local:
+            raise ModelError("only a link-local IPv6 address (fe80::/10) may carry "
+                             "'%%%s'" % scope)
+        address = ipaddress.IPv6Address("%s%%%s" % (address, scope))
+    elif address.version == 6 and address.is_link_local:
+        raise ModelError("the link-local address %s needs its interface: write it as "
+                         "[%s%%eth0]" % (address, address))
+    return address
+
+
+def _parse_port(text):
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise ModelError("port %r is out of range; use a number from 1 to 65535" % text)
+    return int(text)
+
+
+@dataclass(frozen=True)
+class DotServer:
+    """One upstream DNS server.
+
+    ``tls`` False is a plaintext server (``dns+udp://`` or a bare address).
+    ``domains`` empty means the server serves every domain (``*``).
+    ``lineno`` only remembers where the server was read; it is not compared.
+    """
+    address: ipaddress._BaseAddress
+    port: int = DOT_PORT
+    name: Optional[str] = None
+    domains: Tuple[str, ...] = ()
+    tls: bool = True
+    lineno: Optional[int] = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def parse_uri(cls, text, domains=(), lineno=None):
+        """Parse ``dns+tls://ADDR[:PORT][#NAME]``, ``dns+udp://ADDR[:PORT]``,
+        FreeIPA's ``ADDR#NAME`` or a bare ``ADDR``."""
+        if not text or any(c.isspace() for c in text):
+            raise ModelError("a server must be one word, like dns+tls://192.0.2.53#dot.example")
+        match = _URI.match(text)
+        if match:
+            scheme = match.group("scheme").lower()
+            if scheme not in (TLS_SCHEME, PLAIN_SCHEME):
+                raise ModelError("unknown scheme %r in %r; use dns+tls:// (or dns+udp:// for "
+                                 "plaintext)" % (match.group("scheme"), text))
+            tls = scheme == TLS_SCHEME
+            rest = match.group("rest")
+            bare = False
+        else:
+            tls = "#" in text
+            rest = text
+            bare = True
+
+        hostport, sep, name = rest.partition("#")
+        if sep and not name:
+            raise ModelError("%r has an empty TLS name after '#'" % text)
+        if rest.startswith("["):
+            end = hostport.find("]")
+            if end < 0:
+                raise ModelError("%r has '[' without a closing ']'" % text)
+            address_text = hostport[1:end]
+            after = hostport[end + 1:]
+            if after and not after.startswith(":"):
+                raise ModelError("unexpected %r after the address in %r" % (after, text))
+            port_text = after[1:] if after else None
+            address = parse_address(address_text)
+            if address.version != 6:
+                raise ModelError("only IPv6 addresses go in brackets: %r" % text)
+        else:
+            if hostport.count(":") > 1:
+                if not bare:
+                    raise ModelError("the IPv6 address in %r must be in brackets, like "
+                                     "dns+tls://[2001:db8::53]:853#dot.example" % text)
+                address_text, port_text = hostport, None
+            else:
+                address_text, _, port_text = hostport.partition(":")
+                if port_text == "" and ":" in hostport:
+                    raise ModelError("%r has an empty port after ':'" % text)
+                port_text = port_text or None
+            address = parse_address(address_text)
+        port = _parse_port(port_text) if port_text is not None else (
+            DOT_PORT if tls else PLAIN_DNS_PORT)
+        if name and not tls:
+            raise ModelError("%r is plaintext (dns+udp://) and cannot carry a TLS name; "
+                             "use dns+tls://" % text)
+        return cls(
+            address=address,
+            port=port,
+            name=normalize_dns_name(name, "TLS name") if name else None,
+            domains=tuple(normalize_domains(domains)),
+            tls=tls,
+            lineno=lineno,
+        )
+
+    @classmethod
+    def parse_line(cls, line, lineno=None):
+        """Parse one ``%edns`` body line: ``SERVER [domain=D[,D]]``."""
+        words = line.split()
+        if not words:
+            raise ModelError("empty server line")
+        domains = ()
+        for word in words[1:]:
+            key, sep, value = word.partition("=")
+            if key != "domain" or not sep:
+                raise ModelError("unexpected %r after the server; the only option of a "
+                                 "server line is domain=DOMAIN[,DOMAIN]" % word)
+            if domains:
+                raise ModelError("domain= is given twice; list all domains in one "
+                                 "domain=A,B")
+            domains = tuple(value.split(","))
+            if not value or "" in domains:
+                raise ModelError("domain= needs a comma-separated list of domains")
+        return cls.parse_uri(words[0], domains, lineno=lineno)
+
+    @property
+    def _host(self):
+        return "[%s]" % self.address if self.address.version == 6 else str(self.address)
+
+    @property
+    def default_port(self):
+        return DOT_PORT if self.tls else PLAIN_DNS_PORT
+
+    def uri(self):
+        """This server as a NetworkManager ``servers=`` URI."""
+        text = "%s://%s" % (TLS_SCHEME if self.tls else PLAIN_SCHEME, self._host)
+        if self.port != self.default_port:
+            text += ":%d" % self.port
+        if self.name:
+            text += "#" + self.name
+        return text
+
+    def unbound_forward_addr(self):
+        """This server as an Unbound ``forward-addr:`` value ``IP@PORT#NAME``."""
+        text = "%s@%d" % (self.address, self.port)
+        if self.name:
+            text += "#" + self.name
+        return text
+
+    def kickstart_line(self):
+        """This server as a line of the ``%addon org_edns_addon`` body."""
+        if self.domains:
+            return "%s domain=%s" % (self.uri(), ",".join(self.domains))
+        return self.uri()
+
+    @property
+    def key(self):
+        """What makes two servers the same for duplicate detection."""
+        return (str(self.address), self.port, self.name, self.tls, self.domains)
+
+
+def normalize_domains(domains, what="domain"):
+    return [normalize_dns_name(domain, what) for domain in domains]
+
+
+@dataclass(frozen=True)
+class EdnsConfig:
+    """An encrypted DNS configuration, as the kickstart asked for it."""
+    servers: Tuple[DotServer, ...] = ()
+    resolve_mode: ResolveMode = ResolveMode.EXCLUSIVE
+    backend: Backend = Backend.DNSCONFD
+    searches: Tuple[str, ...] = ()
+    ca_names: Tuple[str, ...] = ()
+
+    @property
+    def default_servers(self):
+        """Servers for ``*`` (no routed domain)."""
+        return tuple(s for s in self.servers if not s.domains)
+
+    def routed_domains(self):
+        """Routed domains in first-seen order, each with its servers."""
+        routes = {}
+        for server in self.servers:
+            for domain in server.domains:
+                routes.setdefault(domain, []).append(server)
+        return {domain: tuple(servers) for domain, servers in routes.items()}
+
+    def problems(self, header_lineno=None):
+        """Check the rules that need nothing but this configuration."""
+        found = []
+
+        def error(message, lineno):
+            found.append(Problem(Severity.ERROR, message, lineno))
+
+        if not self.servers:
+            error("no DNS server is given; add a line like "
+                  "dns+tls://192.0.2.53#dot.example", header_lineno)
+        elif not self.default_servers:
+            error("every server is routed with domain=; add at least one server without "
+                  "domain= to serve all other names", header_lineno)
+        seen = {}
+        for server in self.servers:
+            if server.tls and not server.name:
+                error("the DoT server %s has no TLS name, so it cannot be authenticated; "
+                      "append #NAME as in its certificate, like %s#dot.example"
+                      % (server.uri(), server.uri()), server.lineno)
+            if not server.tls and self.resolve_mode != ResolveMode.BACKUP:
+                error("the plaintext server %s is refused with --resolve-mode=%s; use "
+                      "dns+tls://ADDR#NAME (plaintext is allowed only with "
+                      "--resolve-mode=backup)" % (server.uri(), self.resolve_mode.value),
+                      server.lineno)
+            if server.key in seen:
+                where = seen[server.key]
+                error("the server %s is given twice%s; remove one"
+                      % (server.uri(), " (first on line %d)" % where if where else ""),
+                      server.lineno)
+            else:
+                seen[server.key] = server.lineno
+        for names, what in ((self.ca_names, "--ca"), (self.searches, "--search")):
+            if len(set(names)) != len(names):
+                error("%s lists a name twice" % what, header_lineno)
+        return found

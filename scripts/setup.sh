@@ -1,0 +1,39 @@
+#!/bin/bash
+# Install everything the addon, its demo and its tests need on a fresh Debian 12
+# machine (as root). Idempotent and quick when everything is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DEBIAN_PACKAGES=(
+    dbus-daemon               # private D-Bus buses for the module's tests
+    unbound                   # DoT upstream and local forwarder in tests and the demo
+    knot-dnsutils             # kdig, the reference DoT client of the benchmarks
+    dracut-core cpio          # real initramfs builds and listings
+    network-manager           # NetworkManager --print-config parses our keyfiles
+    tmux                      # a real terminal for the text UI tests
+    iproute2 util-linux       # unshare / ip netns for namespaced end-to-end tests
+    rpm rpmlint               # the spec file check
+    libgirepository1.0-dev libcairo2-dev pkg-config   # to build PyGObject for dasbus
+)
+
+missing=()
+for package in "${DEBIAN_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
+        || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # The network-manager package must not try to start a daemon here.
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+PYTHON=${PYTHON:-python3}
+if ! "$PYTHON" -c 'import pykickstart, cryptography, dns, idna, dasbus, simpleline, gi, pytest, hypothesis, pexpect, pyte' 2>/dev/null; then
+    echo "setup: installing Python packages from requirements.txt"
+    "$PYTHON" -m pip install -q --disable-pip-version-check -r requirements.txt
+fi
+if ! command -v edns-addon >/dev/null 2>&1; then
+    "$PYTHON" -m pip install -q --disable-pip-version-check --no-deps -e .
+fi

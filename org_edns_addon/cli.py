@@ -11,7 +11,8 @@ import sys
 from org_edns_addon import __version__
 from org_edns_addon.ks.convert import ConvertError, convert_kickstart
 from org_edns_addon.ks.parse import parse_kickstart
-from org_edns_addon.model import Severity
+from org_edns_addon.constants import CHECK_TIMEOUT_SECONDS
+from org_edns_addon.model import ModelError, Severity, normalize_dns_name
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -65,6 +66,39 @@ def run_convert(args):
     return EXIT_OK
 
 
+def run_check(args):
+    from org_edns_addon.probe import check_kickstart
+
+    parsed = parse_kickstart(args.kickstart)
+    if parsed.config is None:
+        for problem in parsed.errors:
+            print(problem)
+        print("%s: not checked: %s" % (args.kickstart, "fix the errors first" if parsed.errors
+                                       else "it has no %addon org_edns_addon section"))
+        return EXIT_FAILED
+    checks = check_kickstart(parsed, args.name, args.timeout)
+    for check in checks:
+        print(check.describe())
+    return EXIT_OK if all(check.ok for check in checks) else EXIT_FAILED
+
+
+def _positive_seconds(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0
+    if not 0 < value <= 300:
+        raise argparse.ArgumentTypeError("%r is not a number of seconds from 0 to 300" % text)
+    return value
+
+
+def _query_name(text):
+    try:
+        return normalize_dns_name(text, "query name")
+    except ModelError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that exits with 2 and a one-line hint on usage errors."""
 
@@ -94,6 +128,17 @@ def build_parser():
     convert.add_argument("-o", "--output", metavar="OUT",
                          help="write here (atomically) instead of standard output")
     convert.set_defaults(run=run_convert)
+
+    check = commands.add_parser(
+        "check", help="before the install: reach, authenticate and query each DNS server "
+        "of a kickstart; one line per server, exit 0 when all are ok")
+    check.add_argument("kickstart", metavar="KICKSTART")
+    check.add_argument("--timeout", type=_positive_seconds, default=CHECK_TIMEOUT_SECONDS,
+                       metavar="S", help="seconds each server has to answer (default %(default)g)")
+    check.add_argument("--name", type=_query_name, metavar="QNAME",
+                       help="the name to ask (default: the server's first routed domain, "
+                       "else its TLS name)")
+    check.set_defaults(run=run_check)
     return parser
 
 

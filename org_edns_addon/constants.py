@@ -44,3 +44,7 @@ BOOT_OPTION_BACKEND = "rd.net.dns-backend"
 
 # Certificate types pykickstart knows for %certificate --type.
 CERT_TYPE_ANCHOR = "anchor"
+
+# Pre-flight check of the DNS servers (`edns-addon check`).
+CHECK_TIMEOUT_SECONDS = 5.0
+CHECK_QUERY_TYPE = "A"

@@ -5,7 +5,6 @@ No traceback for bad input: every user error is a sentence naming the file.
 """
 
 import argparse
-import json
 import sys
 
 from org_edns_addon import __version__
@@ -33,6 +32,8 @@ def run_validate(args):
     errors = sum(len(r.errors) for r in results)
     warnings = sum(len(r.warnings) for r in results)
     if args.json:
+        import json
+
         print(json.dumps({
             "files": [r.filename for r in results],
             "errors": errors,

@@ -7,11 +7,10 @@ match, then one DNS query. Each result says either how long the answer took or,
 in words a user can act on, why it failed. The CLI, the text UI and the D-Bus
 module all call ``check_servers``.
 
-dnspython and cryptography are imported only when needed, so importing this
-module costs little in the installer's processes.
+dnspython, cryptography and the certificate module are imported only when
+needed, so importing this module costs little in the installer's processes.
 """
 
-import datetime
 import enum
 import socket
 import ssl
@@ -20,7 +19,6 @@ import time
 from dataclasses import dataclass
 from typing import List, Optional
 
-from org_edns_addon.certificates import build_bundle
 from org_edns_addon.constants import CHECK_QUERY_TYPE, CHECK_TIMEOUT_SECONDS
 from org_edns_addon.model import DotServer, EdnsConfig
 
@@ -117,6 +115,8 @@ def check_kickstart(parsed, qname=None, timeout=CHECK_TIMEOUT_SECONDS):
     With ``--ca`` only those certificates authenticate the servers; without it
     the system store plus every ``%certificate --type=anchor``, as installed.
     """
+    from org_edns_addon.certificates import build_bundle
+
     ca_bundle = build_bundle(parsed.ca_bundle_certificates()) if parsed.edns.ca_names \
         else None
     anchors = build_bundle([block for cert in parsed.certificates if cert.is_anchor
@@ -310,6 +310,8 @@ def _judge_answer(server, query, wire, name, rtt_ms):
 
 
 def _validity_failure(code, certificate):
+    import datetime
+
     now = datetime.datetime.now(datetime.timezone.utc)
     if code == _EXPIRED_CODE:
         if certificate and certificate.not_valid_after_utc < now:

@@ -42,7 +42,7 @@ class Outcome(str, enum.Enum):
     CERTIFICATE_REJECTED = "certificate rejected"
     CONNECTION_REFUSED = "connection refused"
     TIMEOUT = "timeout"
-    NOT_DOT = "TLS handshake failed"
+    TLS_FAILED = "TLS handshake failed"
     UNREACHABLE = "unreachable"
     BAD_ANSWER = "bad answer"
     DNS_ERROR = "DNS error"
@@ -198,10 +198,10 @@ class _ServerProbe:
         except TimeoutError:
             raise self._timeout(no_handshake, "; is it a DNS over TLS server?") from None
         except ssl.SSLError as error:
-            raise _Failed(Outcome.NOT_DOT, "%s; is this a DNS over TLS server?"
+            raise _Failed(Outcome.TLS_FAILED, "%s; is this a DNS over TLS server?"
                           % (error.reason or error)) from None
         except OSError:
-            raise _Failed(Outcome.NOT_DOT, "the server closed the connection during the TLS "
+            raise _Failed(Outcome.TLS_FAILED, "the server closed the connection during the TLS "
                           "handshake; is it a DNS over TLS server?") from None
         finally:
             sock.close()
@@ -305,8 +305,8 @@ def _judge_answer(server, query, wire, name, rtt_ms):
         return ServerCheck(server, Outcome.OK, "%s: %s, %d record%s" % (
             asked, dns.rcode.to_text(rcode), records, "" if records == 1 else "s"), rtt_ms)
     return ServerCheck(server, Outcome.DNS_ERROR, "the server answered %s to %s; it "
-                       "authenticated fine, but does not resolve that name for this client "
-                       "(ask a name it serves with --name)" % (dns.rcode.to_text(rcode), asked))
+                       "is authenticated, but does not resolve that name for this client; "
+                       "ask a name it serves" % (dns.rcode.to_text(rcode), asked))
 
 
 def _validity_failure(code, certificate):

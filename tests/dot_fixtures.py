@@ -47,6 +47,8 @@ TLS_NAMES = (TLS_NAME, "resolver.test")
 ZONE = "test."
 ANSWER_NAME = "www.zone.test"
 ANSWER_ADDRESS = "192.0.2.80"
+# Names the upstream refuses to answer (REFUSED), like a server serving other clients only.
+REFUSED_ZONE = "refused.test"
 ZONE_RECORDS = (
     "%s. 300 IN A %s" % (ANSWER_NAME, ANSWER_ADDRESS),
     "%s. 300 IN A 192.0.2.53" % TLS_NAME,
@@ -217,8 +219,9 @@ def start_dot_upstream(workdir, address, cert_path, key_path, records=ZONE_RECOR
                        zone=ZONE, tls_name=TLS_NAME, port=None):
     """Start Unbound as a DoT-only server on ADDRESS (a free port unless PORT).
 
-    It answers RECORDS authoritatively for ZONE (and NXDOMAIN for other names
-    there), does not serve plain UDP or TCP, and logs every query it gets.
+    It answers RECORDS authoritatively for ZONE (NXDOMAIN for other names
+    there, REFUSED below REFUSED_ZONE), does not serve plain UDP or TCP, and
+    logs every query it gets.
     """
     workdir = Path(workdir)
     port = port or free_port(address)
@@ -228,6 +231,7 @@ def start_dot_upstream(workdir, address, cert_path, key_path, records=ZONE_RECOR
         '  tls-service-pem: "%s"' % cert_path,
         "  do-udp: no",
         '  local-zone: "%s" static' % zone,
+        '  local-zone: "%s." refuse' % REFUSED_ZONE,
     ] + ['  local-data: "%s"' % record for record in records]) + "\n"
     return start_unbound(workdir, text, address, port, process_class=DotUpstream,
                          tls_name=tls_name)

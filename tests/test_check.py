@@ -11,7 +11,7 @@ import pytest
 from org_edns_addon.ks.parse import parse_kickstart
 from org_edns_addon.probe import Outcome, check_kickstart
 from tests.conftest import run_cli
-from tests.dot_fixtures import (TLS_NAME, dot_kickstart, dot_pki, dot_upstream,  # noqa: F401
+from tests.dot_fixtures import (REFUSED_ZONE, TLS_NAME, dot_kickstart, dot_pki, dot_upstream,  # noqa: F401
                                 expired_upstream, forward_zone_config, free_port,
                                 unbound_forwarder)
 
@@ -68,6 +68,16 @@ def test_a_routed_server_is_asked_for_its_domain(write_ks, dot_upstream, dot_pki
                               " domain=routed.zone.test"], dot_pki.ca.pem)
     assert result.returncode == 0, result.stdout
     assert "(routed.zone.test A: NXDOMAIN, 0 records)" in result.stdout.splitlines()[1]
+
+
+def test_a_refused_query_is_a_dns_error(write_ks, dot_upstream, dot_pki):
+    name = "www." + REFUSED_ZONE
+    result = check(write_ks, [dot_upstream.server_line()], dot_pki.ca.pem, "--name", name)
+    assert result.returncode == 1
+    assert result.stdout == (
+        "%s: DNS error: the server answered REFUSED to %s A; it is authenticated, but does "
+        "not resolve that name for this client; ask a name it serves\n"
+        % (dot_upstream.server_line(), name))
 
 
 def test_a_certificate_from_another_ca_is_an_unknown_ca(write_ks, dot_upstream, dot_pki):

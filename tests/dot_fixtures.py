@@ -270,13 +270,13 @@ def start_forwarder(workdir, config_text, address, port=None,
     return start_unbound(workdir, text, address, port)
 
 
-def ask(address, port, name, rdtype="A"):
+def ask(address, port, name, rdtype="A", timeout=QUERY_SECONDS):
     """Ask a plain DNS server (a forwarder) over UDP; return the dnspython response."""
     import dns.message
     import dns.query
 
     return dns.query.udp(dns.message.make_query(name, rdtype), address, port=port,
-                         timeout=QUERY_SECONDS)
+                         timeout=timeout)
 
 
 def dot_kickstart(server_lines, ca_pem, header_options="--ca=" + CA_FILENAME,

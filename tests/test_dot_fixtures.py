@@ -10,7 +10,8 @@ import dns.rcode
 import pytest
 
 from tests.dot_fixtures import (ANSWER_ADDRESS, ANSWER_NAME, TLS_NAME, ask,  # noqa: F401
-                                dot_pki, dot_upstream, forward_zone_config, unbound_forwarder)
+                                dot_pki, dot_upstream, forward_zone_config, start_forwarder,
+                                unbound_forwarder)
 
 
 def kdig(upstream, ca_path, tls_name, name):
@@ -71,3 +72,17 @@ def test_forwarder_fails_closed_with_another_ca_or_name(unbound_forwarder, dot_u
     assert not response.answer
     assert "certificate verify failed" in forwarder.log()
     assert name not in dot_upstream.log()
+
+
+def test_a_forwarder_that_cannot_start_raises_with_unbounds_words(tmp_path):
+    with pytest.raises(RuntimeError, match="(?s)unbound exited.*unknown keyword .no-such-option."):
+        start_forwarder(tmp_path, "server:\n  no-such-option: yes\n", "127.0.0.10")
+
+
+def test_stop_ends_the_unbound_process(tmp_path, dot_upstream, dot_pki):
+    forwarder = start_forwarder(tmp_path, forward_zone_config(
+        dot_pki.ca_path, [(dot_upstream.address, dot_upstream.port, TLS_NAME)]), "127.0.0.10")
+    forwarder.stop()
+    assert forwarder.process.returncode is not None
+    with pytest.raises(dns.exception.Timeout):
+        ask(forwarder.address, forwarder.port, ANSWER_NAME, timeout=1)

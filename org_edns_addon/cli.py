@@ -13,7 +13,8 @@ from org_edns_addon import __version__
 from org_edns_addon.ks.convert import ConvertError, convert_kickstart
 from org_edns_addon.ks.parse import parse_kickstart
 from org_edns_addon.model import Severity
-from org_edns_addon import staging
+from org_edns_addon import initrd, staging
+from org_edns_addon.fileio import write_atomically
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -106,6 +107,35 @@ def run_boot_args(args):
     return EXIT_OK
 
 
+def run_overlay(args):
+    parsed, data = _staging_input(args.kickstart)
+    if data is None:
+        return EXIT_FAILED
+    try:
+        image = initrd.build_overlay(parsed)
+        write_atomically(args.output, image, 0o644)
+    except (initrd.OverlayError, staging.StagingError) as error:
+        print("%s: no overlay written: %s" % (args.kickstart, error), file=sys.stderr)
+        return EXIT_FAILED
+    except OSError as error:
+        print("%s: cannot write %s: %s" % (args.kickstart, args.output,
+                                           error.strerror or error), file=sys.stderr)
+        return EXIT_FAILED
+    name = os.path.basename(args.output)
+    print("%s: wrote %s (%d bytes): %s" % (args.kickstart, args.output, len(image), ", ".join(
+        planned.path for planned in initrd.overlay_plan(parsed).files)))
+    print()
+    print("Boot the installer with these options:")
+    print("  " + " ".join(initrd.overlay_boot_options(data.config)))
+    print()
+    print("Load the overlay as a second initrd, after the installer's:")
+    print("  GRUB:   initrd /images/pxeboot/initrd.img /images/pxeboot/%s" % name)
+    print("  PXE:    initrd=initrd.img,%s" % name)
+    print("or append it to the installer's initrd (the kernel unpacks both, in order):")
+    print("  cat initrd.img %s > initrd-edns.img" % name)
+    return EXIT_OK
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that exits with 2 and a one-line hint on usage errors."""
 
@@ -152,6 +182,14 @@ def build_parser():
         "boot-args", help="print the kernel options (rd.net.dns=...) for DoT in an initramfs")
     boot_args.add_argument("kickstart", metavar="KICKSTART")
     boot_args.set_defaults(run=run_boot_args)
+
+    overlay = commands.add_parser(
+        "overlay", help="write an initrd overlay (gzip'd cpio) with the kickstart, the "
+        "certificates and the DoT configuration, and print how to boot with it")
+    overlay.add_argument("kickstart", metavar="KICKSTART")
+    overlay.add_argument("-o", "--output", required=True, metavar="FILE",
+                         help="the overlay image to write, like overlay.img")
+    overlay.set_defaults(run=run_overlay)
     return parser
 
 

@@ -7,8 +7,8 @@ match, then one DNS query. Each result says either how long the answer took or,
 in words a user can act on, why it failed. The CLI, the text UI and the D-Bus
 module all call ``check_servers``.
 
-dnspython, cryptography and the certificate module are imported only when
-needed, so importing this module costs little in the installer's processes.
+dnspython and cryptography are imported only when needed, so importing this
+module costs little in the installer's processes.
 """
 
 import enum
@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import List, Optional
 
-from org_edns_addon.constants import CHECK_QUERY_TYPE, CHECK_TIMEOUT_SECONDS
+from org_edns_addon.constants import CERT_TYPE_ANCHOR, CHECK_QUERY_TYPE, CHECK_TIMEOUT_SECONDS
 from org_edns_addon.model import DotServer, EdnsConfig
 
 # OpenSSL's X509_V_ERR_* verification results that mean "issuer not trusted".
@@ -109,19 +109,15 @@ def check_servers(config: EdnsConfig, ca_bundle: Optional[bytes] = None,
             for server, result in zip(config.servers, list(results))]
 
 
-def check_kickstart(parsed, qname=None, timeout=CHECK_TIMEOUT_SECONDS):
-    """``check_servers`` on a ParsedKickstart without errors, with its own trust.
+def check_staging_input(data, qname=None, timeout=CHECK_TIMEOUT_SECONDS):
+    """``check_servers`` with the trust the installation will use for a StagingInput.
 
-    With ``--ca`` only those certificates authenticate the servers; without it
-    the system store plus every ``%certificate --type=anchor``, as installed.
+    With ``--ca`` (``data.ca_bundle``) only those certificates authenticate the
+    servers; without it the system store plus every ``%certificate --type=anchor``.
     """
-    from org_edns_addon.certificates import build_bundle
-
-    ca_bundle = build_bundle(parsed.ca_bundle_certificates()) if parsed.edns.ca_names \
-        else None
-    anchors = build_bundle([block for cert in parsed.certificates if cert.is_anchor
-                            for block in cert.blocks]) or None
-    return check_servers(parsed.config, ca_bundle, qname, timeout, anchors)
+    anchors = "".join(cert.pem for cert in data.certificates if cert.type == CERT_TYPE_ANCHOR)
+    return check_servers(data.config, data.ca_bundle, qname, timeout,
+                         anchors.encode("ascii") or None)
 
 
 def _verifying_context(ca_bundle, anchors):

@@ -9,7 +9,8 @@ import time
 import pytest
 
 from org_edns_addon.ks.parse import parse_kickstart
-from org_edns_addon.probe import Outcome, check_kickstart
+from org_edns_addon.probe import Outcome, check_staging_input
+from org_edns_addon.staging import staging_input_from_kickstart
 from tests.conftest import run_cli
 from tests.dot_fixtures import (REFUSED_ZONE, TLS_NAME, dot_kickstart, dot_pki, dot_upstream,  # noqa: F401
                                 expired_upstream, forward_zone_config, free_port,
@@ -177,16 +178,18 @@ def test_a_kickstart_with_errors_is_not_checked(write_ks, dot_pki):
     path = write_ks(dot_kickstart(["dns+tls://127.0.0.2:853"], dot_pki.ca.pem))
     result = run_cli("check", path)
     assert result.returncode == 1
-    assert "error: the DoT server dns+tls://127.0.0.2 has no TLS name" in result.stdout
-    assert result.stdout.endswith("%s: not checked: fix the errors first\n" % path)
+    assert "error: the DoT server dns+tls://127.0.0.2 has no TLS name" in result.stderr
+    assert result.stderr.endswith("%s: not checked: %s has errors; fix them first\n"
+                                  % (path, path))
+    assert result.stdout == ""
 
 
 def test_a_kickstart_without_the_section_is_not_checked(write_ks):
     path = write_ks("text\n")
     result = run_cli("check", path)
     assert result.returncode == 1
-    assert result.stdout == ("%s: not checked: it has no %%addon org_edns_addon section\n"
-                             % path)
+    assert result.stderr.endswith("%s: not checked: %s has no %%addon org_edns_addon section; "
+                                  "nothing to apply\n" % (path, path))
 
 
 @pytest.mark.parametrize("option", [["--timeout", "0"], ["--timeout", "soon"],
@@ -203,7 +206,7 @@ def test_the_library_reports_outcome_and_round_trip_per_server(write_ks, dot_ups
     parsed = parse_kickstart(write_ks(dot_kickstart(
         [dot_upstream.server_line(), dot_upstream.server_line("wrong.test")],
         dot_pki.ca.pem)))
-    good, wrong = check_kickstart(parsed, timeout=5)
+    good, wrong = check_staging_input(staging_input_from_kickstart(parsed), timeout=5)
     assert (good.ok, good.outcome, good.server.name) == (True, Outcome.OK, TLS_NAME)
     assert 0 < good.rtt_ms < 5000
     assert (wrong.ok, wrong.outcome, wrong.rtt_ms) == (False, Outcome.NAME_MISMATCH, None)

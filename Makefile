@@ -21,3 +21,8 @@ demo: setup
 
 clean:
 	rm -rf $(OUT) build dist *.egg-info .pytest_cache
+
+# Benchmarks print figures against a baseline measured in the same run; they never fail on a time.
+.PHONY: bench
+bench:
+	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/check.py

@@ -825,13 +825,12 @@ class _ActionRunner:
             self.runner.run([c.SYSTEMCTL, "--root=%s" % self.root.real, "enable", unit])
             return None
         path, text = found
-        target = posixpath.join(c.SYSTEMD_UNIT_DIRS[1], unit)
         made = []
         for link in self.install_links(unit, text):
             existing = _read_existing(self.root.place(link))
-            if existing.kind != "symlink" or existing.link != target:
+            if existing.kind != "symlink" or existing.link != path:
                 place = self.root.place(link, create=True)
-                symlink_in_directory(place.dir_fd, place.name, target)
+                symlink_in_directory(place.dir_fd, place.name, path)
                 made.append(link)
         return "%s is not installed in %s; made the [Install] links of %s: %s" % (
             c.SYSTEMCTL, self.root.path, path, ", ".join(made) or "already there")

@@ -402,6 +402,8 @@ class ConfinedRoot:
             raise StagingError("cannot open the root %s: %s" % (root, error.strerror)) from None
         self._fds = [self.fd]
         self._parents: Dict[str, int] = {}
+        # Parents not there yet; forgotten whenever a directory is made.
+        self._missing: Dict[str, Tuple[int, Tuple[str, ...]]] = {}
         self.created: List[Tuple[int, str]] = []   # (parent fd, name) of directories made
 
     def close(self):
@@ -409,6 +411,7 @@ class ConfinedRoot:
             os.close(fd)
         self._fds = []
         self._parents.clear()
+        self._missing.clear()
 
     def __enter__(self):
         return self
@@ -440,8 +443,12 @@ class ConfinedRoot:
         parts = path_components(path)
         parent = "/".join(parts[:-1])
         if parent not in self._parents:
+            if not create and parent in self._missing:
+                fd, missing = self._missing[parent]
+                return _Place(fd, parts[-1], missing)
             fd, missing = self._walk(path, parts[:-1], create)
             if missing:
+                self._missing[parent] = (fd, missing)
                 return _Place(fd, parts[-1], missing)
             self._parents[parent] = fd
         return _Place(self._parents[parent], parts[-1])
@@ -506,6 +513,7 @@ class ConfinedRoot:
 
     def _mkdir(self, dir_fd, name):
         os.mkdir(name, c.DIR_MODE, dir_fd=dir_fd)
+        self._missing.clear()
         self.created.append((self._keep(os.dup(dir_fd)), name))
         fd = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
         os.fchmod(fd, c.DIR_MODE)   # not subject to the umask
@@ -520,6 +528,7 @@ class ConfinedRoot:
                 pass
         self.created.clear()
         self._parents.clear()
+        self._missing.clear()
 
 
 class _NotAFile(StagingError):

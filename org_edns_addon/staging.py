@@ -560,8 +560,11 @@ def _read_existing(place):
         return _Existing("file", stream.read(), stat.S_IMODE(info.st_mode))
 
 
-def write_in_directory(dir_fd, name, content, mode):
-    """Atomically replace NAME in the directory DIR_FD: temp file, fsync, rename."""
+def write_in_directory(dir_fd, name, content, mode, sync_directory=True):
+    """Atomically replace NAME in the directory DIR_FD: temp file, fsync, rename.
+
+    With ``sync_directory=False`` the caller fsyncs DIR_FD itself (once for many files).
+    """
     temporary = ".%s.%s.tmp" % (name, secrets.token_hex(4))
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
                  0o600, dir_fd=dir_fd)
@@ -578,7 +581,8 @@ def write_in_directory(dir_fd, name, content, mode):
         except FileNotFoundError:
             pass
         raise
-    os.fsync(dir_fd)
+    if sync_directory:
+        os.fsync(dir_fd)
 
 
 def symlink_in_directory(dir_fd, name, target):
@@ -652,14 +656,20 @@ def check_plan(plan, root):
 def _write_files(root, changes):
     """Write CHANGES in order; on failure restore every file already written and raise."""
     done = []
+    directories = {}
     for number, (planned, existing) in enumerate(changes):
         try:
             place = root.place(planned.path, create=True)
-            write_in_directory(place.dir_fd, place.name, planned.content, planned.mode)
+            write_in_directory(place.dir_fd, place.name, planned.content, planned.mode,
+                               sync_directory=False)
+            directories[place.dir_fd] = planned.path
         except (OSError, StagingError) as error:
             failed = "writing %s failed (%s)" % (root.shown(planned.path), _reason(error))
             _roll_back(root, done, failed, [p.path for p, _ in changes[number:]])
         done.append((planned, existing))
+    # The renames are durable once their directories are: one fsync per directory.
+    for dir_fd in directories:
+        os.fsync(dir_fd)
     return [planned.path for planned, _ in done]
 
 

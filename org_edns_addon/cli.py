@@ -102,7 +102,8 @@ def run_boot_args(args):
     print(" ".join(staging.boot_options(data.config)))
     if data.config.routed_domains():
         print("%s: note: boot options carry only the servers for all names; the routed "
-              "domains (%s) come from the kickstart once the installer runs"
+              "domains (%s) reach the initramfs only through the overlay "
+              "(edns-addon overlay), and the installer through the kickstart"
               % (args.kickstart, ", ".join(data.config.routed_domains())), file=sys.stderr)
     return EXIT_OK
 

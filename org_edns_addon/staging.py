@@ -24,6 +24,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from org_edns_addon import constants as c
 from org_edns_addon.certificates import build_bundle
+from org_edns_addon.fileio import write_in_directory
 from org_edns_addon.model import Backend, EdnsConfig
 
 log = logging.getLogger(__name__)
@@ -558,31 +559,6 @@ def _read_existing(place):
     fd = os.open(place.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=place.dir_fd)
     with os.fdopen(fd, "rb") as stream:
         return _Existing("file", stream.read(), stat.S_IMODE(info.st_mode))
-
-
-def write_in_directory(dir_fd, name, content, mode, sync_directory=True):
-    """Atomically replace NAME in the directory DIR_FD: temp file, fsync, rename.
-
-    With ``sync_directory=False`` the caller fsyncs DIR_FD itself (once for many files).
-    """
-    temporary = ".%s.%s.tmp" % (name, secrets.token_hex(4))
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                 0o600, dir_fd=dir_fd)
-    try:
-        with os.fdopen(fd, "wb") as stream:
-            stream.write(content)
-            stream.flush()
-            os.fchmod(stream.fileno(), mode)
-            os.fsync(stream.fileno())
-        os.rename(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except BaseException:
-        try:
-            os.unlink(temporary, dir_fd=dir_fd)
-        except FileNotFoundError:
-            pass
-        raise
-    if sync_directory:
-        os.fsync(dir_fd)
 
 
 def symlink_in_directory(dir_fd, name, target):

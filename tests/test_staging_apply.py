@@ -322,3 +322,25 @@ def test_a_failed_action_reports_the_files_written_and_what_failed(write_ks, tes
     assert "enable dnsconfd.service failed: systemctl --root=%s enable dnsconfd.service " \
         "failed with exit code 1" % root in message
     assert below(root, c.NM_KEYFILE_PATH).exists()
+
+
+def test_apply_to_a_missing_root_says_so_without_a_traceback(write_ks, test_ca, tmp_path):
+    result = run_cli("apply", write_ks(edns_kickstart(test_ca.pem)), "--root",
+                     tmp_path / "no-such-root")
+    assert result.returncode == 1
+    assert "cannot open the root %s: No such file or directory" % (tmp_path / "no-such-root") \
+        in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_apply_without_root_is_a_usage_error(write_ks, test_ca):
+    result = run_cli("apply", write_ks(edns_kickstart(test_ca.pem)))
+    assert result.returncode == 2
+    assert "--root" in result.stderr
+
+
+def test_a_kickstart_without_the_section_is_not_applied(write_ks, root):
+    result = run_cli("apply", write_ks("text\nrootpw --lock\n"), "--root", root)
+    assert result.returncode == 1
+    assert "has no %addon org_edns_addon section; nothing to apply" in result.stderr
+    assert list(root.iterdir()) == []

@@ -87,24 +87,27 @@ class ActionKind(str, enum.Enum):
     UPDATE_CA_TRUST = "update-ca-trust"
 
 
+_ACTION_TEXT = {
+    ActionKind.ENABLE_UNIT: "enable %s",
+    ActionKind.DISABLE_UNIT: "disable %s",
+    ActionKind.RESTART_UNIT: "restart %s",
+    ActionKind.RELOAD_NETWORKMANAGER: "reload NetworkManager",
+    ActionKind.UPDATE_CA_TRUST: " ".join(c.UPDATE_CA_TRUST_COMMAND),
+}
+
+
 @dataclass(frozen=True)
 class Action:
     """Something to run after the files are written."""
     kind: str
     argument: Optional[str] = None
 
+    def __post_init__(self):
+        ActionKind(self.kind)   # ValueError for a kind nobody can run
+
     def describe(self):
-        if self.kind == ActionKind.ENABLE_UNIT:
-            return "enable %s" % self.argument
-        if self.kind == ActionKind.DISABLE_UNIT:
-            return "disable %s" % self.argument
-        if self.kind == ActionKind.RESTART_UNIT:
-            return "restart %s" % self.argument
-        if self.kind == ActionKind.RELOAD_NETWORKMANAGER:
-            return "reload NetworkManager"
-        if self.kind == ActionKind.UPDATE_CA_TRUST:
-            return " ".join(c.UPDATE_CA_TRUST_COMMAND)
-        return "%s %s" % (self.kind, self.argument or "")
+        text = _ACTION_TEXT[ActionKind(self.kind)]
+        return text % self.argument if "%s" in text else text
 
 
 @dataclass(frozen=True)
@@ -131,7 +134,11 @@ def certificate_path(cert):
     if not directory or not posixpath.isabs(directory):
         raise StagingError("the certificate %s needs an absolute --dir (like /etc/pki/dns/) "
                            "or --type=%s, not %r" % (name, c.CERT_TYPE_ANCHOR, directory))
-    return posixpath.join(directory, name)
+    parts = [part for part in directory.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise StagingError("--dir=%s of the certificate %s must not contain '..'; give the "
+                           "directory itself, like /etc/pki/dns/" % (directory, name))
+    return "/" + "/".join(parts + [name])
 
 
 def certificate_content(cert):

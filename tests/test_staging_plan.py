@@ -125,7 +125,7 @@ def test_certificates_go_to_their_dir_or_type_place_with_mode_0644(write_ks, tes
     plan = staging.build_plan(staging_input(write_ks, text), staging.Phase.TARGET, "/")
     files = files_of(plan)
 
-    assert files["/etc/pki/dns/dns-ca.pem"].content == test_ca.pem.encode()
+    assert files["/etc/pki/dns/dns-ca.pem"].content == test_ca.pem.encode()   # --dir=/etc/pki/dns/
     assert files["/etc/pki/ca-trust/source/anchors/corp-root.pem"].content == anchor.pem.encode()
     assert {planned.mode for planned in plan.files} == {0o644}
     assert plan.actions[0] == staging.Action("update-ca-trust")
@@ -144,6 +144,7 @@ def test_without_certificate_import_only_the_dot_bundle_is_planned(write_ks, tes
     ("/etc/shadow", "/etc/pki/dns", "plain file name"),
     ("ca.pem", "etc/pki/dns", "absolute --dir"),
     ("ca.pem", None, "absolute --dir"),
+    ("ca.pem", "/etc/pki/../../outside", "must not contain '..'"),
 ])
 def test_a_certificate_place_outside_the_rules_is_refused(write_ks, test_ca, filename,
                                                           directory, fix):
@@ -225,3 +226,8 @@ def test_initramfs_input_switches_only_the_backend(write_ks, test_ca):
     initramfs = staging.initramfs_input(data)
     assert initramfs.config == dataclasses.replace(data.config, backend=Backend.DNSCONFD)
     assert initramfs.certificates == data.certificates
+
+
+def test_an_unknown_action_kind_is_refused_when_made():
+    with pytest.raises(ValueError):
+        staging.Action("format-disk")

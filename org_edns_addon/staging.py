@@ -170,6 +170,11 @@ def _has_ca_bundle(data):
     return data.ca_bundle is not None
 
 
+def trust_bundle_path(data):
+    """The CA bundle DNS servers are authenticated against: ours with --ca, else the system's."""
+    return c.DOT_CA_BUNDLE_PATH if _has_ca_bundle(data) else c.SYSTEM_CA_BUNDLE_PATH
+
+
 def nm_keyfile(data):
     """The NetworkManager conf.d file of the configuration."""
     config = data.config
@@ -191,13 +196,12 @@ def nm_keyfile(data):
     return _keyfile(sections)
 
 
-def _unbound_zone(name, servers, first):
+def _unbound_zone(name, servers):
     lines = ["forward-zone:",
              '    name: "%s"' % name,
-             "    forward-tls-upstream: yes"]
-    if first:
-        # Never fall back to resolving by itself in plaintext.
-        lines.append("    forward-first: no")
+             "    forward-tls-upstream: yes",
+             # Never fall back to resolving by itself, in plaintext.
+             "    forward-first: no"]
     lines += ["    forward-addr: %s" % s.unbound_forward_addr() for s in servers]
     return lines
 
@@ -209,16 +213,15 @@ def unbound_conf(data):
     if plaintext:
         raise StagingError("the unbound backend forwards only over TLS, but %s is plaintext; "
                            "remove it or use --backend=dnsconfd" % ", ".join(plaintext))
-    bundle = c.DOT_CA_BUNDLE_PATH if _has_ca_bundle(data) else c.SYSTEM_CA_BUNDLE_PATH
     lines = [GENERATED_HEADER,
              "server:",
              "    interface: %s" % c.UNBOUND_LISTEN_ADDRESS,
-             "    tls-cert-bundle: %s" % bundle,
+             "    tls-cert-bundle: %s" % trust_bundle_path(data),
              ""]
-    lines += _unbound_zone(".", config.default_servers, first=True)
+    lines += _unbound_zone(".", config.default_servers)
     for domain, servers in config.routed_domains().items():
         lines.append("")
-        lines += _unbound_zone(domain + ".", servers, first=True)
+        lines += _unbound_zone(domain + ".", servers)
     return ("\n".join(lines) + "\n").encode("ascii")
 
 
@@ -249,8 +252,7 @@ def dracut_modules_present(root, names):
 
 def dracut_conf(data, root):
     """The target's dracut.conf.d drop-in: our files inside, modules only if they exist."""
-    bundle = c.DOT_CA_BUNDLE_PATH if _has_ca_bundle(data) else c.SYSTEM_CA_BUNDLE_PATH
-    items = [bundle] + dns_config_paths(data)
+    items = [trust_bundle_path(data)] + dns_config_paths(data)
     wanted = [c.DRACUT_MODULE_OPENSSL]
     if data.config.backend == Backend.DNSCONFD:
         wanted.insert(0, c.DRACUT_MODULE_DNSCONFD)
@@ -552,6 +554,16 @@ class _Existing:
     link: str = ""
 
 
+def _lexists(place):
+    if place.missing:
+        return False
+    try:
+        os.stat(place.name, dir_fd=place.dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
+
+
 def _read_existing(place):
     if place.missing:
         return _Existing("absent")
@@ -733,8 +745,14 @@ class _ActionRunner:
         return self.root.real == "/"
 
     def has_binary(self, name):
-        return any(os.path.isfile(self.root.shown(posixpath.join(directory, name)))
-                   for directory in c.ROOT_BINARY_DIRS)
+        """Whether the root has NAME installed (resolved under the root, never on this host)."""
+        for directory in c.ROOT_BINARY_DIRS:
+            try:
+                if _lexists(self.root.place(posixpath.join(directory, name))):
+                    return True
+            except (OSError, StagingError):
+                continue
+        return False
 
     def run_all(self, actions):
         failures = []
@@ -791,6 +809,8 @@ class _ActionRunner:
         self.require_running_system()
         if not os.path.isdir(c.SYSTEMD_RUNNING_MARKER):
             raise _Skip("systemd is not running")
+        if self.unit_file(unit) is None:
+            raise _Skip("%s is not installed" % unit)
         self.runner.run([c.SYSTEMCTL, "restart", unit])
         return None
 

@@ -86,6 +86,8 @@ def normalize_dns_name(text, what="name"):
 
 def parse_address(text):
     """Parse an IP address, with an optional ``%iface`` scope for link-local IPv6."""
+    if not isinstance(text, str):
+        raise ModelError("%r is not an IPv4 or IPv6 address" % (text,))
     scope = None
     if "%" in text:
         text, scope = text.split("%", 1)
@@ -209,7 +211,7 @@ class DotServer:
         ADDRESS is text or an ``ipaddress`` object; PORT None means the default
         port; NAME None or "" means no TLS name.
         """
-        if isinstance(address, str):
+        if not isinstance(address, (ipaddress.IPv4Address, ipaddress.IPv6Address)):
             address = parse_address(address)
         if port is None:
             port = DOT_PORT if tls else PLAIN_DNS_PORT

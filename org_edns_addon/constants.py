@@ -44,3 +44,11 @@ BOOT_OPTION_BACKEND = "rd.net.dns-backend"
 
 # Certificate types pykickstart knows for %certificate --type.
 CERT_TYPE_ANCHOR = "anchor"
+
+# Where Anaconda looks for addons and their D-Bus files (an updates image and
+# `make install` use the same layout).
+ANACONDA_ADDONS_DIR = "/usr/share/anaconda/addons"
+ANACONDA_DBUS_SERVICES_DIR = "/usr/share/anaconda/dbus/services"
+ANACONDA_DBUS_CONFS_DIR = "/usr/share/anaconda/dbus/confs"
+DBUS_SERVICE_FILE = DBUS_SERVICE_NAME + ".service"
+DBUS_CONF_FILE = DBUS_SERVICE_NAME + ".conf"

@@ -25,8 +25,9 @@ clean:
 .PHONY: updates.img install
 
 # An Anaconda updates image with the addon (boot with inst.updates=URL).
+UPDATES_IMG ?= updates.img
 updates.img:
-	PYTHONPATH=$(CURDIR) $(PYTHON) -m org_edns_addon.cli updates-img -o $@
+	PYTHONPATH=$(CURDIR) $(PYTHON) -m org_edns_addon.cli updates-img -o $(UPDATES_IMG)
 
 # The addon's files below DESTDIR, in the layout of the updates image (the RPM uses this).
 install:

@@ -20,8 +20,6 @@ from org_edns_addon.fileio import write_atomically
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 DATA_DIR = os.path.join(os.path.dirname(PACKAGE_DIR), "data")
-FILE_MODE = 0o644
-DIR_MODE = 0o755
 
 
 class PackagingError(Exception):
@@ -59,9 +57,9 @@ def install_tree(destdir):
     written = []
     for path, source in layout():
         target = os.path.join(destdir, path.lstrip("/"))
-        os.makedirs(os.path.dirname(target), mode=DIR_MODE, exist_ok=True)
+        os.makedirs(os.path.dirname(target), mode=c.DIR_MODE, exist_ok=True)
         with open(source, "rb") as stream:
-            write_atomically(target, stream.read(), FILE_MODE)
+            write_atomically(target, stream.read(), c.FILE_MODE)
         written.append(target)
     return written
 
@@ -75,7 +73,7 @@ def updates_image():
         install_tree(tree)
         for directory, subdirs, _ in os.walk(tree):
             for name in subdirs:
-                os.chmod(os.path.join(directory, name), DIR_MODE)
+                os.chmod(os.path.join(directory, name), c.DIR_MODE)
         archive = newc_archive(tree)
     except OverlayError as error:
         raise PackagingError(str(error)) from None

@@ -54,26 +54,40 @@ def wait_for(predicate, timeout=TIMEOUT, what="the condition"):
             time.sleep(0.005)
 
 
-def start_service(argv, bus, name, env=None, timeout=TIMEOUT):
+def start_service(argv, bus, name, env=None, log_path=None, timeout=TIMEOUT):
     """Start ARGV and wait until it owns NAME on BUS; return the Popen.
 
-    Raises RuntimeError with the process output if it dies first.
+    Its output goes to LOG_PATH (a file, so a chatty service never blocks on
+    a full pipe), or nowhere. Raises RuntimeError if it dies first.
     """
-    process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, cwd=REPO)
+    log = open(log_path, "wb") if log_path else subprocess.DEVNULL
+    try:
+        process = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                   cwd=REPO)
+    finally:
+        if log_path:
+            log.close()
     deadline = time.monotonic() + timeout
     try:
         while not bus.proxy.NameHasOwner(name):
             if process.poll() is not None:
-                raise RuntimeError("%s exited with %s before owning %s:\n%s" % (
-                    argv, process.returncode, name, process.stdout.read().decode()))
+                raise RuntimeError("%s exited with %s before owning %s%s" % (
+                    argv, process.returncode, name, _tail(log_path)))
             if time.monotonic() > deadline:
-                raise RuntimeError("%s did not own %s in %.0f s" % (argv, name, timeout))
+                raise RuntimeError("%s did not own %s in %.0f s%s" % (argv, name, timeout,
+                                                                     _tail(log_path)))
             time.sleep(0.002)
     except BaseException:
         stop_service(process)
         raise
     return process
+
+
+def _tail(log_path):
+    if not log_path:
+        return ""
+    with open(log_path, errors="replace") as stream:
+        return ":\n" + "".join(stream.readlines()[-30:])
 
 
 def stop_service(process):
@@ -84,8 +98,6 @@ def stop_service(process):
     except subprocess.TimeoutExpired:
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
-    if process.stdout:
-        process.stdout.close()
 
 
 def python_env(extra_path=()):

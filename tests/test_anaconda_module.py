@@ -248,7 +248,10 @@ def test_with_anacondas_security_module_the_certificate_is_not_imported_twice(
     assert (sysroot / c.NM_KEYFILE_PATH.lstrip("/")).is_file()
 
 
-def test_configure_task_targets_the_installer_and_runs_on_a_scratch_root(test_ca, tmp_path):
+def test_configure_task_targets_the_installer_and_runs_on_a_scratch_root(
+        test_ca, tmp_path, bus_address, monkeypatch):
+    # The module asks the bus whether the Security module is there.
+    monkeypatch.setenv("DBUS_STARTER_ADDRESS", bus_address)
     service = EdnsService()
     assert service.read_kickstart(certificate_section(test_ca.pem) + EDNS_SECTION).is_valid()
     [task] = service.configure_with_tasks()

@@ -83,8 +83,9 @@ def start_module(bus, bus_address, anaconda_conf, tmp_path):
         return bus.get_proxy(service_name, "/" + service_name.replace(".", "/"))
 
     yield start
-    for process, name in started:
+    for process, _ in started:
         stop_service(process)
+    for _, name in started:
         wait_for(lambda: not bus.proxy.NameHasOwner(name), what="%s to go" % name)
 
 

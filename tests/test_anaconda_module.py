@@ -27,6 +27,7 @@ except ImportError as error:   # pragma: no cover - depends on the machine
 
 # pylint: disable=wrong-import-position
 from org_edns_addon import constants as c
+from org_edns_addon.model import DotServer
 from org_edns_addon.service import edns as edns_module
 from org_edns_addon.service.edns import EdnsService
 from org_edns_addon.service.installation import StageEncryptedDnsTask
@@ -198,6 +199,15 @@ def test_no_section_means_no_kickstart_and_no_tasks(test_ca):
     assert service.generate_kickstart() == ""
     assert service.configure_with_tasks() == [] and service.install_with_tasks() == []
     assert service.collect_requirements() == []
+
+
+def test_certificates_without_our_section_can_still_be_named_later(test_ca):
+    service = EdnsService()
+    assert service.read_kickstart(certificate_section(test_ca.pem)).is_valid()
+    service.set_servers([DotServer.parse_uri("dns+tls://192.0.2.53#dot.example")])
+    service.set_ca_names(["dns-ca.pem"])
+    assert service.validate() == []
+    assert "--ca=dns-ca.pem" in service.generate_kickstart()
 
 
 def test_requirements_name_the_packages_with_reasons(start_module, bus, test_ca, tmp_path):

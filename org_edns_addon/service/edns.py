@@ -81,13 +81,19 @@ class EdnsService(KickstartService, EdnsModuleState):
         return report
 
     def process_kickstart(self, data):
-        """Check the section and the certificates together; keep them if valid."""
+        """Check the section and the certificates together; keep them if valid.
+
+        Without our section the certificates are kept too: a user interface may
+        still configure encrypted DNS and name them in ``CaNames``.
+        """
         parsed = parsed_kickstart(getattr(data.addons, ADDON_NAME), data.edns,
                                   data.certificates)
         self._kickstart_problems = parsed.problems
+        if parsed.errors:
+            return
+        self.set_kickstart(parsed.config or self.config, data.certificates)
         if parsed.config is None:
             return
-        self.set_kickstart(parsed.config, data.certificates)
         present = {name: kernel_arguments.get(name) for name in BOOT_OPTION_NAMES
                    if name in kernel_arguments}
         for sentence in boot_option_differences(boot_options(parsed.config), present):

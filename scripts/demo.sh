@@ -14,3 +14,8 @@ echo "== edns-addon convert data/examples/corp-dot-edns.ks -o $OUT/corp-dot-conv
 edns-addon validate data/examples/corp-dot-edns.ks
 edns-addon convert data/examples/corp-dot-edns.ks -o "$OUT/corp-dot-converted.ks"
 diff -u data/examples/corp-dot-edns.ks "$OUT/corp-dot-converted.ks" || true
+
+echo
+echo "== edns-addon updates-img -o $OUT/updates.img (the addon as Anaconda loads it)"
+edns-addon updates-img -o "$OUT/updates.img"
+zcat "$OUT/updates.img" | cpio -it --quiet | grep -E 'dbus/|service/__main__.py'

@@ -17,7 +17,7 @@ from dasbus.server.template import InterfaceTemplate
 from dasbus.structure import DBusData, DBusStructureError
 from dasbus.typing import Bool, List, Str, Structure, UInt16  # pylint: disable=unused-import
 
-from org_edns_addon.constants import DBUS_INTERFACE_NAME, DOT_PORT
+from org_edns_addon.constants import DBUS_INTERFACE_NAME
 from org_edns_addon.model import DotServer, ModelError
 
 INVALID_VALUE_ERROR = DBUS_INTERFACE_NAME + ".Error.InvalidValue"
@@ -43,12 +43,13 @@ def refusing_invalid_values():
 
 
 class DotServerData(DBusData):
-    """One DNS server: ``address``, ``port``, TLS ``name`` ("" for none), routed
-    ``domains`` (empty: every domain) and ``tls`` (False: plaintext)."""
+    """One DNS server: ``address``, ``port`` (0: the default, 853 or 53 for
+    plaintext), TLS ``name`` ("" for none), routed ``domains`` (empty: every
+    domain) and ``tls`` (False: plaintext)."""
 
     def __init__(self):
         self._address = ""
-        self._port = DOT_PORT
+        self._port = 0
         self._name = ""
         self._domains = []
         self._tls = True
@@ -106,7 +107,8 @@ class DotServerData(DBusData):
 
     def to_server(self):
         """The model ``DotServer``; raises ``ModelError`` for a bad field."""
-        return DotServer.from_parts(self.address, self.port, self.name, self.domains, self.tls)
+        return DotServer.from_parts(self.address, self.port or None, self.name, self.domains,
+                                    self.tls)
 
 
 @dbus_interface(DBUS_INTERFACE_NAME)

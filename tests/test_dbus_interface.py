@@ -117,7 +117,6 @@ BAD_VALUES = [
     ("CaNames", ["a.pem,b.pem"], "is not a %certificate --filename"),
     ("Servers", [server("192.0.2.300", "dot.example")], "'192.0.2.300' is not an IPv4 or "
                                                         "IPv6 address"),
-    ("Servers", [server("192.0.2.53", "dot.example", port=0)], "port 0 is out of range"),
     ("Servers", [server("192.0.2.53", "dot#evil.example")], "is not a valid DNS TLS name"),
     ("Servers", [server("192.0.2.53", "dot.example", domains=["lab]"])],
      "is not a valid DNS domain"),
@@ -185,6 +184,16 @@ def test_validate_reports_rules_that_span_properties(edns_proxy):
     proxy.ResolveMode = "backup"
     proxy.CaNames = []
     proxy.SearchDomains = ["corp.example"]
+    assert proxy.Validate() == []
+
+
+def test_server_without_a_port_gets_the_default_port_of_its_kind(edns_proxy):
+    proxy, _ = edns_proxy
+    proxy.ResolveMode = "backup"
+    proxy.Servers = [server("192.0.2.53", "dot.example"), server("192.0.2.54", tls=False),
+                     server("192.0.2.55", tls=False, port=0)]
+    assert [(address, port) for address, port, _, _, _ in servers_of(proxy)] == [
+        ("192.0.2.53", 853), ("192.0.2.54", 53), ("192.0.2.55", 53)]
     assert proxy.Validate() == []
 
 

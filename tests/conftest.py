@@ -40,7 +40,3 @@ def run_cli(*args, input=None, cwd=None):
     return subprocess.run([sys.executable, "-m", "org_edns_addon.cli", *map(str, args)],
                           input=input, capture_output=True, text=True, env=env, cwd=cwd,
                           timeout=120)
-
-
-# The private bus and the stand-alone addon service, for every test module.
-from tests.dbus_fixtures import bus, bus_address, edns_proxy  # noqa: E402,F401  pylint: disable=wrong-import-position,unused-import

@@ -34,7 +34,8 @@ from org_edns_addon.service.installation import StageEncryptedDnsTask
 from org_edns_addon.staging import Phase
 from tests import certs
 from tests.conftest import certificate_section
-from tests.dbus_fixtures import python_env, start_service, stop_service, wait_for
+from tests.dbus_fixtures import (bus, bus_address, python_env, start_service,  # noqa: F401
+                                 stop_service, wait_for)
 
 SECURITY_SERVICE = "org.fedoraproject.Anaconda.Modules.Security"
 

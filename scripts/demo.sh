@@ -41,3 +41,7 @@ lsinitrd "$OUT/overlay.img" | grep -E '^[-dl][-rwx]{9} '
 echo
 echo "== edns-addon boot-args $KS"
 edns-addon boot-args "$KS"
+echo
+echo "== edns-addon updates-img -o $OUT/updates.img (the addon as Anaconda loads it)"
+edns-addon updates-img -o "$OUT/updates.img"
+zcat "$OUT/updates.img" | cpio -it --quiet | grep -E 'dbus/|service/__main__.py'

@@ -99,9 +99,11 @@ def check_servers(config: EdnsConfig, ca_bundle: Optional[bytes] = None,
 
     threads = [threading.Thread(target=check, args=item, daemon=True)
                for item in enumerate(config.servers)]
+    give_up = time.monotonic() + timeout + _JOIN_GRACE_SECONDS
     for thread in threads:
         thread.start()
-    give_up = time.monotonic() + timeout + _JOIN_GRACE_SECONDS
+    # Load dnspython while the connections and TLS handshakes are under way.
+    import dns.message  # noqa: F401
     for thread in threads:
         thread.join(max(0.0, give_up - time.monotonic()))
     return [result or ServerCheck(server, Outcome.TIMEOUT,
@@ -143,17 +145,14 @@ class _ServerProbe:
         self.deadline = time.monotonic() + timeout
 
     def run(self, qname):
-        import dns.message
-
         name = qname or (self.server.domains[0] if self.server.domains
                          else self.server.name) or "."
-        query = dns.message.make_query(name, CHECK_QUERY_TYPE)
         started = time.monotonic()
         try:
             if self.server.tls:
-                wire = self._ask_over_tls(query.to_wire())
+                query, wire = self._ask_over_tls(name)
             else:
-                wire = self._ask_over_udp(query.to_wire())
+                query, wire = self._ask_over_udp(name)
             rtt_ms = (time.monotonic() - started) * 1000
             return _judge_answer(self.server, query, wire, name, rtt_ms)
         except _Failed as failure:
@@ -183,7 +182,8 @@ class _ServerProbe:
             raise _Failed(Outcome.UNREACHABLE, "cannot connect: %s; check the address and "
                           "the network" % (error.strerror or error)) from None
 
-    def _ask_over_tls(self, wire):
+    def _ask_over_tls(self, name):
+        """(query, answer wire) of asking NAME over an authenticated TLS connection."""
         sock = self._connect()
         no_handshake = "the port accepts connections but no TLS handshake completed"
         try:
@@ -202,9 +202,11 @@ class _ServerProbe:
         finally:
             sock.close()
         with tls:
+            query = _make_query(name)
+            wire = query.to_wire()
             tls.sendall(len(wire).to_bytes(_DNS_LENGTH_BYTES, "big") + wire)
             length = int.from_bytes(self._receive(tls, _DNS_LENGTH_BYTES), "big")
-            return self._receive(tls, length)
+            return query, self._receive(tls, length)
 
     def _receive(self, tls, count):
         """Exactly COUNT bytes from TLS before the deadline."""
@@ -225,7 +227,10 @@ class _ServerProbe:
             data += chunk
         return data
 
-    def _ask_over_udp(self, wire):
+    def _ask_over_udp(self, name):
+        """(query, answer wire) of asking NAME in plaintext over UDP."""
+        query = _make_query(name)
+        wire = query.to_wire()
         family = socket.AF_INET6 if self.server.address.version == 6 else socket.AF_INET
         no_answer = "no plaintext (UDP) DNS answer"
         with socket.socket(family, socket.SOCK_DGRAM) as sock:
@@ -233,7 +238,7 @@ class _ServerProbe:
                 sock.connect((str(self.server.address), self.server.port))
                 sock.send(wire)
                 sock.settimeout(self._in_time(no_answer))
-                return sock.recv(65535)
+                return query, sock.recv(65535)
             except ConnectionRefusedError:
                 raise _Failed(Outcome.CONNECTION_REFUSED, "nothing answers on this address "
                               "and UDP port; check both") from None
@@ -279,6 +284,12 @@ class _ServerProbe:
                     return x509.load_der_x509_certificate(tls.getpeercert(binary_form=True))
         except (_Failed, OSError, ValueError):
             return None
+
+
+def _make_query(name):
+    import dns.message
+
+    return dns.message.make_query(name, CHECK_QUERY_TYPE)
 
 
 def _judge_answer(server, query, wire, name, rtt_ms):

@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.dot_fixtures import TLS_NAME, DotPki, dot_kickstart, start_dot_upstream  # noqa: E402
+from tests.dotlab import TLS_NAME, DotPki, dot_kickstart, start_dot_upstream  # noqa: E402
 
 SERVERS = 10
 PROBE_ONLY = """

@@ -104,16 +104,18 @@ def require_tools(*names):
         pytest.skip("not installed: %s (run make setup)" % ", ".join(missing))
 
 
-def require_namespaces():
-    """Skip unless this process may make a private mount namespace."""
+def require_namespaces(*kinds):
+    """Skip unless this process may make private namespaces of KINDS (default: --mount)."""
     require_tools("unshare", "mount")
+    kinds = kinds or ("--mount",)
     try:
-        result = subprocess.run(["unshare", "--mount", "--propagation", "private", "true"],
+        result = subprocess.run(["unshare", *kinds, "--propagation", "private", "true"],
                                 capture_output=True, text=True, timeout=30)
     except OSError as error:
         pytest.skip("unshare cannot run: %s" % error)
     if result.returncode != 0:
-        pytest.skip("unshare --mount is not permitted here: %s" % result.stderr.strip())
+        pytest.skip("unshare %s is not permitted here: %s" % (" ".join(kinds),
+                                                              result.stderr.strip()))
 
 
 def in_mount_namespace(script, timeout=600):

@@ -12,9 +12,8 @@ from org_edns_addon.ks.parse import parse_kickstart
 from org_edns_addon.probe import Outcome, check_staging_input
 from org_edns_addon.staging import staging_input_from_kickstart
 from tests.conftest import run_cli
-from tests.dot_fixtures import (REFUSED_ZONE, TLS_NAME, dot_kickstart, dot_pki, dot_upstream,  # noqa: F401
-                                expired_upstream, forward_zone_config, free_port,
-                                unbound_forwarder)
+from tests.dot_fixtures import dot_pki, dot_upstream, expired_upstream, unbound_forwarder  # noqa: F401
+from tests.dotlab import REFUSED_ZONE, TLS_NAME, dot_kickstart, forward_zone_config, free_port
 
 
 @pytest.fixture

@@ -9,9 +9,9 @@ import dns.query
 import dns.rcode
 import pytest
 
-from tests.dot_fixtures import (ANSWER_ADDRESS, ANSWER_NAME, TLS_NAME, ask,  # noqa: F401
-                                dot_pki, dot_upstream, forward_zone_config, start_forwarder,
-                                unbound_forwarder)
+from tests.dot_fixtures import dot_pki, dot_upstream, unbound_forwarder  # noqa: F401
+from tests.dotlab import (ANSWER_ADDRESS, ANSWER_NAME, TLS_NAME, ask, forward_zone_config,
+                          start_forwarder)
 
 
 def kdig(upstream, ca_path, tls_name, name):

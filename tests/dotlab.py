@@ -36,7 +36,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Iterable, List, Sequence, Tuple
 
 from org_edns_addon import constants as c
 from org_edns_addon import staging
@@ -309,6 +309,9 @@ def start_unbound(workdir, config_text, address, port, process_class=UnboundProc
     """
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
+    if _accepts(network, address, port):
+        # Unbound binds with SO_REUSEPORT: a second one would share the port unnoticed.
+        raise RuntimeError("something already listens on %s@%d; stop it first" % (address, port))
     config_path = workdir / "unbound.conf"
     config_path.write_text(config_text)
     argv = [UNBOUND, "-d", "-c", str(config_path)]
@@ -327,22 +330,27 @@ def start_unbound(workdir, config_text, address, port, process_class=UnboundProc
     return unbound
 
 
+def _accepts(network, address, port):
+    """Whether a TCP connection to ADDRESS@PORT in NETWORK is accepted."""
+    try:
+        with network.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.settimeout(0.5)
+            probe.connect((address, port))
+        return True
+    except OSError:
+        return False
+
+
 def _wait_until_listening(unbound):
     deadline = time.monotonic() + STARTUP_SECONDS
-    while True:
+    while not _accepts(unbound.network, unbound.address, unbound.port):
         if unbound.process.poll() is not None:
             raise RuntimeError("unbound exited with %d:\n%s" % (unbound.process.returncode,
                                                                 unbound.log()))
-        try:
-            with unbound.network.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-                probe.settimeout(0.5)
-                probe.connect((unbound.address, unbound.port))
-            return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise RuntimeError("unbound does not listen on %s@%d after %.0f s:\n%s" % (
-                    unbound.address, unbound.port, STARTUP_SECONDS, unbound.log())) from None
-            time.sleep(0.02)
+        if time.monotonic() > deadline:
+            raise RuntimeError("unbound does not listen on %s@%d after %.0f s:\n%s" % (
+                unbound.address, unbound.port, STARTUP_SECONDS, unbound.log()))
+        time.sleep(0.02)
 
 
 def start_dot_upstream(workdir, address, cert_path, key_path, records=ZONE_RECORDS,

@@ -1,0 +1,240 @@
+"""The end of `make demo`: the bundled example, pointed at DoT upstreams on loopback,
+resolves names through the files staging writes, encrypted; with another CA it fails.
+
+    PYTHONPATH=. python3 scripts/prove.py [OUT_DIR [KICKSTART]]
+
+The example's CA has no private key anywhere and its servers' addresses must
+never get traffic, so a fresh CA and server certificate are made now, and a
+copy of the kickstart names them and loopback addresses instead. Everything
+runs in a private network namespace that has only loopback, with the code the
+end-to-end tests use (tests/dotlab.py); every process is stopped by its PID at
+the end. Exit status 1 if any step does not show what it should.
+"""
+
+import os
+import re
+import shutil
+import sys
+from dataclasses import replace
+from ipaddress import ip_address
+from pathlib import Path
+
+import dns.name
+import dns.rcode
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from org_edns_addon import constants as c  # noqa: E402
+from org_edns_addon.ks.parse import parse_kickstart  # noqa: E402
+from org_edns_addon.model import Backend  # noqa: E402
+from tests import certs  # noqa: E402
+from tests.dotlab import (LoopbackCapture, PrivateNetwork, ask, resolve_with_libc,  # noqa: E402
+                          stage_kickstart, start_dot_upstream, start_staged_resolver)
+
+EXAMPLE = REPO / "data" / "examples" / "corp-dot.ks"
+FIRST_LOOPBACK = ip_address("127.0.0.2")
+# What the upstreams answer: www.ZONE, one documentation address per zone.
+FIRST_ANSWER = ip_address("192.0.2.80")
+VERIFY_FAILED = "certificate verify failed"
+
+
+class ProofFailed(Exception):
+    """A step did not show what it should; the message says which."""
+
+
+def shown(path):
+    """PATH as the user would type it from here."""
+    return os.path.relpath(path) if str(path).startswith(os.getcwd()) else str(path)
+
+
+def server_zone(server):
+    """The zone an upstream answers: its routed domain, else its TLS name's parent."""
+    return server.domains[0] if server.domains else server.name.split(".", 1)[1]
+
+
+def loopback_kickstart(text, parsed, ca_pem, backend):
+    """TEXT with CA_PEM in each --ca %certificate, servers on loopback port 853, BACKEND.
+
+    Returns the new text and [(server, its loopback copy)].
+    """
+    edits = {}   # first line index -> (number of lines replaced, new lines)
+    for cert in parsed.certificates:
+        if cert.filename in parsed.config.ca_names:
+            body = cert.place.end_lineno - cert.place.lineno - 1
+            edits[cert.place.lineno] = (body, ca_pem.splitlines())
+    moved = []
+    for index, server in enumerate(parsed.config.servers):
+        loopback = replace(server, address=FIRST_LOOPBACK + index, port=c.DOT_PORT)
+        edits[server.lineno - 1] = (1, [loopback.kickstart_line()])
+        moved.append((server, loopback))
+    lines = text.splitlines()
+    header = parsed.edns_places[0].lineno - 1
+    edits[header] = (1, [re.sub(r"\s--backend=\S+", "", lines[header]) + " --backend=" + backend])
+    # From the bottom up, so that the line numbers of the edits above stay right.
+    for start in sorted(edits, reverse=True):
+        count, new_lines = edits[start]
+        lines[start:start + count] = new_lines
+    return "\n".join(lines) + "\n", moved
+
+
+class Proof:
+    """The lab of one run: its namespace and every process started in it."""
+
+    def __init__(self, out, example):
+        self.out = out
+        self.example = example
+        self.parsed = None
+        self.network = None
+        self.started = []
+
+    def run(self):
+        self.parsed = parse_kickstart(str(self.example))
+        if self.parsed.errors or self.parsed.config is None:
+            raise ProofFailed("%s has errors; see edns-addon validate %s"
+                              % (self.example, self.example))
+        ca_names = ", ".join(self.parsed.config.ca_names)
+        tls_names = sorted({server.name for server in self.parsed.config.servers})
+        ca = certs.make_ca("Demo DNS CA")
+        cert_path, key_path = certs.make_server(ca, tls_names).write(self.out, "server")
+        print("Made now: a CA (Demo DNS CA) and a server certificate for %s\n(the example CA's "
+              "key does not exist, and its servers' addresses must get no traffic)."
+              % ", ".join(tls_names))
+        lab_ks, moved = self.kickstart("corp-dot-loopback.ks", ca.pem, Backend.DNSCONFD)
+        print("%s = %s with that CA as %s, servers moved:"
+              % (shown(lab_ks), shown(self.example), ca_names))
+        for server, loopback in moved:
+            print("  %-15s -> %-10s #%s%s" % (server.address, loopback.address, server.name,
+                                             "  domain=" + ",".join(server.domains)
+                                             if server.domains else ""))
+
+        zones = {}
+        for server, _ in moved:
+            zones.setdefault(server_zone(server), FIRST_ANSWER + len(zones))
+        self.network = PrivateNetwork.create()
+        upstreams = [self.start(start_dot_upstream(
+            self.out / "run" / str(loopback.address), str(loopback.address), cert_path, key_path,
+            records=["www.%s. 300 IN A %s" % (server_zone(server), zones[server_zone(server)])],
+            zone=server_zone(server) + ".", tls_name=loopback.name, port=c.DOT_PORT,
+            network=self.network)) for server, loopback in moved]
+        print("In a private network namespace with only loopback: %d DoT upstreams (Unbound, "
+              "TLS on port %d only)." % (len(upstreams), c.DOT_PORT))
+
+        resolver, _ = self.staged_resolver(lab_ks, "dnsconfd",
+                                           "dnsconfd backend (the example's)")
+        print("  Unbound on what dnsconfd makes of %s, %s:%d"
+              % (c.NM_KEYFILE_PATH, resolver.address, resolver.port))
+        capture = LoopbackCapture(self.network)
+        try:
+            for zone, answer in zones.items():
+                self.show_answer(resolver, "www." + zone, str(answer), upstreams)
+            packets = capture.packets()
+        finally:
+            capture.close()
+            resolver.stop()
+        self.show_wire(packets, upstreams, zones)
+
+        unbound_ks, _ = self.kickstart("corp-dot-loopback-unbound.ks", ca.pem, Backend.UNBOUND)
+        resolver, root = self.staged_resolver(unbound_ks, "unbound",
+                                              "unbound backend (--backend=unbound)")
+        nameservers = [line for line in (root / c.RESOLV_CONF_PATH.lstrip("/"))
+                       .read_text().splitlines() if line.startswith("nameserver")]
+        print("  Unbound on %s, %s:%d; %s: %s" % (c.UNBOUND_CONF_PATH, resolver.address,
+                                                  resolver.port, c.RESOLV_CONF_PATH,
+                                                  "; ".join(nameservers)))
+        zone, answer = next(iter(zones.items()))
+        looked_up = resolve_with_libc(resolver, "www." + zone)
+        resolver.stop()
+        print("  $ getent hosts www.%s\n  %s" % (zone, looked_up.stdout.strip() or "(nothing)"))
+        if looked_up.stdout.split()[:1] != [str(answer)]:
+            raise ProofFailed("getent did not get %s: %s" % (answer, looked_up.stderr.strip()))
+
+        other_ks, _ = self.kickstart("corp-dot-loopback-other-ca.ks",
+                                     certs.make_ca("Unrelated CA").pem, Backend.DNSCONFD)
+        resolver, _ = self.staged_resolver(other_ks, "other-ca",
+                                           "An unrelated CA as %s" % ca_names)
+        response = ask(resolver.address, resolver.port, "www." + zone, network=self.network)
+        rcode = dns.rcode.to_text(response.rcode())
+        failures = [line.split("error: ", 1)[-1] for line in resolver.log().splitlines()
+                    if VERIFY_FAILED in line]
+        print("  www.%s A -> %s, %s; Unbound: %s" % (
+            zone, rcode, "no answer" if not response.answer else "AN ANSWER",
+            failures[0] if failures else "no verification failure"))
+        if response.answer or rcode != "SERVFAIL" or not failures:
+            raise ProofFailed("a server that the kickstart's CA did not sign was trusted")
+
+    def kickstart(self, name, ca_pem, backend):
+        text, moved = loopback_kickstart(self.example.read_text(), self.parsed, ca_pem,
+                                         backend.value)
+        path = self.out / name
+        path.write_text(text)
+        return path, moved
+
+    def start(self, process):
+        self.started.append(process)
+        return process
+
+    def staged_resolver(self, kickstart, name, title):
+        """Stage KICKSTART into OUT/NAME (phase target), start its resolver: (resolver, root)."""
+        root = self.out / name
+        root.mkdir()
+        data, _ = stage_kickstart(kickstart, root)
+        print("\n%s, staged (phase target) into %s:" % (title, shown(root)))
+        return self.start(start_staged_resolver(self.out / "run" / name, root,
+                                                data.config.backend, self.network)), root
+
+    def show_answer(self, resolver, name, expected, upstreams):
+        offsets = [upstream.log_offset() for upstream in upstreams]
+        response = ask(resolver.address, resolver.port, name, network=self.network)
+        got = [rdata.address for rrset in response.answer for rdata in rrset]
+        asked = ["%s#%s" % (upstream.address, upstream.tls_name)
+                 for upstream, offset in zip(upstreams, offsets)
+                 if "%s. A IN" % name in upstream.log_since(offset)]
+        print("  %-17s A -> %s (%s), over TLS from %s" % (
+            name, " ".join(got) or "nothing", dns.rcode.to_text(response.rcode()),
+            ", ".join(asked) or "no upstream"))
+        if got != [expected]:
+            raise ProofFailed("%s did not resolve to %s" % (name, expected))
+
+    def show_wire(self, packets, upstreams, zones):
+        addresses = {upstream.address for upstream in upstreams}
+        to_upstreams = [p for p in packets if {p.source[0], p.destination[0]} & addresses]
+        not_tls = [p for p in to_upstreams
+                   if p.protocol != "tcp" or c.DOT_PORT not in (p.source[1], p.destination[1])]
+        names = [dns.name.from_text("www." + zone).to_wire() for zone in zones]
+        readable = [p for p in to_upstreams if any(name in p.data for name in names)]
+        print("  captured on lo: %d packets to/from the upstreams, %s, the names in %s"
+              % (len(to_upstreams), "%d NOT on TCP port %d" % (len(not_tls), c.DOT_PORT)
+                 if not_tls else "all TCP port %d" % c.DOT_PORT,
+                 "%d IN CLEAR" % len(readable) if readable else "none (encrypted)"))
+        if not to_upstreams or not_tls or readable:
+            raise ProofFailed("the queries did not go encrypted on port %d only" % c.DOT_PORT)
+
+    def stop_all(self):
+        for process in reversed(self.started):
+            process.stop()
+        if self.network is not None:
+            self.network.stop()
+        print("\nStopped %d processes by their PIDs (upstreams, resolvers, the namespace). "
+              "Logs: %s/run/*/unbound.log" % (len(self.started) + (self.network is not None),
+                                             shown(self.out)))
+
+
+def main():
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else "out").resolve() / "proof"
+    example = Path(sys.argv[2]) if len(sys.argv) > 2 else EXAMPLE
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    proof = Proof(out, example)
+    try:
+        proof.run()
+    except (ProofFailed, RuntimeError, ValueError) as error:
+        print("proof FAILED: %s" % error, file=sys.stderr)
+        return 1
+    finally:
+        proof.stop_all()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -488,6 +488,9 @@ def start_staged_resolver(workdir, root, backend, network,
     127.0.0.55; for dnsconfd the translation of the staged NetworkManager
     keyfile (``dnsconfd_unbound_config``), listening on dnsconfd's 127.0.0.1.
     It runs in NETWORK with ROOT/etc over /etc, so every path is the real one.
+    What the main configuration adds for the lab: logging, running unprivileged,
+    querying loopback upstreams, and ``PLAIN_ZONES`` (special-use zones like
+    ``test.`` that Unbound would otherwise answer itself).
     """
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)

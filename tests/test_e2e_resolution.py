@@ -30,8 +30,6 @@ from tests.dotlab import (ANSWER_ADDRESS, ANSWER_NAME, CA_FILENAME, LoopbackCapt
 BACKENDS = [backend.value for backend in Backend]
 VERIFY_FAILED = "certificate verify failed"
 
-pytestmark = pytest.mark.root
-
 
 def kickstart(backend, server_lines, ca_pem):
     return dot_kickstart(server_lines, ca_pem, "--ca=%s --backend=%s" % (CA_FILENAME, backend))
@@ -45,6 +43,7 @@ def ask_resolver(lab, resolver, name):
     return ask(resolver.address, resolver.port, name, network=lab.network)
 
 
+@pytest.mark.root
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_the_test_name_resolves_through_the_local_resolver(backend, dot_lab, dot_pki,
                                                            staged_resolver):
@@ -57,6 +56,7 @@ def test_the_test_name_resolves_through_the_local_resolver(backend, dot_lab, dot
     assert "%s. A IN" % ANSWER_NAME in dot_lab.upstream.log_since(offset)
 
 
+@pytest.mark.root
 def test_unbound_backend_listens_where_the_staged_resolv_conf_points(dot_lab, dot_pki,
                                                                       staged_resolver):
     host_resolv_conf = Path(c.RESOLV_CONF_PATH).read_bytes()
@@ -73,6 +73,7 @@ def test_unbound_backend_listens_where_the_staged_resolv_conf_points(dot_lab, do
     assert not Path(c.UNBOUND_CONF_PATH).exists()
 
 
+@pytest.mark.root
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("wrong", ["unrelated CA", "wrong TLS name"])
 def test_resolution_fails_closed_when_the_upstream_is_not_authenticated(
@@ -90,6 +91,7 @@ def test_resolution_fails_closed_when_the_upstream_is_not_authenticated(
     assert name not in dot_lab.upstream.log_since(offset)
 
 
+@pytest.mark.root
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_routed_domain_goes_to_its_own_upstream_and_the_rest_to_the_others(
         backend, dot_lab, dot_pki, staged_resolver):
@@ -105,6 +107,7 @@ def test_a_routed_domain_goes_to_its_own_upstream_and_the_rest_to_the_others(
     assert ROUTED_ANSWER_NAME in routed_log and ANSWER_NAME not in routed_log
 
 
+@pytest.mark.root
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_the_upstream_gets_the_query_encrypted_on_its_tls_port_only(backend, dot_lab,
                                                                    dot_pki, staged_resolver):
@@ -128,6 +131,7 @@ def test_the_upstream_gets_the_query_encrypted_on_its_tls_port_only(backend, dot
     assert not any(query_name in p.data for p in to_upstream)
 
 
+@pytest.mark.root
 def test_the_upstreams_plaintext_port_is_not_even_open(dot_lab):
     address = (dot_lab.upstream.address, c.PLAIN_DNS_PORT)
     with dot_lab.network.socket(socket.AF_INET, socket.SOCK_STREAM) as tcp:

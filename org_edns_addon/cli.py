@@ -11,7 +11,6 @@ import sys
 from org_edns_addon import __version__
 from org_edns_addon.ks.convert import ConvertError, convert_kickstart
 from org_edns_addon.ks.parse import parse_kickstart
-from org_edns_addon.model import Severity
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -57,7 +56,9 @@ def run_convert(args):
         print("%s: not converted: %s" % (args.kickstart, error.message), file=sys.stderr)
         return EXIT_FAILED
     if args.output is None:
-        sys.stdout.write(converted.text)
+        # Bytes, so the output is the input byte for byte whatever the terminal's encoding.
+        sys.stdout.flush()
+        sys.stdout.buffer.write(converted.text.encode("utf-8"))
     else:
         print("%s: wrote %s (%s rewritten as %%addon org_edns_addon)"
               % (args.kickstart, args.output, _plural(converted.count, "section")),
@@ -98,6 +99,11 @@ def build_parser():
 
 
 def main(argv=None):
+    for stream in (sys.stdout, sys.stderr):
+        # A file name or message the terminal's encoding cannot show is escaped,
+        # never a UnicodeEncodeError traceback.
+        if getattr(stream, "errors", None) == "strict":
+            stream.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)

@@ -34,6 +34,9 @@ if ! "$PYTHON" -c 'import pykickstart, cryptography, dns, idna, dasbus, simpleli
     echo "setup: installing Python packages from requirements.txt"
     "$PYTHON" -m pip install -q --disable-pip-version-check -r requirements.txt
 fi
-if ! command -v edns-addon >/dev/null 2>&1; then
+# The `edns-addon` command of this checkout (an editable install, so it follows the tree).
+installed=$(cd / && "$PYTHON" -c 'import os, org_edns_addon; print(os.path.dirname(os.path.dirname(org_edns_addon.__file__)))' 2>/dev/null || true)
+if [ "$installed" != "$PWD" ] || ! command -v edns-addon >/dev/null 2>&1; then
+    echo "setup: installing edns-addon from $PWD"
     "$PYTHON" -m pip install -q --disable-pip-version-check --no-deps -e .
 fi

@@ -58,11 +58,12 @@ class Problem:
 
 TLS_SCHEME = "dns+tls"
 PLAIN_SCHEME = "dns+udp"
-_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
-_IFACE = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
-_URI = re.compile(r"^(?P<scheme>[A-Za-z0-9+.-]+)://(?P<rest>.*)$")
+# \Z, not $: "$" also matches before a final newline, which must never pass.
+_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)\Z")
+_IFACE = re.compile(r"^[A-Za-z0-9_.-]{1,15}\Z")
+_URI = re.compile(r"^(?P<scheme>[A-Za-z0-9+.-]+)://(?P<rest>.*)\Z")
 # ASCII digits only: str.isdigit() also accepts '²' and other scripts' digits.
-_PORT = re.compile(r"^[0-9]{1,5}$")
+_PORT = re.compile(r"^[0-9]{1,5}\Z")
 
 
 def normalize_dns_name(text, what="name"):

@@ -29,40 +29,35 @@ def assert_one_error(path, text, needle, message_start, occurrence=1):
 
 # --- the section header -------------------------------------------------------------
 
-def test_a_misspelled_option_is_named_with_the_option_it_meant(write_ks):
-    text = "text\n" + edns_section(GOOD, options="--resolv-mode=backup")
+@pytest.mark.parametrize("options, message", [
+    pytest.param("--resolv-mode=backup", "unknown option --resolv-mode (did you mean "
+                 "--resolve-mode?); the options are --backend, --ca, --resolve-mode, --search",
+                 id="a misspelled option is named with the option it meant"),
+    pytest.param("--resolve-mode=paranoid", "argument --resolve-mode: invalid choice: "
+                 "'paranoid' (choose from 'exclusive', 'prefer', 'backup')",
+                 id="an unknown resolve mode lists the valid ones"),
+    pytest.param("--backend=systemd-resolved", "argument --backend: invalid choice: "
+                 "'systemd-resolved' (choose from 'dnsconfd', 'unbound')",
+                 id="an unknown backend lists the valid ones"),
+    pytest.param("exclusive", "unexpected 'exclusive'; the options are",
+                 id="a word that is no option"),
+    # pykickstart (and Anaconda) read "--search=corp.example#x --backend=..." as
+    # "--search=corp.example": what follows (a --ca!) would vanish without a word.
+    pytest.param("--search=corp.example#x --backend=unbound", "the '#' in "
+                 "'--search=corp.example#x' starts a comment, so this line is read only up to "
+                 "'--search=corp.example'",
+                 id="a hash glued to an option would silently drop the rest of the header"),
+    pytest.param('"--search=corp.example lab.example"', "--search: 'corp.example lab.example' "
+                 "is not a valid DNS search domain", id="a search domain with a space"),
+    pytest.param("--search=corp.example,CORP.example.", "--search lists a name twice",
+                 id="a search domain given twice"),
+    pytest.param("--ca=../ca.pem/", "--ca: '../ca.pem/' is not a %certificate --filename",
+                 id="a ca name that is not a file name"),
+])
+def test_a_bad_header_is_refused_on_the_header_line(write_ks, options, message):
+    text = "text\n" + edns_section(GOOD, options=options)
     path = write_ks(text)
-    assert_one_error(path, text, ADDON, "unknown option --resolv-mode (did you mean "
-                     "--resolve-mode?); the options are --backend, --ca, --resolve-mode, "
-                     "--search")
-
-
-def test_an_unknown_resolve_mode_lists_the_valid_ones(write_ks):
-    text = edns_section(GOOD, options="--resolve-mode=paranoid")
-    path = write_ks(text)
-    assert_one_error(path, text, ADDON, "argument --resolve-mode: invalid choice: 'paranoid' "
-                     "(choose from 'exclusive', 'prefer', 'backup')")
-
-
-def test_an_unknown_backend_lists_the_valid_ones(write_ks):
-    text = edns_section(GOOD, options="--backend=systemd-resolved")
-    path = write_ks(text)
-    assert_one_error(path, text, ADDON, "argument --backend: invalid choice")
-
-
-def test_a_word_that_is_no_option_is_refused(write_ks):
-    text = edns_section(GOOD, options="exclusive")
-    path = write_ks(text)
-    assert_one_error(path, text, ADDON, "unexpected 'exclusive'; the options are")
-
-
-def test_a_hash_glued_to_an_option_would_silently_drop_the_rest_of_the_header(write_ks):
-    # pykickstart (and Anaconda) read "--search=corp.example#x --ca=..." as
-    # "--search=corp.example": the CA restriction would vanish without a word.
-    text = edns_section(GOOD, options="--search=corp.example#x --backend=unbound")
-    path = write_ks(text)
-    assert_one_error(path, text, ADDON, "the '#' in '--search=corp.example#x' starts a "
-                     "comment, so this line is read only up to '--search=corp.example'")
+    assert_one_error(path, text, ADDON, message)
 
 
 def test_a_comment_after_a_space_on_the_header_is_fine(write_ks):
@@ -79,25 +74,6 @@ def test_a_search_domain_that_could_break_a_config_line_is_refused(write_ks, sea
     text = edns_section(GOOD, options=shlex.quote("--search=%s" % search))
     path = write_ks(text)
     assert_one_error(path, text, ADDON, "--search: ")
-
-
-def test_a_search_domain_with_a_space_is_refused(write_ks):
-    text = edns_section(GOOD, options='"--search=corp.example lab.example"')
-    path = write_ks(text)
-    assert_one_error(path, text, ADDON, "--search: 'corp.example lab.example' is not a valid "
-                     "DNS search domain")
-
-
-def test_a_search_domain_given_twice_is_reported(write_ks):
-    text = edns_section(GOOD, options="--search=corp.example,CORP.example.")
-    path = write_ks(text)
-    assert_one_error(path, text, ADDON, "--search lists a name twice")
-
-
-def test_a_ca_name_that_is_not_a_file_name_is_refused(write_ks):
-    text = edns_section(GOOD, options="--ca=../ca.pem/")
-    path = write_ks(text)
-    assert_one_error(path, text, ADDON, "--ca: '../ca.pem/' is not a %certificate --filename")
 
 
 # --- server lines ---------------------------------------------------------------------
@@ -406,46 +382,38 @@ def test_an_empty_certificate_section_is_refused_at_its_header(write_ks):
                      "the CA certificate between the %certificate line and %end")
 
 
-def test_a_certificate_that_is_not_a_ca_is_refused_as_ca(write_ks, pems):
-    text = cert_section(pems.not_ca.pem) + edns_section(GOOD, options="--ca=dns-ca.pem")
+@pytest.mark.parametrize("kind, message", [
+    pytest.param("not_ca", "Not a valid CA certificate: CN=Not a CA (basicConstraints CA:TRUE "
+                 "is missing); give the CA that issued the DNS servers' certificates",
+                 id="a certificate that is not a CA"),
+    pytest.param("server", "Not a valid CA certificate: CN=dot.corp.example",
+                 id="a DNS server's own certificate"),
+    pytest.param("no_cert_sign", "Not a valid CA certificate: CN=CA without keyCertSign "
+                 "(keyUsage lacks keyCertSign)", id="a CA whose key usage lacks keyCertSign"),
+    pytest.param("expired", "the certificate CN=Expired CA expired on ",
+                 id="an expired CA"),
+    pytest.param("not_yet_valid", "the certificate CN=Future CA is not valid before ",
+                 id="a CA that is not yet valid"),
+])
+@pytest.mark.parametrize("use", ["--ca", "--type=anchor"])
+def test_a_certificate_that_cannot_authenticate_dns_servers_is_refused(write_ks, pems, kind,
+                                                                       message, use):
+    if use == "--ca":
+        text = cert_section(getattr(pems, kind).pem) + edns_section(GOOD,
+                                                                    options="--ca=dns-ca.pem")
+    else:
+        text = cert_section(getattr(pems, kind).pem, options="--type=anchor") + \
+            edns_section(GOOD)
     path = write_ks(text)
-    assert_one_error(path, text, "BEGIN CERTIFICATE", "Not a valid CA certificate: CN=Not a "
-                     "CA (basicConstraints CA:TRUE is missing)")
+    assert_one_error(path, text, "BEGIN CERTIFICATE", message)
 
 
-def test_a_server_certificate_is_refused_as_ca(write_ks, pems):
-    text = cert_section(pems.server.pem) + edns_section(GOOD, options="--ca=dns-ca.pem")
-    path = write_ks(text)
-    assert_one_error(path, text, "BEGIN CERTIFICATE", "Not a valid CA certificate: "
-                     "CN=dot.corp.example")
-
-
-def test_a_ca_whose_key_usage_lacks_cert_sign_is_refused(write_ks, pems):
-    text = cert_section(pems.no_cert_sign.pem) + edns_section(GOOD, options="--ca=dns-ca.pem")
-    path = write_ks(text)
-    assert_one_error(path, text, "BEGIN CERTIFICATE", "Not a valid CA certificate: CN=CA "
-                     "without keyCertSign (keyUsage lacks keyCertSign)")
-
-
-def test_an_anchor_that_is_not_a_ca_is_refused(write_ks, pems):
-    text = cert_section(pems.not_ca.pem, options="--type=anchor") + edns_section(GOOD)
-    path = write_ks(text)
-    assert_one_error(path, text, "BEGIN CERTIFICATE", "Not a valid CA certificate")
-
-
-def test_an_expired_ca_is_refused(write_ks, pems):
+def test_an_expired_ca_names_its_end_date(write_ks, pems):
     text = cert_section(pems.expired.pem) + edns_section(GOOD, options="--ca=dns-ca.pem")
     path = write_ks(text)
     assert_one_error(path, text, "BEGIN CERTIFICATE", "the certificate CN=Expired CA expired "
                      "on %s; replace it with a current one"
                      % pems.expired.cert.not_valid_after_utc.strftime("%Y-%m-%d %H:%M:%S UTC"))
-
-
-def test_a_ca_that_is_not_yet_valid_is_refused(write_ks, pems):
-    text = cert_section(pems.not_yet_valid.pem) + edns_section(GOOD, options="--ca=dns-ca.pem")
-    path = write_ks(text)
-    assert_one_error(path, text, "BEGIN CERTIFICATE", "the certificate CN=Future CA is not "
-                     "valid before")
 
 
 def test_an_expired_certificate_not_used_for_dns_is_only_a_warning(write_ks, pems):

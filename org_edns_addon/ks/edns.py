@@ -23,7 +23,7 @@ from org_edns_addon.model import (Backend, DotServer, EdnsConfig, ModelError, Re
 # A comment starts at a '#' that begins the line or follows whitespace; a '#'
 # inside a server word is the TLS name separator.
 _COMMENT = re.compile(r"(^|\s)#.*$")
-_CA_NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
+_CA_NAME = re.compile(r"^[A-Za-z0-9_.+-]+\Z")
 
 
 class _EdnsOptionParser(KSOptionParser):

@@ -504,7 +504,7 @@ def _check_certificates(result, now, add):
 
     ca_names = result.edns.ca_names if result.edns.seen else ()
     head = result.edns_places[0] if result.edns_places else None
-    for name in ca_names:
+    for name in dict.fromkeys(ca_names):
         if name not in names:
             known = ", ".join(sorted(names)) or "none"
             add(Severity.ERROR, "--ca=%s names no %%certificate --filename (known: %s); add "

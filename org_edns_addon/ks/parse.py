@@ -238,13 +238,14 @@ class KickstartReader(KickstartParser):
     def position(self):
         """(file, line) of the line being handled."""
         if not self._sources:
-            return (self._reading[-1] if self._reading else "<kickstart>", None)
+            return self.current_file, None
         source = self._sources[-1]
         return source.filename, source.lineno
 
     @property
     def current_file(self):
-        return self.position[0]
+        """The file being read (the innermost ``%include``)."""
+        return self._reading[-1] if self._reading else "<kickstart>"
 
     def add_problem(self, severity, message):
         """Record a problem at the line being handled."""
@@ -294,7 +295,7 @@ class KickstartReader(KickstartParser):
     def readKickstartFromString(self, s, reset=True):
         if reset:
             self._reset()
-        source = _FileLines(self._reading[-1] if self._reading else "<kickstart>", s)
+        source = _FileLines(self.current_file, s)
         self._sources.append(source)
         try:
             self._stateMachine(source)

@@ -198,7 +198,7 @@ def main(argv=None):
     for stream in (sys.stdout, sys.stderr):
         # A file name or message the terminal's encoding cannot show is escaped,
         # never a UnicodeEncodeError traceback.
-        if getattr(stream, "errors", None) == "strict":
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     try:

@@ -9,7 +9,7 @@ import json
 import os
 import sys
 
-from org_edns_addon import __version__
+from org_edns_addon import __version__, packaging
 from org_edns_addon.ks.convert import ConvertError, convert_kickstart
 from org_edns_addon.ks.parse import parse_kickstart
 from org_edns_addon import initrd, staging
@@ -103,7 +103,8 @@ def run_boot_args(args):
     print(" ".join(staging.boot_options(data.config)))
     if data.config.routed_domains():
         print("%s: note: boot options carry only the servers for all names; the routed "
-              "domains (%s) come from the kickstart once the installer runs"
+              "domains (%s) reach the initramfs only through the overlay "
+              "(edns-addon overlay), and the installer through the kickstart"
               % (args.kickstart, ", ".join(data.config.routed_domains())), file=sys.stderr)
     return EXIT_OK
 
@@ -134,6 +135,21 @@ def run_overlay(args):
     print("  PXE:    initrd=initrd.img,%s" % name)
     print("or append it to the installer's initrd (the kernel unpacks both, in order):")
     print("  cat initrd.img %s > initrd-edns.img" % name)
+    return EXIT_OK
+
+
+def run_updates_img(args):
+    try:
+        image = packaging.updates_image()
+        write_atomically(args.output, image, 0o644)
+    except packaging.PackagingError as error:
+        print("no updates image written: %s" % error, file=sys.stderr)
+        return EXIT_FAILED
+    except OSError as error:
+        print("cannot write %s: %s" % (args.output, error.strerror or error), file=sys.stderr)
+        return EXIT_FAILED
+    print("wrote %s (%d bytes); boot the installer with inst.updates=URL-OF-%s"
+          % (args.output, len(image), os.path.basename(args.output)))
     return EXIT_OK
 
 
@@ -191,6 +207,13 @@ def build_parser():
     overlay.add_argument("-o", "--output", required=True, metavar="FILE",
                          help="the overlay image to write, like overlay.img")
     overlay.set_defaults(run=run_overlay)
+
+    updates = commands.add_parser(
+        "updates-img", help="write an Anaconda updates image (gzip'd cpio) holding the addon "
+        "and its D-Bus files")
+    updates.add_argument("-o", "--output", required=True, metavar="FILE",
+                         help="the image to write, like updates.img")
+    updates.set_defaults(run=run_updates_img)
     return parser
 
 

@@ -82,3 +82,11 @@ BOOT_OPTION_KICKSTART = "inst.ks"
 BOOT_OPTION_NEEDNET = "rd.neednet=1"
 # Fixed timestamp of every overlay entry, so the same kickstart gives the same bytes.
 OVERLAY_MTIME = 0
+
+# Where Anaconda looks for addons and their D-Bus files (an updates image and
+# `make install` use the same layout).
+ANACONDA_ADDONS_DIR = "/usr/share/anaconda/addons"
+ANACONDA_DBUS_SERVICES_DIR = "/usr/share/anaconda/dbus/services"
+ANACONDA_DBUS_CONFS_DIR = "/usr/share/anaconda/dbus/confs"
+DBUS_SERVICE_FILE = DBUS_SERVICE_NAME + ".service"
+DBUS_CONF_FILE = DBUS_SERVICE_NAME + ".conf"

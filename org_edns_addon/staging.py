@@ -24,6 +24,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from org_edns_addon import constants as c
 from org_edns_addon.certificates import build_bundle
+from org_edns_addon.fileio import write_in_directory
 from org_edns_addon.model import Backend, EdnsConfig
 
 log = logging.getLogger(__name__)
@@ -86,24 +87,27 @@ class ActionKind(str, enum.Enum):
     UPDATE_CA_TRUST = "update-ca-trust"
 
 
+_ACTION_TEXT = {
+    ActionKind.ENABLE_UNIT: "enable %s",
+    ActionKind.DISABLE_UNIT: "disable %s",
+    ActionKind.RESTART_UNIT: "restart %s",
+    ActionKind.RELOAD_NETWORKMANAGER: "reload NetworkManager",
+    ActionKind.UPDATE_CA_TRUST: " ".join(c.UPDATE_CA_TRUST_COMMAND),
+}
+
+
 @dataclass(frozen=True)
 class Action:
     """Something to run after the files are written."""
     kind: str
     argument: Optional[str] = None
 
+    def __post_init__(self):
+        ActionKind(self.kind)   # ValueError for a kind nobody can run
+
     def describe(self):
-        if self.kind == ActionKind.ENABLE_UNIT:
-            return "enable %s" % self.argument
-        if self.kind == ActionKind.DISABLE_UNIT:
-            return "disable %s" % self.argument
-        if self.kind == ActionKind.RESTART_UNIT:
-            return "restart %s" % self.argument
-        if self.kind == ActionKind.RELOAD_NETWORKMANAGER:
-            return "reload NetworkManager"
-        if self.kind == ActionKind.UPDATE_CA_TRUST:
-            return " ".join(c.UPDATE_CA_TRUST_COMMAND)
-        return "%s %s" % (self.kind, self.argument or "")
+        text = _ACTION_TEXT[ActionKind(self.kind)]
+        return text % self.argument if "%s" in text else text
 
 
 @dataclass(frozen=True)
@@ -130,7 +134,11 @@ def certificate_path(cert):
     if not directory or not posixpath.isabs(directory):
         raise StagingError("the certificate %s needs an absolute --dir (like /etc/pki/dns/) "
                            "or --type=%s, not %r" % (name, c.CERT_TYPE_ANCHOR, directory))
-    return posixpath.join(directory, name)
+    parts = [part for part in directory.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise StagingError("--dir=%s of the certificate %s must not contain '..'; give the "
+                           "directory itself, like /etc/pki/dns/" % (directory, name))
+    return "/" + "/".join(parts + [name])
 
 
 def certificate_content(cert):
@@ -162,6 +170,11 @@ def _has_ca_bundle(data):
     return data.ca_bundle is not None
 
 
+def trust_bundle_path(data):
+    """The CA bundle DNS servers are authenticated against: ours with --ca, else the system's."""
+    return c.DOT_CA_BUNDLE_PATH if _has_ca_bundle(data) else c.SYSTEM_CA_BUNDLE_PATH
+
+
 def nm_keyfile(data):
     """The NetworkManager conf.d file of the configuration."""
     config = data.config
@@ -183,13 +196,12 @@ def nm_keyfile(data):
     return _keyfile(sections)
 
 
-def _unbound_zone(name, servers, first):
+def _unbound_zone(name, servers):
     lines = ["forward-zone:",
              '    name: "%s"' % name,
-             "    forward-tls-upstream: yes"]
-    if first:
-        # Never fall back to resolving by itself in plaintext.
-        lines.append("    forward-first: no")
+             "    forward-tls-upstream: yes",
+             # Never fall back to resolving by itself, in plaintext.
+             "    forward-first: no"]
     lines += ["    forward-addr: %s" % s.unbound_forward_addr() for s in servers]
     return lines
 
@@ -201,16 +213,15 @@ def unbound_conf(data):
     if plaintext:
         raise StagingError("the unbound backend forwards only over TLS, but %s is plaintext; "
                            "remove it or use --backend=dnsconfd" % ", ".join(plaintext))
-    bundle = c.DOT_CA_BUNDLE_PATH if _has_ca_bundle(data) else c.SYSTEM_CA_BUNDLE_PATH
     lines = [GENERATED_HEADER,
              "server:",
              "    interface: %s" % c.UNBOUND_LISTEN_ADDRESS,
-             "    tls-cert-bundle: %s" % bundle,
+             "    tls-cert-bundle: %s" % trust_bundle_path(data),
              ""]
-    lines += _unbound_zone(".", config.default_servers, first=True)
+    lines += _unbound_zone(".", config.default_servers)
     for domain, servers in config.routed_domains().items():
         lines.append("")
-        lines += _unbound_zone(domain + ".", servers, first=True)
+        lines += _unbound_zone(domain + ".", servers)
     return ("\n".join(lines) + "\n").encode("ascii")
 
 
@@ -241,8 +252,7 @@ def dracut_modules_present(root, names):
 
 def dracut_conf(data, root):
     """The target's dracut.conf.d drop-in: our files inside, modules only if they exist."""
-    bundle = c.DOT_CA_BUNDLE_PATH if _has_ca_bundle(data) else c.SYSTEM_CA_BUNDLE_PATH
-    items = [bundle] + dns_config_paths(data)
+    items = [trust_bundle_path(data)] + dns_config_paths(data)
     wanted = [c.DRACUT_MODULE_OPENSSL]
     if data.config.backend == Backend.DNSCONFD:
         wanted.insert(0, c.DRACUT_MODULE_DNSCONFD)
@@ -402,6 +412,8 @@ class ConfinedRoot:
             raise StagingError("cannot open the root %s: %s" % (root, error.strerror)) from None
         self._fds = [self.fd]
         self._parents: Dict[str, int] = {}
+        # Parents not there yet; forgotten whenever a directory is made.
+        self._missing: Dict[str, Tuple[int, Tuple[str, ...]]] = {}
         self.created: List[Tuple[int, str]] = []   # (parent fd, name) of directories made
 
     def close(self):
@@ -409,6 +421,7 @@ class ConfinedRoot:
             os.close(fd)
         self._fds = []
         self._parents.clear()
+        self._missing.clear()
 
     def __enter__(self):
         return self
@@ -440,8 +453,12 @@ class ConfinedRoot:
         parts = path_components(path)
         parent = "/".join(parts[:-1])
         if parent not in self._parents:
+            if not create and parent in self._missing:
+                fd, missing = self._missing[parent]
+                return _Place(fd, parts[-1], missing)
             fd, missing = self._walk(path, parts[:-1], create)
             if missing:
+                self._missing[parent] = (fd, missing)
                 return _Place(fd, parts[-1], missing)
             self._parents[parent] = fd
         return _Place(self._parents[parent], parts[-1])
@@ -506,6 +523,7 @@ class ConfinedRoot:
 
     def _mkdir(self, dir_fd, name):
         os.mkdir(name, c.DIR_MODE, dir_fd=dir_fd)
+        self._missing.clear()
         self.created.append((self._keep(os.dup(dir_fd)), name))
         fd = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
         os.fchmod(fd, c.DIR_MODE)   # not subject to the umask
@@ -520,6 +538,7 @@ class ConfinedRoot:
                 pass
         self.created.clear()
         self._parents.clear()
+        self._missing.clear()
 
 
 class _NotAFile(StagingError):
@@ -533,6 +552,16 @@ class _Existing:
     content: bytes = b""
     mode: int = 0
     link: str = ""
+
+
+def _lexists(place):
+    if place.missing:
+        return False
+    try:
+        os.stat(place.name, dir_fd=place.dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def _read_existing(place):
@@ -549,27 +578,6 @@ def _read_existing(place):
     fd = os.open(place.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=place.dir_fd)
     with os.fdopen(fd, "rb") as stream:
         return _Existing("file", stream.read(), stat.S_IMODE(info.st_mode))
-
-
-def write_in_directory(dir_fd, name, content, mode):
-    """Atomically replace NAME in the directory DIR_FD: temp file, fsync, rename."""
-    temporary = ".%s.%s.tmp" % (name, secrets.token_hex(4))
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                 0o600, dir_fd=dir_fd)
-    try:
-        with os.fdopen(fd, "wb") as stream:
-            stream.write(content)
-            stream.flush()
-            os.fchmod(stream.fileno(), mode)
-            os.fsync(stream.fileno())
-        os.rename(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except BaseException:
-        try:
-            os.unlink(temporary, dir_fd=dir_fd)
-        except FileNotFoundError:
-            pass
-        raise
-    os.fsync(dir_fd)
 
 
 def symlink_in_directory(dir_fd, name, target):
@@ -643,14 +651,20 @@ def check_plan(plan, root):
 def _write_files(root, changes):
     """Write CHANGES in order; on failure restore every file already written and raise."""
     done = []
+    directories = {}
     for number, (planned, existing) in enumerate(changes):
         try:
             place = root.place(planned.path, create=True)
-            write_in_directory(place.dir_fd, place.name, planned.content, planned.mode)
+            write_in_directory(place.dir_fd, place.name, planned.content, planned.mode,
+                               sync_directory=False)
+            directories[place.dir_fd] = planned.path
         except (OSError, StagingError) as error:
             failed = "writing %s failed (%s)" % (root.shown(planned.path), _reason(error))
             _roll_back(root, done, failed, [p.path for p, _ in changes[number:]])
         done.append((planned, existing))
+    # The renames are durable once their directories are: one fsync per directory.
+    for dir_fd in directories:
+        os.fsync(dir_fd)
     return [planned.path for planned, _ in done]
 
 
@@ -731,8 +745,14 @@ class _ActionRunner:
         return self.root.real == "/"
 
     def has_binary(self, name):
-        return any(os.path.isfile(self.root.shown(posixpath.join(directory, name)))
-                   for directory in c.ROOT_BINARY_DIRS)
+        """Whether the root has NAME installed (resolved under the root, never on this host)."""
+        for directory in c.ROOT_BINARY_DIRS:
+            try:
+                if _lexists(self.root.place(posixpath.join(directory, name))):
+                    return True
+            except (OSError, StagingError):
+                continue
+        return False
 
     def run_all(self, actions):
         failures = []
@@ -789,6 +809,8 @@ class _ActionRunner:
         self.require_running_system()
         if not os.path.isdir(c.SYSTEMD_RUNNING_MARKER):
             raise _Skip("systemd is not running")
+        if self.unit_file(unit) is None:
+            raise _Skip("%s is not installed" % unit)
         self.runner.run([c.SYSTEMCTL, "restart", unit])
         return None
 
@@ -825,13 +847,12 @@ class _ActionRunner:
             self.runner.run([c.SYSTEMCTL, "--root=%s" % self.root.real, "enable", unit])
             return None
         path, text = found
-        target = posixpath.join(c.SYSTEMD_UNIT_DIRS[1], unit)
         made = []
         for link in self.install_links(unit, text):
             existing = _read_existing(self.root.place(link))
-            if existing.kind != "symlink" or existing.link != target:
+            if existing.kind != "symlink" or existing.link != path:
                 place = self.root.place(link, create=True)
-                symlink_in_directory(place.dir_fd, place.name, target)
+                symlink_in_directory(place.dir_fd, place.name, path)
                 made.append(link)
         return "%s is not installed in %s; made the [Install] links of %s: %s" % (
             c.SYSTEMCTL, self.root.path, path, ", ".join(made) or "already there")

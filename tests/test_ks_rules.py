@@ -90,11 +90,11 @@ def test_a_search_domain_that_could_break_a_config_line_is_refused(write_ks, sea
                                                  " has '[' without a closing ']'"),
     ("dns+tls://[192.0.2.53]#dot.corp.example", "only IPv6 addresses go in brackets"),
     ("dns+tls://[2001:db8::53]853#dot.corp.example", "unexpected '853' after the address"),
-    ("dns+tls://192.0.2.53:0#dot.corp.example", "port '0' is not a number from 1 to 65535"),
-    ("dns+tls://192.0.2.53:65536#dot.corp.example", "port '65536' is not a number from 1 "
-                                                    "to 65535"),
-    ("dns+tls://[2001:db8::53]:65536#dot.corp.example", "port '65536' is not a number"),
-    ("dns+tls://192.0.2.53:\u0663#dot.corp.example", "port '\u0663' is not a number"),
+    ("dns+tls://192.0.2.53:0#dot.corp.example", "port 0 is out of range; use a number from 1 to 65535"),
+    ("dns+tls://192.0.2.53:65536#dot.corp.example", "port 65536 is out of range; use a number "
+                                                    "from 1 to 65535"),
+    ("dns+tls://[2001:db8::53]:65536#dot.corp.example", "port 65536 is out of range"),
+    ("dns+tls://192.0.2.53:\u0663#dot.corp.example", "port '\u0663' is out of range"),
     ("dns+tls://192.0.2.53:#dot.corp.example", "'dns+tls://192.0.2.53:#dot.corp.example' "
                                                "has an empty port after ':'"),
     ("dns+tls://192.0.2.53#", "'dns+tls://192.0.2.53#' has an empty TLS name after '#'"),

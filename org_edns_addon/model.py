@@ -363,8 +363,6 @@ class EdnsConfig:
             else:
                 seen[server.key] = server
         for names, what in ((self.ca_names, "--ca"), (self.searches, "--search")):
-            twice = sorted({name for name in names if names.count(name) > 1})
-            if twice:
-                error("%s lists %s twice; list each once" % (what, ", ".join(twice)),
-                      header_lineno)
+            if len(set(names)) != len(names):
+                error("%s lists a name twice" % what, header_lineno)
         return found

@@ -49,7 +49,7 @@ def assert_one_error(path, text, needle, message_start, occurrence=1):
                  id="a hash glued to an option would silently drop the rest of the header"),
     pytest.param('"--search=corp.example lab.example"', "--search: 'corp.example lab.example' "
                  "is not a valid DNS search domain", id="a search domain with a space"),
-    pytest.param("--search=corp.example,CORP.example.", "--search lists corp.example twice",
+    pytest.param("--search=corp.example,CORP.example.", "--search lists a name twice",
                  id="a search domain given twice"),
     pytest.param("--ca=../ca.pem/", "--ca: '../ca.pem/' is not a %certificate --filename",
                  id="a ca name that is not a file name"),
@@ -322,7 +322,7 @@ def test_an_unknown_ca_name_is_reported_at_the_header_with_the_known_names(write
 def test_a_ca_name_given_twice_is_reported_once_at_the_header(write_ks, pems):
     text = cert_section(pems.ca.pem, "a.pem") + edns_section(GOOD, options="--ca=a.pem,a.pem")
     path = write_ks(text)
-    assert_one_error(path, text, ADDON, "--ca lists a.pem twice; list each once")
+    assert_one_error(path, text, ADDON, "--ca lists a name twice")
 
 
 def test_a_private_key_pasted_instead_of_the_certificate_is_refused(write_ks, pems):

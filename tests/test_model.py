@@ -93,7 +93,7 @@ def test_rules_find_every_problem_of_a_config_at_once():
         (4, "the DoT server dns+tls://192.0.2.53 has no TLS name, so it cannot be "
             "authenticated"),
         (4, "the server dns+tls://192.0.2.53 is given twice (first on line 2)"),
-        (1, "--search lists a.example twice"),
+        (1, "--search lists a name twice"),
     ]
 
 

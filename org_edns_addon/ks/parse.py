@@ -258,6 +258,8 @@ class KickstartReader(KickstartParser):
         a '#' starts a comment: ``--search=a#b --ca=x`` is read as ``--search=a``
         and --ca is silently lost.
         """
+        if "#" not in self._line:
+            return  # the common case, without two more (slow) shlex passes
         try:
             read = shlex.split(self._line, comments=True)
             written = shlex.split(self._line)

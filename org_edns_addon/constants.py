@@ -90,3 +90,7 @@ ANACONDA_DBUS_SERVICES_DIR = "/usr/share/anaconda/dbus/services"
 ANACONDA_DBUS_CONFS_DIR = "/usr/share/anaconda/dbus/confs"
 DBUS_SERVICE_FILE = DBUS_SERVICE_NAME + ".service"
 DBUS_CONF_FILE = DBUS_SERVICE_NAME + ".conf"
+
+# Pre-flight check of the DNS servers (`edns-addon check`).
+CHECK_TIMEOUT_SECONDS = 5.0
+CHECK_QUERY_TYPE = "A"

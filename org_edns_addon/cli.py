@@ -14,7 +14,7 @@ from org_edns_addon.ks.parse import parse_kickstart
 from org_edns_addon import initrd, staging
 from org_edns_addon.constants import CHECK_TIMEOUT_SECONDS
 from org_edns_addon.fileio import write_atomically
-from org_edns_addon.model import ModelError, Severity, normalize_dns_name
+from org_edns_addon.model import ModelError, normalize_dns_name
 
 EXIT_OK = 0
 EXIT_FAILED = 1

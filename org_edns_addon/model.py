@@ -106,6 +106,12 @@ def parse_address(text):
     elif address.version == 6 and address.is_link_local:
         raise ModelError("the link-local address %s needs its interface: write it as "
                          "[%s%%eth0]" % (address, address))
+    if address.is_unspecified or address.is_multicast or \
+            address == ipaddress.IPv4Address("255.255.255.255"):
+        raise ModelError("%s cannot be a DNS server's address (it is %s); give the "
+                         "server's own unicast address" % (
+                             address, "unspecified" if address.is_unspecified
+                             else "multicast or broadcast"))
     return address
 
 
@@ -357,6 +363,11 @@ class EdnsConfig:
                       "dns+tls://ADDR#NAME (plaintext is allowed only with "
                       "--resolve-mode=backup)" % (server.uri(), self.resolve_mode.value),
                       *where)
+            elif not server.tls and self.backend == Backend.UNBOUND:
+                # The unbound forwarder sets TLS per forward zone, so one plaintext
+                # server would turn TLS off for every server of its zone.
+                error("the plaintext server %s cannot be used with --backend=unbound; use "
+                      "dns+tls://ADDR#NAME or --backend=dnsconfd" % server.uri(), *where)
             if server.key in seen:
                 error("the server %s is given twice%s; remove one"
                       % (server.kickstart_line(), _first_on(seen[server.key])), *where)

@@ -71,11 +71,11 @@ def test_idna_and_link_local_servers_print_in_a_form_that_reads_back(pems):
         "dns+tls://[FE80::53%eth0]:8853#Dot.Bücher.example",
         "192.0.2.54#ドメイン.example domain=Straße.example",
         "dns+udp://[2001:db8::99]",
-        options="--resolve-mode=backup --backend=unbound --search=пример.example --ca=a.pem",
+        options="--resolve-mode=backup --backend=dnsconfd --search=пример.example --ca=a.pem",
         spelling="%edns")
     first, printed = assert_round_trip(text)
     assert str(first.edns) == (
-        "\n%addon org_edns_addon --resolve-mode=backup --backend=unbound "
+        "\n%addon org_edns_addon --resolve-mode=backup --backend=dnsconfd "
         "--search=xn--e1afmkfd.example --ca=a.pem\n"
         "dns+tls://[fe80::53%eth0]:8853#dot.xn--bcher-kva.example\n"
         "dns+tls://192.0.2.54#xn--eckwd4c7c.example domain=xn--strae-oqa.example\n"
@@ -94,10 +94,14 @@ port = st.one_of(st.none(), st.integers(1, 65535))
 interface = st.sampled_from(["eth0", "enp0s3", "wlan-1", "br0.100"])
 
 
+BROADCAST = ipaddress.IPv4Address("255.255.255.255")
+
+
 @st.composite
 def address_text(draw):
     """(text for a URI host, text for FreeIPA's form, is_v6)."""
-    address = draw(st.one_of(st.ip_addresses(v=4), st.ip_addresses(v=6)))
+    address = draw(st.one_of(st.ip_addresses(v=4), st.ip_addresses(v=6)).filter(
+        lambda a: not (a.is_unspecified or a.is_multicast or a == BROADCAST)))
     text = str(address)
     if address.version == 6 and address.is_link_local:
         text = "%s%%%s" % (ipaddress.IPv6Address(int(address)), draw(interface))
@@ -147,8 +151,10 @@ def kickstart(draw):
     if ca_names:
         options.append("--ca=" + ",".join(ca_names))
     draw(st.randoms()).shuffle(options)
-    servers = [draw(server_line(mode == "backup", default_route=True))]
-    servers += draw(st.lists(server_line(mode == "backup", default_route=draw(st.booleans())),
+    # Plaintext is allowed only in backup mode, and never with the unbound forwarder.
+    plaintext_allowed = mode == "backup" and backend != "unbound"
+    servers = [draw(server_line(plaintext_allowed, default_route=True))]
+    servers += draw(st.lists(server_line(plaintext_allowed, default_route=draw(st.booleans())),
                              max_size=4))
     hosts = [host.lower() for host, _ in servers]
     assume(len(set(hosts)) == len(hosts))

@@ -89,6 +89,13 @@ def test_a_search_domain_that_could_break_a_config_line_is_refused(write_ks, sea
     ("dns+tls://[2001:db8::53#dot.corp.example", "'dns+tls://[2001:db8::53#dot.corp.example'"
                                                  " has '[' without a closing ']'"),
     ("dns+tls://[192.0.2.53]#dot.corp.example", "only IPv6 addresses go in brackets"),
+    ("dns+tls://0.0.0.0#dot.corp.example", "0.0.0.0 cannot be a DNS server's address (it is "
+                                           "unspecified)"),
+    ("dns+tls://[::]#dot.corp.example", ":: cannot be a DNS server's address (it is "
+                                        "unspecified)"),
+    ("dns+tls://224.0.0.251#dot.corp.example", "224.0.0.251 cannot be a DNS server's address "
+                                               "(it is multicast or broadcast)"),
+    ("255.255.255.255#dot.corp.example", "255.255.255.255 cannot be a DNS server's address"),
     ("dns+tls://[2001:db8::53]853#dot.corp.example", "unexpected '853' after the address"),
     ("dns+tls://192.0.2.53:0#dot.corp.example", "port 0 is out of range; use a number from 1 to 65535"),
     ("dns+tls://192.0.2.53:65536#dot.corp.example", "port 65536 is out of range; use a number "
@@ -245,6 +252,13 @@ def test_a_plaintext_server_is_refused_unless_mode_is_backup(write_ks, mode, pla
                      "--resolve-mode=%s" % (plaintext if "://" in plaintext else
                                             "dns+udp://" + plaintext,
                                             mode.partition("=")[2] or "exclusive"))
+
+
+def test_a_plaintext_server_is_refused_with_the_unbound_backend(write_ks):
+    text = edns_section(GOOD, "192.0.2.99", options="--resolve-mode=backup --backend=unbound")
+    path = write_ks(text)
+    assert_one_error(path, text, "192.0.2.99", "the plaintext server dns+udp://192.0.2.99 "
+                     "cannot be used with --backend=unbound")
 
 
 def test_a_plaintext_server_is_allowed_with_resolve_mode_backup(write_ks):

@@ -9,6 +9,7 @@ import json
 import sys
 
 from org_edns_addon import __version__
+from org_edns_addon.constants import ADDON_NAME
 from org_edns_addon.ks.convert import ConvertError, convert_kickstart
 from org_edns_addon.ks.parse import parse_kickstart
 from org_edns_addon.model import Severity
@@ -65,6 +66,34 @@ def run_convert(args):
     return EXIT_OK
 
 
+def run_tui(args):
+    output = args.output or args.kickstart
+    if output is None:
+        return _usage_error("tui", "give KICKSTART to edit, or -o OUT to write a new one")
+    if not sys.stdin.isatty():
+        return _usage_error("tui", "the text UI needs a terminal on standard input")
+    # Imported here: simpleline is needed by this command only.
+    from org_edns_addon.tui.app import run_standalone
+    from org_edns_addon.tui.kickstart_file import KickstartFileError
+    try:
+        saved = run_standalone(args.kickstart, output)
+    except KickstartFileError as error:
+        for problem in error.problems:
+            print(problem, file=sys.stderr)
+        print("%s: not edited: %s" % (args.kickstart, error.message), file=sys.stderr)
+        return EXIT_FAILED
+    if not saved:
+        print("nothing written", file=sys.stderr)
+        return EXIT_FAILED
+    print("wrote %s" % output, file=sys.stderr)
+    return EXIT_OK
+
+
+def _usage_error(command, message):
+    print("edns-addon %s: error: %s" % (command, message), file=sys.stderr)
+    return EXIT_USAGE
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that exits with 2 and a one-line hint on usage errors."""
 
@@ -94,6 +123,14 @@ def build_parser():
     convert.add_argument("-o", "--output", metavar="OUT",
                          help="write here (atomically) instead of standard output")
     convert.set_defaults(run=run_convert)
+
+    tui = commands.add_parser(
+        "tui", help="edit the encrypted DNS sections of a kickstart in a text UI")
+    tui.add_argument("kickstart", nargs="?", metavar="KICKSTART",
+                     help="start from its %%certificate and %%addon %s sections" % ADDON_NAME)
+    tui.add_argument("-o", "--output", metavar="OUT",
+                     help="write here (atomically); default: KICKSTART itself")
+    tui.set_defaults(run=run_tui)
     return parser
 
 

@@ -34,11 +34,15 @@ class TmuxTerminal:
 
     def start(self, *argv):
         """Run ``python -m org_edns_addon.cli ARGV`` in the pane; return the start time."""
+        return self.start_command(["env", "PYTHONPATH=%s" % REPO, sys.executable, "-m",
+                                   "org_edns_addon.cli", *argv])
+
+    def start_command(self, words):
+        """Run the command WORDS in the pane; return the start time."""
         # The shell writes the exit status to a file: tmux 3.3 does not always reap
         # an exited pane process, so #{pane_dead_status} cannot be relied on.
-        ui = " ".join(["env", "PYTHONPATH=%s" % REPO, sys.executable, "-m",
-                       "org_edns_addon.cli", *map(shlex.quote, argv)])
-        command = "%s; echo $? > %s" % (ui, shlex.quote(self._status))
+        command = "%s; echo $? > %s" % (" ".join(map(shlex.quote, words)),
+                                        shlex.quote(self._status))
         started = time.monotonic()
         self._tmux("new-session", "-d", "-x", str(WIDTH), "-y", str(HEIGHT),
                    "sh", "-c", command)
@@ -57,7 +61,7 @@ class TmuxTerminal:
         """What appeared below the line where the last ``type`` was echoed."""
         return "\n".join(self.text()[self._seen:])
 
-    def wait_for(self, words, timeout=WAIT_SECONDS):
+    def wait_for(self, words, timeout=WAIT_SECONDS, interval=0.05):
         """Wait until WORDS appear in the new text; return that text."""
         deadline = time.monotonic() + timeout
         while True:
@@ -67,7 +71,7 @@ class TmuxTerminal:
             if time.monotonic() > deadline:
                 raise AssertionError("%r did not appear; the terminal shows:\n%s"
                                      % (words, text))
-            time.sleep(0.05)
+            time.sleep(interval)
 
     def type(self, line):
         """Type LINE and ENTER at the current prompt."""

@@ -21,3 +21,14 @@ demo: setup
 
 clean:
 	rm -rf $(OUT) build dist *.egg-info .pytest_cache
+
+.PHONY: updates.img install
+
+# An Anaconda updates image with the addon (boot with inst.updates=URL).
+UPDATES_IMG ?= updates.img
+updates.img:
+	PYTHONPATH=$(CURDIR) $(PYTHON) -m org_edns_addon.cli updates-img -o $(UPDATES_IMG)
+
+# The addon's files below DESTDIR, in the layout of the updates image (the RPM uses this).
+install:
+	PYTHONPATH=$(CURDIR) $(PYTHON) -m org_edns_addon.packaging --destdir "$(or $(DESTDIR),/)"

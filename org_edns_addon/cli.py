@@ -6,13 +6,16 @@ No traceback for bad input: every user error is a sentence naming the file.
 
 import argparse
 import json
+import os
 import sys
 
-from org_edns_addon import __version__
+from org_edns_addon import __version__, packaging
 from org_edns_addon.constants import ADDON_NAME
 from org_edns_addon.ks.convert import ConvertError, convert_kickstart
 from org_edns_addon.ks.parse import parse_kickstart
 from org_edns_addon.model import Severity
+from org_edns_addon import initrd, staging
+from org_edns_addon.fileio import write_atomically
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -63,6 +66,90 @@ def run_convert(args):
         print("%s: wrote %s (%s rewritten as %%addon org_edns_addon)"
               % (args.kickstart, args.output, _plural(converted.count, "section")),
               file=sys.stderr)
+    return EXIT_OK
+
+
+def _staging_input(path):
+    """The staging input of the kickstart at PATH, or None after printing why not."""
+    parsed = parse_kickstart(path)
+    for problem in parsed.errors:
+        print(problem, file=sys.stderr)
+    try:
+        return parsed, staging.staging_input_from_kickstart(parsed)
+    except ValueError as error:
+        print("%s: not applied: %s" % (path, error), file=sys.stderr)
+        return parsed, None
+
+
+def run_apply(args):
+    _, data = _staging_input(args.kickstart)
+    if data is None:
+        return EXIT_FAILED
+    root = os.path.abspath(args.root)
+    try:
+        report = staging.stage(data, staging.Phase(args.phase), root)
+    except staging.StagingError as error:
+        print("%s: not applied: %s" % (args.kickstart, error), file=sys.stderr)
+        return EXIT_FAILED
+    print("%s: %s phase below %s" % (args.kickstart, args.phase, root))
+    print(report)
+    return EXIT_OK
+
+
+def run_boot_args(args):
+    _, data = _staging_input(args.kickstart)
+    if data is None:
+        return EXIT_FAILED
+    print(" ".join(staging.boot_options(data.config)))
+    if data.config.routed_domains():
+        print("%s: note: boot options carry only the servers for all names; the routed "
+              "domains (%s) reach the initramfs only through the overlay "
+              "(edns-addon overlay), and the installer through the kickstart"
+              % (args.kickstart, ", ".join(data.config.routed_domains())), file=sys.stderr)
+    return EXIT_OK
+
+
+def run_overlay(args):
+    parsed, data = _staging_input(args.kickstart)
+    if data is None:
+        return EXIT_FAILED
+    try:
+        image = initrd.build_overlay(parsed)
+        write_atomically(args.output, image, 0o644)
+    except (initrd.OverlayError, staging.StagingError) as error:
+        print("%s: no overlay written: %s" % (args.kickstart, error), file=sys.stderr)
+        return EXIT_FAILED
+    except OSError as error:
+        print("%s: cannot write %s: %s" % (args.kickstart, args.output,
+                                           error.strerror or error), file=sys.stderr)
+        return EXIT_FAILED
+    name = os.path.basename(args.output)
+    print("%s: wrote %s (%d bytes): %s" % (args.kickstart, args.output, len(image), ", ".join(
+        planned.path for planned in initrd.overlay_plan(parsed).files)))
+    print()
+    print("Boot the installer with these options:")
+    print("  " + " ".join(initrd.overlay_boot_options(data.config)))
+    print()
+    print("Load the overlay as a second initrd, after the installer's:")
+    print("  GRUB:   initrd /images/pxeboot/initrd.img /images/pxeboot/%s" % name)
+    print("  PXE:    initrd=initrd.img,%s" % name)
+    print("or append it to the installer's initrd (the kernel unpacks both, in order):")
+    print("  cat initrd.img %s > initrd-edns.img" % name)
+    return EXIT_OK
+
+
+def run_updates_img(args):
+    try:
+        image = packaging.updates_image()
+        write_atomically(args.output, image, 0o644)
+    except packaging.PackagingError as error:
+        print("no updates image written: %s" % error, file=sys.stderr)
+        return EXIT_FAILED
+    except OSError as error:
+        print("cannot write %s: %s" % (args.output, error.strerror or error), file=sys.stderr)
+        return EXIT_FAILED
+    print("wrote %s (%d bytes); boot the installer with inst.updates=URL-OF-%s"
+          % (args.output, len(image), os.path.basename(args.output)))
     return EXIT_OK
 
 
@@ -123,6 +210,38 @@ def build_parser():
     convert.add_argument("-o", "--output", metavar="OUT",
                          help="write here (atomically) instead of standard output")
     convert.set_defaults(run=run_convert)
+
+    apply = commands.add_parser(
+        "apply", help="write the encrypted DNS files of a phase below a root and run its "
+        "actions (what the installer module does)")
+    apply.add_argument("kickstart", metavar="KICKSTART")
+    apply.add_argument("--root", required=True, metavar="DIR",
+                       help="the root to write below (an existing directory)")
+    apply.add_argument("--phase", default=staging.Phase.TARGET.value,
+                       choices=[phase.value for phase in staging.Phase],
+                       help="target: the installed system (default); installer: the "
+                       "installer environment")
+    apply.set_defaults(run=run_apply)
+
+    boot_args = commands.add_parser(
+        "boot-args", help="print the kernel options (rd.net.dns=...) for DoT in an initramfs")
+    boot_args.add_argument("kickstart", metavar="KICKSTART")
+    boot_args.set_defaults(run=run_boot_args)
+
+    overlay = commands.add_parser(
+        "overlay", help="write an initrd overlay (gzip'd cpio) with the kickstart, the "
+        "certificates and the DoT configuration, and print how to boot with it")
+    overlay.add_argument("kickstart", metavar="KICKSTART")
+    overlay.add_argument("-o", "--output", required=True, metavar="FILE",
+                         help="the overlay image to write, like overlay.img")
+    overlay.set_defaults(run=run_overlay)
+
+    updates = commands.add_parser(
+        "updates-img", help="write an Anaconda updates image (gzip'd cpio) holding the addon "
+        "and its D-Bus files")
+    updates.add_argument("-o", "--output", required=True, metavar="FILE",
+                         help="the image to write, like updates.img")
+    updates.set_defaults(run=run_updates_img)
 
     tui = commands.add_parser(
         "tui", help="edit the encrypted DNS sections of a kickstart in a text UI")

@@ -28,6 +28,19 @@ UNBOUND_LISTEN_ADDRESS = "127.0.0.55"
 RESOLV_CONF_PATH = "/etc/resolv.conf"
 DRACUT_CONF_PATH = "/etc/dracut.conf.d/60-edns.conf"
 DRACUT_MODULES_DIR = "/usr/lib/dracut/modules.d"
+# The system trust store (Fedora's path): what Unbound authenticates servers
+# against without --ca, and what the initramfs needs then.
+SYSTEM_CA_BUNDLE_PATH = "/etc/pki/tls/certs/ca-bundle.crt"
+# Modes of what staging writes.
+FILE_MODE = 0o644
+DIR_MODE = 0o755
+# Where binaries of a root are looked for (is a command installed there?).
+ROOT_BINARY_DIRS = ("/usr/bin", "/usr/sbin", "/bin", "/sbin")
+# systemd unit directories below a root, searched in this order.
+SYSTEMD_UNIT_DIRS = ("/etc/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/system")
+SYSTEMD_ENABLE_DIR = "/etc/systemd/system"
+# Exists only while systemd runs as PID 1 (sd_booted()).
+SYSTEMD_RUNNING_MARKER = "/run/systemd/system"
 
 # Units.
 DNSCONFD_UNIT = "dnsconfd.service"
@@ -46,6 +59,36 @@ BOOT_OPTION_BACKEND = "rd.net.dns-backend"
 
 # Certificate types pykickstart knows for %certificate --type.
 CERT_TYPE_ANCHOR = "anchor"
+# Where %certificate --type=X goes (it wins over --dir), as Anaconda's Security module places it.
+CERT_TYPE_DIRS = {CERT_TYPE_ANCHOR: CA_TRUST_ANCHORS_DIR}
+
+# Commands the staging actions run.
+UPDATE_CA_TRUST_COMMAND = ("update-ca-trust", "extract")
+NM_RELOAD_COMMAND = ("nmcli", "general", "reload")
+SYSTEMCTL = "systemctl"
+CHROOT = "chroot"
+
+# Dracut modules added to the target initramfs when the target has them.
+DRACUT_MODULE_DNSCONFD = "dnsconfd"
+DRACUT_MODULE_OPENSSL = "openssl"
+# NetworkManager's initrd generator accepts only these rd.net.dns-backend
+# values; dnsconfd is the one that speaks DoT.
+INITRD_DNS_BACKEND = "dnsconfd"
+
+# The installer initrd overlay.
+OVERLAY_KICKSTART_PATH = "/edns-ks.cfg"
+BOOT_OPTION_KICKSTART = "inst.ks"
+BOOT_OPTION_NEEDNET = "rd.neednet=1"
+# Fixed timestamp of every overlay entry, so the same kickstart gives the same bytes.
+OVERLAY_MTIME = 0
+
+# Where Anaconda looks for addons and their D-Bus files (an updates image and
+# `make install` use the same layout).
+ANACONDA_ADDONS_DIR = "/usr/share/anaconda/addons"
+ANACONDA_DBUS_SERVICES_DIR = "/usr/share/anaconda/dbus/services"
+ANACONDA_DBUS_CONFS_DIR = "/usr/share/anaconda/dbus/confs"
+DBUS_SERVICE_FILE = DBUS_SERVICE_NAME + ".service"
+DBUS_CONF_FILE = DBUS_SERVICE_NAME + ".conf"
 
 # The text UI: a PEM file larger than this is not a CA certificate.
 MAX_PEM_FILE_BYTES = 1024 * 1024

@@ -86,6 +86,8 @@ def normalize_dns_name(text, what="name"):
 
 def parse_address(text):
     """Parse an IP address, with an optional ``%iface`` scope for link-local IPv6."""
+    if not isinstance(text, str):
+        raise ModelError("%r is not an IPv4 or IPv6 address" % (text,))
     scope = None
     if "%" in text:
         text, scope = text.split("%", 1)
@@ -107,9 +109,31 @@ def parse_address(text):
 
 
 def _parse_port(text):
-    if not text.isdigit() or not 1 <= int(text) <= 65535:
-        raise ModelError("port %r is out of range; use a number from 1 to 65535" % text)
-    return int(text)
+    if not text.isdigit():
+        _refuse_port(text)
+    return check_port(int(text))
+
+
+def _refuse_port(value):
+    raise ModelError("port %r is out of range; use a number from 1 to 65535" % value)
+
+
+def check_port(number):
+    """Return NUMBER if it is a TCP/UDP port (1-65535), else raise ModelError."""
+    if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= 65535:
+        _refuse_port(number)
+    return number
+
+
+_CA_NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
+
+
+def check_ca_name(name):
+    """Return NAME if it can be a ``%certificate --filename`` (a plain file name)."""
+    if not isinstance(name, str) or not _CA_NAME.match(name) or name in (".", ".."):
+        raise ModelError("%r is not a %%certificate --filename; use the plain file name, "
+                         "like corp-ca.pem" % (name,))
+    return name
 
 
 @dataclass(frozen=True)
@@ -174,17 +198,34 @@ class DotServer:
                     raise ModelError("%r has an empty port after ':'" % text)
                 port_text = port_text or None
             address = parse_address(address_text)
-        port = _parse_port(port_text) if port_text is not None else (
-            DOT_PORT if tls else PLAIN_DNS_PORT)
+        port = _parse_port(port_text) if port_text is not None else None
         if name and not tls:
             raise ModelError("%r is plaintext (dns+udp://) and cannot carry a TLS name; "
                              "use dns+tls://" % text)
+        return cls.from_parts(address, port, name, domains, tls, lineno)
+
+    @classmethod
+    def from_parts(cls, address, port=None, name=None, domains=(), tls=True, lineno=None):
+        """A server from separate fields (D-Bus, text UI), each checked as in a URI.
+
+        ADDRESS is text or an ``ipaddress`` object; PORT None means the default
+        port; NAME None or "" means no TLS name.
+        """
+        if not isinstance(address, (ipaddress.IPv4Address, ipaddress.IPv6Address)):
+            address = parse_address(address)
+        if port is None:
+            port = DOT_PORT if tls else PLAIN_DNS_PORT
+        if name and not tls:
+            raise ModelError("a plaintext server cannot carry a TLS name; use DoT or drop "
+                             "the name")
+        if isinstance(domains, str):
+            raise ModelError("domains must be a list of domain names")
         return cls(
             address=address,
-            port=port,
+            port=check_port(port),
             name=normalize_dns_name(name, "TLS name") if name else None,
             domains=tuple(normalize_domains(domains)),
-            tls=tls,
+            tls=bool(tls),
             lineno=lineno,
         )
 

@@ -14,6 +14,7 @@ DEBIAN_PACKAGES=(
     iproute2 util-linux       # unshare / ip netns for namespaced end-to-end tests
     rpm rpmlint               # the spec file check
     libgirepository1.0-dev libcairo2-dev pkg-config   # to build PyGObject for dasbus
+    systemd                   # systemctl --root: unit enablement in a staged target
 )
 
 missing=()

@@ -17,12 +17,11 @@ from pykickstart.version import DEVEL
 
 from org_edns_addon.constants import ADDON_NAME, ADDON_SECTION_OPEN, SECTION_OPEN
 from org_edns_addon.model import (Backend, DotServer, EdnsConfig, ModelError, ResolveMode,
-                                  normalize_domains)
+                                  check_ca_name, normalize_domains)
 
 # A comment starts at a '#' that begins the line or follows whitespace; a '#'
 # inside a server word is the TLS name separator.
 _COMMENT = re.compile(r"(^|\s)#.*$")
-_CA_NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
 
 
 def option_parser(prog=ADDON_SECTION_OPEN):
@@ -84,10 +83,10 @@ class EdnsData(KickstartObject):
         except ModelError as error:
             raise KickstartParseError("--search: %s" % error, lineno=line_number) from None
         for name in ns.ca_names:
-            if not _CA_NAME.match(name):
-                raise KickstartParseError(
-                    "--ca: %r is not a %%certificate --filename; use the plain file name, "
-                    "like --ca=corp-ca.pem" % name, lineno=line_number)
+            try:
+                check_ca_name(name)
+            except ModelError as error:
+                raise KickstartParseError("--ca: %s" % error, lineno=line_number) from None
         self.seen = True
         self.header_lineno = line_number
         self.resolve_mode = ResolveMode(ns.resolve_mode)

@@ -1,0 +1,84 @@
+"""Start-up cost of the addon's D-Bus service against an empty dasbus service.
+
+    PYTHONPATH=$PWD python3 benchmarks/service_start.py [--runs N]
+
+Starts each service process on a private dbus-daemon until its name is owned,
+alternating the two, N times each; prints the median start time and resident
+set size (VmRSS once the name is owned) of both and the ratios (goal: <= 1.5x:
+the installer runs from RAM and starts every module at boot). Not a test.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+from benchmarks.empty_service import BASELINE_NAME
+from org_edns_addon.constants import DBUS_SERVICE_NAME
+from tests.dbus_fixtures import (client_bus, kill_pid, python_env, start_bus, start_service,
+                                 stop_service, template_service_argv, wait_for)
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as stream:
+        for line in stream:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS for %d" % pid)
+
+
+def measure(argv, bus, name, env):
+    """(seconds until NAME is owned, RSS in KiB then) for one start of ARGV."""
+    begin = time.monotonic()
+    process = start_service(argv, bus, name, env=env)
+    elapsed = time.monotonic() - begin
+    try:
+        return elapsed, rss_kib(process.pid)
+    finally:
+        stop_service(process)
+        wait_for(lambda: not bus.proxy.NameHasOwner(name), what="%s to go" % name)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=7, help="starts of each service")
+    parser.add_argument("--anaconda", action="store_true",
+                        help="also time the pyanaconda module (needs pyanaconda importable)")
+    args = parser.parse_args(argv)
+    address, bus_pid = start_bus()
+    bus = client_bus(address)
+    env = python_env()
+    candidates = {
+        "addon (org_edns_addon.dbus_service)": (template_service_argv(address),
+                                                DBUS_SERVICE_NAME, env),
+        "baseline (empty dasbus service)": ([sys.executable, "-m", "benchmarks.empty_service",
+                                             address], BASELINE_NAME, env),
+    }
+    if args.anaconda:
+        # The real module as start-module runs it; for information, outside the ratio.
+        candidates["Anaconda module (org_edns_addon.service)"] = (
+            [sys.executable, "-m", "org_edns_addon.service"], DBUS_SERVICE_NAME,
+            dict(env, DBUS_STARTER_ADDRESS=address))
+    results = {label: [] for label in candidates}
+    try:
+        for _ in range(args.runs):
+            for label, (command, name, command_env) in candidates.items():
+                results[label].append(measure(command, bus, name, command_env))
+    finally:
+        bus.disconnect()
+        kill_pid(bus_pid)
+    medians = {label: (statistics.median(t for t, _ in runs),
+                       statistics.median(r for _, r in runs)) for label, runs in results.items()}
+    print("service start until its D-Bus name is owned: median of %d runs, %s, Python %s"
+          % (args.runs, os.uname().machine, sys.version.split()[0]))
+    for label, (seconds, rss) in medians.items():
+        print("  %-38s %7.1f ms  %8.1f MiB RSS" % (label, seconds * 1000, rss / 1024))
+    addon, baseline = list(medians.values())[:2]
+    print("  %-38s %7.2fx     %8.2fx RSS   (goal <= 1.5x)"
+          % ("ratio addon / baseline", addon[0] / baseline[0], addon[1] / baseline[1]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

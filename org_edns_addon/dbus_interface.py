@@ -1,0 +1,188 @@
+"""The addon's own D-Bus interface: a plain dasbus interface template.
+
+Importable without pyanaconda: tests and the benchmark publish it on a
+private bus (``org_edns_addon.dbus_service``); the Anaconda module interface
+(``service/edns_interface.py``) adds it to Anaconda's
+``KickstartModuleInterface``. It only translates between D-Bus types and the
+model; every value is checked by the model, and a bad one is answered with
+the D-Bus error ``INVALID_VALUE_ERROR`` while the service keeps running.
+"""
+
+from contextlib import contextmanager
+
+from dasbus.error import DBusError, ErrorRule
+from dasbus.server.interface import dbus_interface
+from dasbus.server.property import emits_properties_changed
+from dasbus.server.template import InterfaceTemplate
+from dasbus.structure import DBusData, DBusStructureError
+from dasbus.typing import Bool, List, Str, Structure, UInt16  # pylint: disable=unused-import
+
+from org_edns_addon.constants import DBUS_INTERFACE_NAME
+from org_edns_addon.model import DotServer, ModelError
+
+INVALID_VALUE_ERROR = DBUS_INTERFACE_NAME + ".Error.InvalidValue"
+
+
+class InvalidValueError(DBusError):
+    """A value given over D-Bus is not valid; the message says why and how to fix it."""
+
+
+def register_errors(error_mapper):
+    """Map ``InvalidValueError`` to ``INVALID_VALUE_ERROR`` in ERROR_MAPPER (both ways)."""
+    error_mapper.add_rule(ErrorRule(exception_type=InvalidValueError,
+                                    error_name=INVALID_VALUE_ERROR))
+
+
+@contextmanager
+def refusing_invalid_values():
+    """Turn a model error (or a malformed structure) into ``InvalidValueError``."""
+    try:
+        yield
+    except (ModelError, DBusStructureError, TypeError) as error:
+        raise InvalidValueError(str(error)) from None
+
+
+class DotServerData(DBusData):
+    """One DNS server: ``address``, ``port`` (0: the default, 853 or 53 for
+    plaintext), TLS ``name`` ("" for none), routed ``domains`` (empty: every
+    domain) and ``tls`` (False: plaintext)."""
+
+    def __init__(self):
+        self._address = ""
+        self._port = 0
+        self._name = ""
+        self._domains = []
+        self._tls = True
+
+    @property
+    def address(self) -> Str:
+        return self._address
+
+    @address.setter
+    def address(self, value: Str):
+        self._address = value
+
+    @property
+    def port(self) -> UInt16:
+        return self._port
+
+    @port.setter
+    def port(self, value: UInt16):
+        self._port = value
+
+    @property
+    def name(self) -> Str:
+        return self._name
+
+    @name.setter
+    def name(self, value: Str):
+        self._name = value
+
+    @property
+    def domains(self) -> List[Str]:
+        return self._domains
+
+    @domains.setter
+    def domains(self, value: List[Str]):
+        self._domains = list(value)
+
+    @property
+    def tls(self) -> Bool:
+        return self._tls
+
+    @tls.setter
+    def tls(self, value: Bool):
+        self._tls = value
+
+    @classmethod
+    def from_server(cls, server):
+        """The structure of a model ``DotServer``."""
+        data = cls()
+        data.address = str(server.address)
+        data.port = server.port
+        data.name = server.name or ""
+        data.domains = list(server.domains)
+        data.tls = server.tls
+        return data
+
+    def to_server(self):
+        """The model ``DotServer``; raises ``ModelError`` for a bad field."""
+        return DotServer.from_parts(self.address, self.port or None, self.name, self.domains,
+                                    self.tls)
+
+
+@dbus_interface(DBUS_INTERFACE_NAME)
+class EdnsInterfaceTemplate(InterfaceTemplate):
+    """Properties and methods of the encrypted DNS module (implementation:
+    ``EdnsModuleState``)."""
+
+    def connect_signals(self):
+        super().connect_signals()
+        self.watch_property("Servers", self.implementation.servers_changed)
+        self.watch_property("ResolveMode", self.implementation.resolve_mode_changed)
+        self.watch_property("Backend", self.implementation.backend_changed)
+        self.watch_property("SearchDomains", self.implementation.search_domains_changed)
+        self.watch_property("CaNames", self.implementation.ca_names_changed)
+
+    @property
+    def Servers(self) -> List[Structure]:
+        """The DNS servers, in order (structures of ``DotServerData``)."""
+        return DotServerData.to_structure_list(
+            [DotServerData.from_server(server) for server in self.implementation.servers])
+
+    @Servers.setter
+    @emits_properties_changed
+    def Servers(self, servers: List[Structure]):
+        with refusing_invalid_values():
+            self.implementation.set_servers(
+                [data.to_server() for data in DotServerData.from_structure_list(servers)])
+
+    @property
+    def ResolveMode(self) -> Str:
+        """NetworkManager's resolve-mode: exclusive, prefer or backup."""
+        return self.implementation.resolve_mode.value
+
+    @ResolveMode.setter
+    @emits_properties_changed
+    def ResolveMode(self, mode: Str):
+        with refusing_invalid_values():
+            self.implementation.set_resolve_mode(mode)
+
+    @property
+    def Backend(self) -> Str:
+        """The local resolver: dnsconfd or unbound."""
+        return self.implementation.backend.value
+
+    @Backend.setter
+    @emits_properties_changed
+    def Backend(self, backend: Str):
+        with refusing_invalid_values():
+            self.implementation.set_backend(backend)
+
+    @property
+    def SearchDomains(self) -> List[Str]:
+        """Search domains (NetworkManager ``searches``)."""
+        return list(self.implementation.search_domains)
+
+    @SearchDomains.setter
+    @emits_properties_changed
+    def SearchDomains(self, domains: List[Str]):
+        with refusing_invalid_values():
+            self.implementation.set_search_domains(domains)
+
+    @property
+    def CaNames(self) -> List[Str]:
+        """``%certificate --filename`` names that alone authenticate the servers."""
+        return list(self.implementation.ca_names)
+
+    @CaNames.setter
+    @emits_properties_changed
+    def CaNames(self, names: List[Str]):
+        with refusing_invalid_values():
+            self.implementation.set_ca_names(names)
+
+    def Validate(self) -> List[Str]:
+        """Every problem of the current configuration, one sentence each
+        (``error: ...`` or ``warning: ...``); empty when it can be applied."""
+        return ["%s: %s" % (problem.severity.value, problem.message)
+                for problem in self.implementation.validate()]

@@ -1,0 +1,92 @@
+"""The installer initrd overlay: a gzip'd newc cpio the kernel unpacks over the installer's.
+
+The overlay holds the kickstart in its ``%addon`` form (stock Anaconda's
+``parse-kickstart`` reads all of it), the certificates, the DoT CA bundle and
+the DoT configuration of the installer phase, all owned by root. The same
+kickstart always gives the same bytes: entries are sorted, timestamps fixed,
+inode numbers renumbered, and gzip carries no time stamp.
+"""
+
+import gzip
+import os
+import re
+import subprocess
+import tempfile
+
+from org_edns_addon import constants as c
+from org_edns_addon import staging
+from org_edns_addon.ks.convert import convert_text
+from org_edns_addon.ks.parse import read_kickstart_text
+
+# The kickstart may hold password hashes: only root reads it.
+KICKSTART_MODE = 0o600
+_INCLUDE = re.compile(r"^\s*%include\s", re.MULTILINE)
+
+
+class OverlayError(Exception):
+    """The overlay cannot be built; the message is a sentence for users."""
+
+
+def overlay_kickstart(parsed):
+    """The kickstart text with every top-level ``%edns`` rewritten as ``%addon``."""
+    text = read_kickstart_text(parsed.filename)
+    match = _INCLUDE.search(text)
+    if match:
+        lineno = text.count("\n", 0, match.start()) + 1
+        raise OverlayError("%s:%d: %%include cannot be followed inside the initrd; flatten "
+                           "the kickstart first (ksflatten -c %s -o flat.ks)"
+                           % (parsed.filename, lineno, parsed.filename))
+    headers = [place.lineno for place in parsed.edns_places
+               if place.spelling == c.SECTION_OPEN and place.filename == parsed.filename]
+    return convert_text(text, headers)
+
+
+def overlay_plan(parsed):
+    """The files of the overlay: the installer phase as its initramfs runs it, and the kickstart."""
+    data = staging.initramfs_input(staging.staging_input_from_kickstart(parsed))
+    files = staging.build_plan(data, staging.Phase.INSTALLER, "/").files
+    kickstart = staging.PlannedFile(c.OVERLAY_KICKSTART_PATH,
+                                    overlay_kickstart(parsed).encode("utf-8"), KICKSTART_MODE)
+    return staging.Plan(staging.Phase.INSTALLER, files + (kickstart,), ())
+
+
+def _entries(tree):
+    """Every path below TREE (not TREE itself), sorted, so parents come first."""
+    found = []
+    for directory, subdirs, files in os.walk(tree):
+        for name in subdirs + files:
+            found.append(os.path.relpath(os.path.join(directory, name), tree))
+    return sorted(found)
+
+
+def newc_archive(tree):
+    """A deterministic newc cpio of TREE's contents, every entry owned by root."""
+    names = _entries(tree)
+    for name in reversed(names):   # children first, so a directory's time is not touched again
+        os.utime(os.path.join(tree, name), (c.OVERLAY_MTIME, c.OVERLAY_MTIME),
+                 follow_symlinks=False)
+    result = subprocess.run(["cpio", "--create", "--format=newc", "--owner=0:0",
+                             "--reproducible", "--quiet", "--null"],
+                            input=b"".join(name.encode() + b"\0" for name in names),
+                            cwd=tree, capture_output=True, check=False)
+    if result.returncode != 0:
+        raise OverlayError("cpio failed: %s" % result.stderr.decode(errors="replace").strip())
+    return result.stdout
+
+
+def build_overlay(parsed):
+    """The overlay image (gzip'd newc cpio) for the kickstart PARSED.
+
+    Raises ValueError if the kickstart has errors, OverlayError if it cannot be packed.
+    """
+    plan = overlay_plan(parsed)
+    with tempfile.TemporaryDirectory(prefix="edns-overlay.") as tree:
+        staging.apply_plan(plan, tree)
+        archive = newc_archive(tree)
+    return gzip.compress(archive, compresslevel=9, mtime=0)
+
+
+def overlay_boot_options(config):
+    """Kernel options to boot the installer with the overlay."""
+    return (["%s=file:%s" % (c.BOOT_OPTION_KICKSTART, c.OVERLAY_KICKSTART_PATH),
+             c.BOOT_OPTION_NEEDNET] + staging.boot_options(config))

@@ -1,0 +1,100 @@
+"""The addon's installed layout: below a DESTDIR (``make install``) or as an updates image.
+
+One list of files serves both, so an Anaconda developer finds the same files
+in the same places either way: the ``org_edns_addon`` package under
+``/usr/share/anaconda/addons/``, the D-Bus ``.service`` and ``.conf`` under
+``/usr/share/anaconda/dbus/``. Built from a source checkout.
+
+    python3 -m org_edns_addon.packaging --destdir DIR
+"""
+
+import argparse
+import gzip
+import os
+import shutil
+import sys
+import tempfile
+
+from org_edns_addon import constants as c
+from org_edns_addon.fileio import write_atomically
+
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+DATA_DIR = os.path.join(os.path.dirname(PACKAGE_DIR), "data")
+
+
+class PackagingError(Exception):
+    """The layout cannot be built; the message is a sentence for users."""
+
+
+def _package_files():
+    """The package's source files, relative to the package directory, sorted."""
+    found = []
+    for directory, subdirs, files in os.walk(PACKAGE_DIR):
+        subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
+        found += [os.path.relpath(os.path.join(directory, name), PACKAGE_DIR)
+                  for name in files if name.endswith(".py")]
+    return sorted(found)
+
+
+def layout():
+    """Every installed file as (path below the root, source path), sorted by path."""
+    addon_dir = os.path.join(c.ANACONDA_ADDONS_DIR, c.ADDON_NAME)
+    files = [(os.path.join(addon_dir, name), os.path.join(PACKAGE_DIR, name))
+             for name in _package_files()]
+    files.append((os.path.join(c.ANACONDA_DBUS_SERVICES_DIR, c.DBUS_SERVICE_FILE),
+                  os.path.join(DATA_DIR, c.DBUS_SERVICE_FILE)))
+    files.append((os.path.join(c.ANACONDA_DBUS_CONFS_DIR, c.DBUS_CONF_FILE),
+                  os.path.join(DATA_DIR, c.DBUS_CONF_FILE)))
+    for _, source in files:
+        if not os.path.isfile(source):
+            raise PackagingError("%s is missing; build from a source checkout of the addon"
+                                 % source)
+    return sorted(files)
+
+
+def install_tree(destdir):
+    """Install the layout below DESTDIR (created if needed); return the paths written."""
+    written = []
+    for path, source in layout():
+        target = os.path.join(destdir, path.lstrip("/"))
+        os.makedirs(os.path.dirname(target), mode=c.DIR_MODE, exist_ok=True)
+        with open(source, "rb") as stream:
+            write_atomically(target, stream.read(), c.FILE_MODE)
+        written.append(target)
+    return written
+
+
+def updates_image():
+    """The updates image: a deterministic, root-owned, gzip'd newc cpio of the layout."""
+    # initrd's cpio writer is the project's one; it loads staging, so only here.
+    from org_edns_addon.initrd import OverlayError, newc_archive
+    tree = tempfile.mkdtemp(prefix="edns-updates.")
+    try:
+        install_tree(tree)
+        for directory, subdirs, _ in os.walk(tree):
+            for name in subdirs:
+                os.chmod(os.path.join(directory, name), c.DIR_MODE)
+        archive = newc_archive(tree)
+    except OverlayError as error:
+        raise PackagingError(str(error)) from None
+    finally:
+        shutil.rmtree(tree)
+    return gzip.compress(archive, compresslevel=9, mtime=0)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python3 -m org_edns_addon.packaging",
+                                     description="Install the addon's files below DESTDIR.")
+    parser.add_argument("--destdir", required=True, help="the root to install below")
+    args = parser.parse_args(argv)
+    try:
+        for path in install_tree(args.destdir):
+            print(path)
+    except (PackagingError, OSError) as error:
+        print("not installed: %s" % error, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

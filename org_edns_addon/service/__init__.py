@@ -1,0 +1,1 @@
+"""The Anaconda D-Bus module of the addon: the only package that imports pyanaconda."""

@@ -1,0 +1,125 @@
+"""The encrypted DNS module: kickstart in and out, requirements and tasks.
+
+State and every rule live in the pure ``EdnsModuleState`` and the model; this
+class maps Anaconda's kickstart handler to and from them and returns tasks.
+"""
+
+from dasbus.error import DBusError
+
+from pyanaconda.anaconda_loggers import get_module_logger
+from pyanaconda.core.configuration.anaconda import conf
+from pyanaconda.core.dbus import DBus, error_mapper
+from pyanaconda.core.kernel import kernel_arguments
+from pyanaconda.modules.common.base import KickstartService
+from pyanaconda.modules.common.constants.services import SECURITY
+from pyanaconda.modules.common.containers import TaskContainer
+from pyanaconda.modules.common.structures.kickstart import KickstartMessage
+from pyanaconda.modules.common.structures.requirement import Requirement
+
+from org_edns_addon.constants import ADDON_NAME, DBUS_OBJECT_PATH, DBUS_SERVICE_NAME
+from org_edns_addon.dbus_interface import register_errors
+from org_edns_addon.ks.module import parsed_kickstart
+from org_edns_addon.model import Severity
+from org_edns_addon.module_state import (BOOT_OPTION_NAMES, EdnsModuleState,
+                                         boot_option_differences, required_packages)
+from org_edns_addon.service.edns_interface import EdnsInterface
+from org_edns_addon.service.installation import StageEncryptedDnsTask
+from org_edns_addon.service.kickstart import EdnsKickstartSpecification
+from org_edns_addon.staging import Phase, boot_options
+
+log = get_module_logger(__name__)
+
+INSTALLER_ROOT = "/"
+
+
+def security_module_imports_certificates():
+    """True if Anaconda's Security module has its ``Certificates`` object on the bus:
+    then it writes the ``%certificate`` files itself, in both phases."""
+    try:
+        # pylint: disable=import-outside-toplevel
+        from pyanaconda.modules.common.constants.objects import CERTIFICATES
+    except ImportError:
+        return False  # an Anaconda older than its own %certificate support
+    try:
+        SECURITY.get_proxy(CERTIFICATES).Certificates  # pylint: disable=expression-not-assigned
+    except (DBusError, AttributeError) as error:
+        log.debug("No Certificates object of the Security module: %s", error)
+        return False
+    return True
+
+
+class EdnsService(KickstartService, EdnsModuleState):
+    """The ``org.fedoraproject.Anaconda.Addons.Edns`` D-Bus service."""
+
+    def __init__(self):
+        super().__init__()
+        self._kickstart_problems = []
+
+    def publish(self):
+        """Publish the module."""
+        register_errors(error_mapper)
+        TaskContainer.set_namespace(tuple(DBUS_SERVICE_NAME.split(".")))
+        DBus.publish_object(DBUS_OBJECT_PATH, EdnsInterface(self))
+        DBus.register_service(DBUS_SERVICE_NAME)
+
+    @property
+    def kickstart_specification(self):
+        return EdnsKickstartSpecification
+
+    def read_kickstart(self, s):
+        """Read the module's part; every rule's problem joins the report with its line."""
+        self._kickstart_problems = []
+        report = super().read_kickstart(s)
+        for problem in self._kickstart_problems:
+            message = KickstartMessage()
+            message.message = problem.message
+            message.line_number = problem.lineno or 0
+            if problem.severity is Severity.ERROR:
+                report.error_messages.append(message)
+            else:
+                report.warning_messages.append(message)
+        return report
+
+    def process_kickstart(self, data):
+        """Check the section and the certificates together; keep them if valid.
+
+        Without our section the certificates are kept too: a user interface may
+        still configure encrypted DNS and name them in ``CaNames``.
+        """
+        parsed = parsed_kickstart(getattr(data.addons, ADDON_NAME), data.edns,
+                                  data.certificates)
+        self._kickstart_problems = parsed.problems
+        if parsed.errors:
+            return
+        self.set_kickstart(parsed.config or self.config, data.certificates)
+        if parsed.config is None:
+            return
+        present = {name: kernel_arguments.get(name) for name in BOOT_OPTION_NAMES
+                   if name in kernel_arguments}
+        for sentence in boot_option_differences(boot_options(parsed.config), present):
+            log.warning("%s.", sentence)
+
+    def setup_kickstart(self, data):
+        """Emit ``%addon org_edns_addon``; ``%certificate`` is the Security module's to emit."""
+        if self.configured:
+            getattr(data.addons, ADDON_NAME).set_config(self.config)
+
+    def collect_requirements(self):
+        if not self.configured:
+            return []
+        return [Requirement.for_package(name, reason=reason)
+                for name, reason in required_packages(self.config, INSTALLER_ROOT)]
+
+    def _stage_tasks(self, phase, root):
+        if not self.configured:
+            return []
+        return [StageEncryptedDnsTask(self.parsed_kickstart(), phase, root,
+                                      not security_module_imports_certificates())]
+
+    def configure_with_tasks(self):
+        """Stage into the installer environment, so the installation itself uses DoT."""
+        return self._stage_tasks(Phase.INSTALLER, INSTALLER_ROOT)
+
+    def install_with_tasks(self):
+        """Stage into the installed system, its initramfs drop-in included."""
+        return self._stage_tasks(Phase.TARGET, conf.target.system_root)

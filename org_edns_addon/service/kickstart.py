@@ -1,0 +1,37 @@
+"""Which parts of a kickstart Anaconda's boss hands to this module, and their data."""
+
+from pykickstart.parser import Certificate
+
+from pyanaconda.core.kickstart import KickstartSpecification
+from pyanaconda.core.kickstart.addon import AddonData
+
+from org_edns_addon.constants import ADDON_NAME, SECTION_NAME
+from org_edns_addon.ks.edns import EdnsData, EdnsSection
+from org_edns_addon.ks.module import LineTrackingCertificateSection
+
+
+class EdnsAddonData(EdnsData, AddonData):
+    """``%addon org_edns_addon``: our section data, registered as an Anaconda addon."""
+
+
+class EdnsKickstartSpecification(KickstartSpecification):
+    """``%addon org_edns_addon``, a top-level ``%edns`` and ``%certificate``.
+
+    ``%certificate`` is claimed as Anaconda's Security module claims it: the
+    boss gives a section to every module that claims it, so both receive the
+    certificates; this module needs them for the DoT CA bundle.
+    """
+
+    addons = {
+        ADDON_NAME: EdnsAddonData,
+    }
+
+    sections = {
+        SECTION_NAME: EdnsSection,
+        "certificate": (LineTrackingCertificateSection, Certificate),
+    }
+
+    sections_data = {
+        SECTION_NAME: EdnsData,
+        "certificate": (Certificate, "certificates"),
+    }

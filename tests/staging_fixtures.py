@@ -1,0 +1,122 @@
+"""Helpers of the staging and overlay tests: kickstarts, tree digests, real tools, namespaces."""
+
+import configparser
+import hashlib
+import os
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from org_edns_addon import staging
+from org_edns_addon.ks.parse import parse_kickstart
+from tests.conftest import certificate_section
+
+SERVERS = ("dns+tls://192.0.2.53#dot.corp.example\n"
+           "dns+tls://[2001:db8::53]:8853#dot.corp.example\n"
+           "192.0.2.54#dot2.corp.example\n"
+           "dns+tls://198.51.100.60#dot.lab.example  domain=lab.example,test.lab.example\n")
+
+
+def edns_kickstart(ca_pem, options="--ca=dns-ca.pem", servers=SERVERS, certificates=None,
+                   spelling="%addon org_edns_addon"):
+    """A kickstart with the CA as %certificate dns-ca.pem and an encrypted DNS section."""
+    if certificates is None:
+        certificates = certificate_section(ca_pem)
+    return ("text\nlang en_US.UTF-8\nkeyboard us\ntimezone UTC --utc\nrootpw --lock\n"
+            + certificates + "%s %s\n%s%%end\n" % (spelling, options, servers))
+
+
+def staging_input(write_ks, text):
+    """The StagingInput of kickstart TEXT (which must be free of errors)."""
+    parsed = parse_kickstart(write_ks(text))
+    assert not parsed.errors, parsed.errors
+    return staging.staging_input_from_kickstart(parsed)
+
+
+def tree_digest(root):
+    """{path below ROOT: (kind, mode, sha256 or link target)} of every entry."""
+    root = Path(root)
+    digest = {}
+    for directory, subdirs, files in os.walk(root):
+        for name in subdirs + files:
+            path = Path(directory) / name
+            info = path.lstat()
+            relative = str(path.relative_to(root))
+            if stat.S_ISLNK(info.st_mode):
+                digest[relative] = ("link", 0, os.readlink(path))
+            elif stat.S_ISDIR(info.st_mode):
+                digest[relative] = ("dir", stat.S_IMODE(info.st_mode), "")
+            else:
+                digest[relative] = ("file", stat.S_IMODE(info.st_mode),
+                                    hashlib.sha256(path.read_bytes()).hexdigest())
+    return digest
+
+
+class RecordingRunner(staging.CommandRunner):
+    """Records every command instead of running it; fails those named in FAIL."""
+
+    def __init__(self, fail=()):
+        self.commands = []
+        self.fail = fail
+
+    def run(self, argv):
+        self.commands.append(list(argv))
+        if argv[0] in self.fail:
+            raise staging.CommandError("%s failed with exit code 1" % " ".join(argv))
+
+
+def networkmanager_config(tmp_path, keyfile_bytes):
+    """NetworkManager's own merged reading of KEYFILE_BYTES, as a ConfigParser."""
+    directory = tmp_path / "nm-conf.d"
+    empty = tmp_path / "nm-empty"
+    directory.mkdir()
+    empty.mkdir()
+    (directory / "60-edns.conf").write_bytes(keyfile_bytes)
+    main = tmp_path / "NetworkManager.conf"
+    main.write_text("")
+    result = subprocess.run(["NetworkManager", "--print-config", "--config=%s" % main,
+                             "--config-dir=%s" % directory, "--system-config-dir=%s" % empty],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    printed = configparser.ConfigParser(interpolation=None, delimiters=("=",),
+                                        comment_prefixes=("#",), strict=False)
+    printed.optionxform = str
+    printed.read_string(result.stdout)
+    return printed
+
+
+def unbound_checkconf(tmp_path, root, option=None):
+    """Run unbound-checkconf on a main config that includes ROOT's generated file."""
+    main = tmp_path / "unbound.conf"
+    main.write_text('server:\n    chroot: ""\n    username: ""\n    directory: "%s"\n'
+                    '    pidfile: ""\ninclude: "%s"\n'
+                    % (root, Path(root) / staging.c.UNBOUND_CONF_PATH.lstrip("/")))
+    argv = ["unbound-checkconf"] + (["-o", option] if option else []) + [str(main)]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60)
+
+
+def require_tools(*names):
+    missing = [name for name in names if shutil.which(name) is None]
+    if missing:
+        pytest.skip("not installed: %s (run make setup)" % ", ".join(missing))
+
+
+def require_namespaces():
+    """Skip unless this process may make a private mount namespace."""
+    require_tools("unshare", "mount")
+    try:
+        result = subprocess.run(["unshare", "--mount", "--propagation", "private", "true"],
+                                capture_output=True, text=True, timeout=30)
+    except OSError as error:
+        pytest.skip("unshare cannot run: %s" % error)
+    if result.returncode != 0:
+        pytest.skip("unshare --mount is not permitted here: %s" % result.stderr.strip())
+
+
+def in_mount_namespace(script, timeout=600):
+    """Run the shell SCRIPT in a private mount namespace; return the CompletedProcess."""
+    return subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-ec",
+                           script], capture_output=True, text=True, timeout=timeout)

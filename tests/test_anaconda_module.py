@@ -1,0 +1,301 @@
+"""The Anaconda module with the real pyanaconda: the boss's kickstart split, the module on a
+private bus, GenerateKickstart, requirements and the tasks through Anaconda's Task machinery.
+
+Needs an anaconda checkout on PYTHONPATH (see ../shared/TESTING.md); skipped otherwise.
+"""
+
+import logging
+import os
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.anaconda
+
+try:
+    from pyanaconda.core.kernel import KernelArguments
+    from pyanaconda.modules.boss.kickstart_manager.kickstart_manager import KickstartManager
+    from pyanaconda.modules.boss.kickstart_manager.parser import (VALID_SECTIONS_ANACONDA,
+                                                                  SplitKickstartParser)
+    from pyanaconda.modules.boss.module_manager.module_observer import ModuleObserver
+    from pyanaconda.modules.common.structures.requirement import Requirement
+    from pyanaconda.modules.common.task import sync_run_task
+    from pykickstart.version import makeVersion
+except ImportError as error:   # pragma: no cover - depends on the machine
+    pytest.skip("pyanaconda is not importable (%s); put an anaconda checkout on PYTHONPATH, "
+                "see shared/TESTING.md" % error, allow_module_level=True)
+
+# pylint: disable=wrong-import-position
+from org_edns_addon import constants as c
+from org_edns_addon.model import DotServer
+from org_edns_addon.service import edns as edns_module
+from org_edns_addon.service.edns import EdnsService
+from org_edns_addon.service.installation import StageEncryptedDnsTask
+from org_edns_addon.staging import Phase
+from tests import certs
+from tests.conftest import certificate_section
+from tests.dbus_fixtures import (bus, bus_address, python_env, start_service,  # noqa: F401
+                                 stop_service, wait_for)
+
+SECURITY_SERVICE = "org.fedoraproject.Anaconda.Modules.Security"
+
+EDNS_SECTION = """%addon org_edns_addon --ca=dns-ca.pem --search=corp.example
+dns+tls://192.0.2.53#dot.corp.example
+dns+tls://[2001:db8::53]:8853#dot.corp.example
+dns+tls://198.51.100.60#dot.lab.example  domain=lab.example
+%end
+"""
+
+
+def kickstart(ca_pem, edns=EDNS_SECTION):
+    return ("lang en_US.UTF-8\ntimezone Europe/Prague --utc\nrootpw --lock\n" +
+            certificate_section(ca_pem) +
+            "%packages\n@core\n%end\n" + edns)
+
+
+def line_of(text, start):
+    return next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith(start))
+
+
+@pytest.fixture
+def anaconda_conf(tmp_path):
+    """A copy of the checkout's anaconda.conf whose system root is a scratch directory."""
+    sysroot = tmp_path / "sysroot"
+    sysroot.mkdir()
+    with open(os.environ["ANACONDA_CONFIG_TMP"]) as stream:
+        text = stream.read()
+    path = tmp_path / "anaconda.conf"
+    path.write_text(text.replace("system_root = /mnt/sysroot", "system_root = %s" % sysroot))
+    return path, sysroot
+
+
+@pytest.fixture
+def start_module(bus, bus_address, anaconda_conf, tmp_path):
+    """Start Anaconda modules (`python -m MODULE`) on the private bus, as start-module does."""
+    started = []
+    conf_path, _ = anaconda_conf
+    env = dict(python_env(), DBUS_STARTER_ADDRESS=bus_address,
+               ANACONDA_CONFIG_TMP=str(conf_path))
+
+    def start(module, service_name):
+        log_path = tmp_path / ("%s.log" % module)
+        started.append((start_service([sys.executable, "-m", module], bus, service_name,
+                                      env=env, log_path=log_path), service_name))
+        return bus.get_proxy(service_name, "/" + service_name.replace(".", "/"))
+
+    yield start
+    for process, _ in started:
+        stop_service(process)
+    for _, name in started:
+        wait_for(lambda: not bus.proxy.NameHasOwner(name), what="%s to go" % name)
+
+
+def boss_read(bus, path):
+    """What Anaconda's boss does with a kickstart file: split, distribute, merge reports."""
+    observer = ModuleObserver(bus, c.DBUS_SERVICE_NAME)
+    observer.connect_once_available()
+    wait_for(lambda: observer.is_service_available, what="the module observer")
+    manager = KickstartManager()
+    manager.on_module_observers_changed([observer])
+    return manager.read_kickstart_file(str(path))
+
+
+def test_boss_split_gives_the_module_only_its_sections(test_ca, tmp_path):
+    path = tmp_path / "ks.cfg"
+    path.write_text(kickstart(test_ca.pem))
+    service = EdnsService()
+    elements = SplitKickstartParser(makeVersion(), VALID_SECTIONS_ANACONDA).split(str(path))
+    ours = elements.get_and_process_elements(commands=service.kickstart_command_names,
+                                             sections=service.kickstart_section_names,
+                                             addons=service.kickstart_addon_names)
+    assert [(e.name, e.lineno) for e in ours] == [
+        ("certificate", line_of(path.read_text(), "%certificate")),
+        ("org_edns_addon", line_of(path.read_text(), "%addon"))]
+    part = elements.get_kickstart_from_elements(ours)
+    assert "lang" not in part and "%packages" not in part
+    report = service.read_kickstart(part)
+    assert report.is_valid(), [str(m) for m in report.get_messages()]
+    assert [server.uri() for server in service.servers] == [
+        "dns+tls://192.0.2.53#dot.corp.example",
+        "dns+tls://[2001:db8::53]:8853#dot.corp.example",
+        "dns+tls://198.51.100.60#dot.lab.example"]
+    assert service.ca_names == ("dns-ca.pem",)
+    assert service.search_domains == ("corp.example",)
+    assert [cert.filename for cert in service.certificates] == ["dns-ca.pem"]
+
+
+def test_module_on_the_bus_reads_the_kickstart_the_boss_sends(start_module, bus, test_ca,
+                                                               tmp_path):
+    proxy = start_module("org_edns_addon.service", c.DBUS_SERVICE_NAME)
+    path = tmp_path / "ks.cfg"
+    path.write_text(kickstart(test_ca.pem))
+    report = boss_read(bus, path)
+    assert report.is_valid(), [str(m) for m in report.get_messages()]
+    assert proxy.Kickstarted
+    assert proxy.KickstartAddons == ["org_edns_addon"]
+    assert proxy.KickstartSections == ["edns", "certificate"]
+    assert proxy.CaNames == ["dns-ca.pem"]
+    assert proxy.Validate() == []
+
+
+def test_invalid_content_comes_back_in_the_report_with_file_and_line(start_module, bus,
+                                                                       tmp_path):
+    start_module("org_edns_addon.service", c.DBUS_SERVICE_NAME)
+    not_a_ca = certs.make_ca("Leaf", ca=False)
+    text = kickstart(not_a_ca.pem, "%addon org_edns_addon --ca=dns-ca.pem\n"
+                                   "dns+tls://192.0.2.53\n%end\n")
+    path = tmp_path / "bad.cfg"
+    path.write_text(text)
+    report = boss_read(bus, path)
+    found = [(m.file_name, m.line_number, m.module_name, m.message)
+             for m in report.error_messages]
+    assert (str(path), line_of(text, "%certificate"), c.DBUS_SERVICE_NAME,
+            "Not a valid CA certificate: CN=Leaf (basicConstraints CA:TRUE is missing); give "
+            "the CA that issued the DNS servers' certificates") in found
+    assert (str(path), line_of(text, "%addon"), c.DBUS_SERVICE_NAME,
+            "the DoT server dns+tls://192.0.2.53 has no TLS name, so it cannot be "
+            "authenticated; append #NAME as in its certificate, like "
+            "dns+tls://192.0.2.53#dot.example") in found
+
+
+def test_a_parse_error_is_reported_not_raised(tmp_path):
+    service = EdnsService()
+    report = service.read_kickstart("%addon org_edns_addon\n"
+                                    "dns+tls://2001:db8::53#dot.example\n%end\n")
+    assert [(m.line_number, m.message) for m in report.error_messages] == [
+        (2, "the IPv6 address in 'dns+tls://2001:db8::53#dot.example' must be in brackets, "
+            "like dns+tls://[2001:db8::53]:853#dot.example")]
+    assert not service.configured
+
+
+def test_generate_kickstart_round_trips(test_ca):
+    first = EdnsService()
+    assert first.read_kickstart(certificate_section(test_ca.pem) + EDNS_SECTION).is_valid()
+    generated = first.generate_kickstart()
+    assert generated == ("\n%addon org_edns_addon --resolve-mode=exclusive --backend=dnsconfd "
+                         "--search=corp.example --ca=dns-ca.pem\n"
+                         "dns+tls://192.0.2.53#dot.corp.example\n"
+                         "dns+tls://[2001:db8::53]:8853#dot.corp.example\n"
+                         "dns+tls://198.51.100.60#dot.lab.example domain=lab.example\n"
+                         "%end\n")
+    second = EdnsService()
+    assert second.read_kickstart(certificate_section(test_ca.pem) + generated).is_valid()
+    assert second.config == first.config
+    assert second.generate_kickstart() == generated
+
+
+def test_top_level_edns_is_read_and_generated_as_addon(test_ca):
+    service = EdnsService()
+    report = service.read_kickstart(certificate_section(test_ca.pem) +
+                                    EDNS_SECTION.replace("%addon org_edns_addon", "%edns"))
+    assert report.is_valid()
+    assert "stock Anaconda rejects a top-level %edns" in report.warning_messages[0].message
+    assert service.generate_kickstart().startswith("\n%addon org_edns_addon ")
+
+
+def test_no_section_means_no_kickstart_and_no_tasks(test_ca):
+    service = EdnsService()
+    assert service.read_kickstart(certificate_section(test_ca.pem)).is_valid()
+    assert service.generate_kickstart() == ""
+    assert service.configure_with_tasks() == [] and service.install_with_tasks() == []
+    assert service.collect_requirements() == []
+
+
+def test_certificates_without_our_section_can_still_be_named_later(test_ca):
+    service = EdnsService()
+    assert service.read_kickstart(certificate_section(test_ca.pem)).is_valid()
+    service.set_servers([DotServer.parse_uri("dns+tls://192.0.2.53#dot.example")])
+    service.set_ca_names(["dns-ca.pem"])
+    assert service.validate() == []
+    assert "--ca=dns-ca.pem" in service.generate_kickstart()
+
+
+def test_requirements_name_the_packages_with_reasons(start_module, bus, test_ca, tmp_path):
+    proxy = start_module("org_edns_addon.service", c.DBUS_SERVICE_NAME)
+    assert proxy.CollectRequirements() == []
+    path = tmp_path / "ks.cfg"
+    path.write_text(kickstart(test_ca.pem))
+    assert boss_read(bus, path).is_valid()
+    requirements = Requirement.from_structure_list(proxy.CollectRequirements())
+    assert [(r.type, r.name) for r in requirements] == [("package", "dnsconfd"),
+                                                         ("package", "ca-certificates")]
+    assert all(r.reason for r in requirements)
+    proxy.Backend = "unbound"
+    assert [r.name for r in Requirement.from_structure_list(proxy.CollectRequirements())] == \
+        ["unbound", "ca-certificates"]
+
+
+def test_install_task_stages_the_target_over_dbus(start_module, bus, anaconda_conf, test_ca,
+                                                  tmp_path):
+    _, sysroot = anaconda_conf
+    proxy = start_module("org_edns_addon.service", c.DBUS_SERVICE_NAME)
+    path = tmp_path / "ks.cfg"
+    path.write_text(kickstart(test_ca.pem))
+    assert boss_read(bus, path).is_valid()
+    [task_path] = proxy.InstallWithTasks()
+    task = bus.get_proxy(c.DBUS_SERVICE_NAME, task_path)
+    assert task.Name == "Configure encrypted DNS (target)"
+    sync_run_task(task)
+    keyfile = (sysroot / c.NM_KEYFILE_PATH.lstrip("/")).read_text()
+    assert "dns+tls://192.0.2.53#dot.corp.example" in keyfile
+    assert (sysroot / c.DOT_CA_BUNDLE_PATH.lstrip("/")).read_text() == test_ca.pem
+    assert (sysroot / c.DRACUT_CONF_PATH.lstrip("/")).is_file()
+    # No Security module on this bus: the module writes the %certificate itself.
+    assert (sysroot / "etc/pki/dns/dns-ca.pem").read_text().strip() == test_ca.pem.strip()
+
+
+def test_with_anacondas_security_module_the_certificate_is_not_imported_twice(
+        start_module, bus, anaconda_conf, test_ca, tmp_path):
+    _, sysroot = anaconda_conf
+    start_module("pyanaconda.modules.security", SECURITY_SERVICE)
+    proxy = start_module("org_edns_addon.service", c.DBUS_SERVICE_NAME)
+    path = tmp_path / "ks.cfg"
+    path.write_text(kickstart(test_ca.pem))
+    assert boss_read(bus, path).is_valid()
+    [task_path] = proxy.InstallWithTasks()
+    sync_run_task(bus.get_proxy(c.DBUS_SERVICE_NAME, task_path))
+    assert not (sysroot / "etc/pki/dns/dns-ca.pem").exists()
+    assert (sysroot / c.DOT_CA_BUNDLE_PATH.lstrip("/")).read_text() == test_ca.pem
+    assert (sysroot / c.NM_KEYFILE_PATH.lstrip("/")).is_file()
+
+
+def test_configure_task_targets_the_installer_and_runs_on_a_scratch_root(
+        test_ca, tmp_path, bus_address, monkeypatch):
+    # The module asks the bus whether the Security module is there.
+    monkeypatch.setenv("DBUS_STARTER_ADDRESS", bus_address)
+    service = EdnsService()
+    assert service.read_kickstart(certificate_section(test_ca.pem) + EDNS_SECTION).is_valid()
+    [task] = service.configure_with_tasks()
+    assert task.name == "Configure encrypted DNS (installer)"
+    scratch = tmp_path / "installer"
+    scratch.mkdir()
+    started, stopped = [], []
+    scratch_task = StageEncryptedDnsTask(service.parsed_kickstart(), Phase.INSTALLER,
+                                         str(scratch))
+    scratch_task.started_signal.connect(lambda: started.append(True))
+    scratch_task.stopped_signal.connect(lambda: stopped.append(True))
+    report = scratch_task.run_with_signals()
+    assert started == stopped == [True]
+    assert (scratch / c.NM_KEYFILE_PATH.lstrip("/")).is_file()
+    assert not (scratch / c.DRACUT_CONF_PATH.lstrip("/")).exists()
+    # Reloading NetworkManager and restarting the resolver apply to "/" only.
+    assert sorted(action for action, _ in report.actions_skipped) == sorted(
+        ["reload NetworkManager", "restart dnsconfd.service"])
+    again = scratch_task.run_with_signals()
+    assert again.written == [] and len(again.unchanged) == len(report.written)
+
+
+def test_boot_options_that_differ_are_logged_and_the_kickstart_wins(test_ca, monkeypatch,
+                                                                      caplog):
+    monkeypatch.setattr(edns_module, "kernel_arguments", KernelArguments.from_string(
+        "rd.net.dns=dns+tls://203.0.113.9#other.example rd.net.dns-resolve-mode=exclusive"))
+    service = EdnsService()
+    with caplog.at_level(logging.WARNING):
+        assert service.read_kickstart(certificate_section(test_ca.pem) +
+                                      EDNS_SECTION).is_valid()
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warnings == ["the boot option rd.net.dns=dns+tls://203.0.113.9#other.example "
+                        "differs from the kickstart (rd.net.dns=dns+tls://192.0.2.53#"
+                        "dot.corp.example, rd.net.dns=dns+tls://[2001:db8::53]:8853#"
+                        "dot.corp.example); the kickstart wins."]
+    assert service.servers[0].uri() == "dns+tls://192.0.2.53#dot.corp.example"

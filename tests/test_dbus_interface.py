@@ -1,0 +1,206 @@
+"""The addon's D-Bus interface, driven through a dasbus proxy over a private dbus-daemon.
+
+The service is the stand-alone ``python3 -m org_edns_addon.dbus_service``
+(no pyanaconda): the same template Anaconda's module interface includes.
+"""
+
+import pytest
+from dasbus.typing import Bool, Str, UInt16, get_variant, unwrap_variant
+from gi.repository import Gio, GLib
+
+from org_edns_addon.constants import DBUS_INTERFACE_NAME, DBUS_OBJECT_PATH, DBUS_SERVICE_NAME
+from org_edns_addon.dbus_interface import INVALID_VALUE_ERROR, DotServerData, InvalidValueError
+from tests.dbus_fixtures import bus, bus_address, edns_proxy, wait_for  # noqa: F401 (fixtures)
+
+
+def server(address, name="", port=None, domains=(), tls=True):
+    data = DotServerData()
+    data.address = address
+    data.name = name
+    if port is not None:
+        data.port = port
+    data.domains = list(domains)
+    data.tls = tls
+    return DotServerData.to_structure(data)
+
+
+def servers_of(proxy):
+    """The Servers property as (address, port, name, domains, tls) tuples."""
+    return [(d.address, d.port, d.name, d.domains, d.tls)
+            for d in DotServerData.from_structure_list(proxy.Servers)]
+
+
+def unwrapped(changed):
+    return {name: unwrap_variant(value) for name, value in changed.items()}
+
+
+def assert_still_answering(proxy, process):
+    assert process.poll() is None, "the service died"
+    assert proxy.ResolveMode in ("exclusive", "prefer", "backup")
+
+
+def test_fresh_service_has_defaults_and_says_what_is_missing(edns_proxy):
+    proxy, _ = edns_proxy
+    assert proxy.Servers == []
+    assert proxy.ResolveMode == "exclusive"
+    assert proxy.Backend == "dnsconfd"
+    assert proxy.SearchDomains == []
+    assert proxy.CaNames == []
+    assert proxy.Validate() == ["error: no DNS server is given; add a line like "
+                                "dns+tls://192.0.2.53#dot.example"]
+
+
+def test_introspection_shows_the_typed_properties(edns_proxy, bus):
+    introspectable = bus.get_proxy(DBUS_SERVICE_NAME, DBUS_OBJECT_PATH,
+                                   interface_name="org.freedesktop.DBus.Introspectable")
+    node = Gio.DBusNodeInfo.new_for_xml(introspectable.Introspect())
+    interface = node.lookup_interface(DBUS_INTERFACE_NAME)
+    types = {p.name: (p.signature, int(p.flags)) for p in interface.properties}
+    readwrite = int(Gio.DBusPropertyInfoFlags.READABLE | Gio.DBusPropertyInfoFlags.WRITABLE)
+    assert types == {"Servers": ("aa{sv}", readwrite), "ResolveMode": ("s", readwrite),
+                     "Backend": ("s", readwrite), "SearchDomains": ("as", readwrite),
+                     "CaNames": ("as", readwrite)}
+    assert [m.name for m in interface.methods] == ["Validate"]
+    assert interface.lookup_method("Validate").out_args[0].signature == "as"
+
+
+def test_servers_are_stored_normalized_and_valid(edns_proxy):
+    proxy, _ = edns_proxy
+    proxy.Servers = [server("192.0.2.53", "DOT.Corp.Example."),
+                     server("2001:db8::53", "dot.corp.example", port=8853),
+                     server("198.51.100.60", "dot.lab.example", domains=["Lab.Example"])]
+    assert servers_of(proxy) == [
+        ("192.0.2.53", 853, "dot.corp.example", [], True),
+        ("2001:db8::53", 8853, "dot.corp.example", [], True),
+        ("198.51.100.60", 853, "dot.lab.example", ["lab.example"], True)]
+    assert proxy.Validate() == []
+
+
+@pytest.mark.parametrize("prop, value, expected", [
+    ("ResolveMode", "prefer", "prefer"),
+    ("Backend", "unbound", "unbound"),
+    ("SearchDomains", ["Corp.Example", "bücher.example"], ["corp.example", "xn--bcher-kva.example"]),
+    ("CaNames", ["corp-ca.pem", "lab_ca.pem"], ["corp-ca.pem", "lab_ca.pem"]),
+])
+def test_setting_a_property_stores_it_and_signals_the_change(edns_proxy, prop, value, expected):
+    proxy, _ = edns_proxy
+    changes = []
+    proxy.PropertiesChanged.connect(lambda iface, changed, invalid: changes.append(
+        (iface, unwrapped(changed))))
+    setattr(proxy, prop, value)
+    assert getattr(proxy, prop) == expected
+    wait_for(lambda: changes, what="PropertiesChanged")
+    assert changes == [(DBUS_INTERFACE_NAME, {prop: expected})]
+
+
+def test_setting_servers_signals_the_new_list(edns_proxy):
+    proxy, _ = edns_proxy
+    changes = []
+    proxy.PropertiesChanged.connect(lambda iface, changed, invalid: changes.append(
+        unwrapped(changed)))
+    proxy.Servers = [server("192.0.2.53", "dot.example")]
+    wait_for(lambda: changes, what="PropertiesChanged")
+    assert list(changes[0]) == ["Servers"]
+    assert [(d.address, d.port, d.name) for d in DotServerData.from_structure_list(
+        changes[0]["Servers"])] == [("192.0.2.53", 853, "dot.example")]
+
+
+BAD_VALUES = [
+    ("ResolveMode", "strict", "'strict' is not a resolve mode; use one of exclusive, "
+                              "prefer, backup"),
+    ("Backend", "systemd-resolved", "'systemd-resolved' is not a backend; use one of "
+                                    "dnsconfd, unbound"),
+    ("SearchDomains", ["corp.example\nservers=dns+udp://203.0.113.1"],
+     "is not a valid DNS search domain"),
+    ("SearchDomains", ["a,b.example"], "is not a valid DNS search domain"),
+    ("CaNames", ["../../etc/shadow"], "is not a %certificate --filename"),
+    ("CaNames", ["a.pem,b.pem"], "is not a %certificate --filename"),
+    ("Servers", [server("192.0.2.300", "dot.example")], "'192.0.2.300' is not an IPv4 or "
+                                                        "IPv6 address"),
+    ("Servers", [server("192.0.2.53", "dot#evil.example")], "is not a valid DNS TLS name"),
+    ("Servers", [server("192.0.2.53", "dot.example", domains=["lab]"])],
+     "is not a valid DNS domain"),
+    ("Servers", [server("fe80::1", "dot.example")], "needs its interface"),
+    ("Servers", [server("192.0.2.53", "dot.example", tls=False)],
+     "a plaintext server cannot carry a TLS name"),
+    ("Servers", [{"address": get_variant(Str, "192.0.2.53"),
+                  "bogus": get_variant(Bool, True)}], "Field 'bogus' doesn't exist."),
+    ("Servers", [{"address": get_variant(Str, "192.0.2.53"),
+                  "port": get_variant(Str, "853")}], "port '853' is out of range"),
+]
+
+
+@pytest.mark.parametrize("prop, value, message", BAD_VALUES,
+                         ids=["%s-%d" % (b[0], i) for i, b in enumerate(BAD_VALUES)])
+def test_bad_value_is_refused_and_the_service_keeps_answering(edns_proxy, prop, value,
+                                                              message):
+    proxy, process = edns_proxy
+    before = getattr(proxy, prop)
+    with pytest.raises(InvalidValueError) as raised:
+        setattr(proxy, prop, value)
+    assert message in str(raised.value)
+    assert getattr(proxy, prop) == before
+    assert_still_answering(proxy, process)
+
+
+def test_bad_value_travels_as_the_invalid_value_dbus_error(edns_proxy, bus):
+    proxy, process = edns_proxy
+    with pytest.raises(GLib.Error) as raised:
+        bus.connection.call_sync(
+            DBUS_SERVICE_NAME, DBUS_OBJECT_PATH, "org.freedesktop.DBus.Properties", "Set",
+            GLib.Variant("(ssv)", (DBUS_INTERFACE_NAME, "Backend", GLib.Variant("s", "bind"))),
+            None, Gio.DBusCallFlags.NONE, -1, None)
+    assert Gio.DBusError.get_remote_error(raised.value) == INVALID_VALUE_ERROR
+    assert "'bind' is not a backend" in raised.value.message
+    assert_still_answering(proxy, process)
+
+
+def test_refused_value_sends_no_change_signal(edns_proxy):
+    proxy, _ = edns_proxy
+    changes = []
+    proxy.PropertiesChanged.connect(lambda iface, changed, invalid: changes.append(
+        unwrapped(changed)))
+    with pytest.raises(InvalidValueError):
+        proxy.Backend = "bind"
+    proxy.ResolveMode = "backup"
+    wait_for(lambda: changes, what="PropertiesChanged")
+    assert changes == [{"ResolveMode": "backup"}]
+
+
+def test_validate_reports_rules_that_span_properties(edns_proxy):
+    proxy, _ = edns_proxy
+    proxy.Servers = [server("192.0.2.53", tls=False, port=53),
+                     server("192.0.2.54", "dot.example", domains=["lab.example"])]
+    proxy.CaNames = ["corp-ca.pem"]
+    proxy.SearchDomains = ["corp.example", "corp.example"]
+    assert proxy.Validate() == [
+        "error: --ca=corp-ca.pem names no %certificate --filename (known: none); add that "
+        "%certificate or fix the name",
+        "error: the plaintext server dns+udp://192.0.2.53 is refused with "
+        "--resolve-mode=exclusive; use dns+tls://ADDR#NAME (plaintext is allowed only with "
+        "--resolve-mode=backup)",
+        "error: --search lists a name twice",
+    ]
+    proxy.ResolveMode = "backup"
+    proxy.CaNames = []
+    proxy.SearchDomains = ["corp.example"]
+    assert proxy.Validate() == []
+
+
+def test_server_without_a_port_gets_the_default_port_of_its_kind(edns_proxy):
+    proxy, _ = edns_proxy
+    proxy.ResolveMode = "backup"
+    proxy.Servers = [server("192.0.2.53", "dot.example"), server("192.0.2.54", tls=False),
+                     server("192.0.2.55", tls=False, port=0)]
+    assert [(address, port) for address, port, _, _, _ in servers_of(proxy)] == [
+        ("192.0.2.53", 853), ("192.0.2.54", 53), ("192.0.2.55", 53)]
+    assert proxy.Validate() == []
+
+
+def test_server_port_keeps_its_dbus_type(edns_proxy):
+    proxy, _ = edns_proxy
+    proxy.Servers = [{"address": get_variant(Str, "192.0.2.53"),
+                      "name": get_variant(Str, "dot.example"),
+                      "port": get_variant(UInt16, 8853)}]
+    assert proxy.Servers[0]["port"].get_type_string() == "q"
+    assert servers_of(proxy) == [("192.0.2.53", 8853, "dot.example", [], True)]

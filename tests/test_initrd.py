@@ -1,0 +1,249 @@
+"""The installer initrd overlay, and the target initramfs built by real dracut."""
+
+import gzip
+import lzma
+import re
+import subprocess
+import zlib
+from dataclasses import dataclass
+
+import pytest
+
+from org_edns_addon import constants as c
+from org_edns_addon import initrd, staging
+from org_edns_addon.ks.parse import parse_kickstart
+from tests.conftest import run_cli
+from tests.staging_fixtures import (edns_kickstart, in_mount_namespace, require_namespaces,
+                                    require_tools, staging_input)
+
+OVERLAY_FILES = {
+    "edns-ks.cfg": 0o100600,
+    "etc/pki/dns/dns-ca.pem": 0o100644,
+    "etc/pki/dns/extracted/pem/tls-ca-bundle.pem": 0o100644,
+    "etc/NetworkManager/conf.d/60-edns-global-dns.conf": 0o100644,
+}
+LISTED = re.compile(r"^[-dl][-rwxsStT]{9}\s")   # an `ls -l` style entry line
+OVERLAY_DIRS = ["etc", "etc/NetworkManager", "etc/NetworkManager/conf.d", "etc/pki",
+                "etc/pki/dns", "etc/pki/dns/extracted", "etc/pki/dns/extracted/pem"]
+
+
+# --- the kernel's way of reading an initramfs (init/initramfs.c), for the tests ----------
+
+@dataclass
+class Entry:
+    name: str
+    mode: int
+    uid: int
+    gid: int
+    data: bytes
+
+
+def _newc_entries(data, offset, entries):
+    """Read one newc archive at OFFSET into ENTRIES (later ones win); return its end."""
+    while True:
+        magic = data[offset:offset + 6]
+        if magic not in (b"070701", b"070702"):
+            raise AssertionError("no newc header at offset %d: %r" % (offset, magic))
+        fields = [int(data[offset + 6 + 8 * i:offset + 14 + 8 * i], 16) for i in range(13)]
+        mode, uid, gid, size, namesize = fields[1], fields[2], fields[3], fields[6], fields[11]
+        name_start = offset + 110
+        name = data[name_start:name_start + namesize - 1].decode()
+        data_start = (name_start + namesize + 3) & ~3
+        offset = (data_start + size + 3) & ~3
+        if name == "TRAILER!!!":
+            return offset
+        entries[name] = Entry(name, mode, uid, gid, data[data_start:data_start + size])
+
+
+def _decompress_member(data):
+    """(decompressed bytes, bytes consumed) of the compressed member at the start of DATA."""
+    if data.startswith(b"\x1f\x8b"):
+        stream = zlib.decompressobj(wbits=31)
+    elif data.startswith(b"\xfd7zXZ"):
+        stream = lzma.LZMADecompressor()
+    else:
+        raise AssertionError("unknown compression magic %r" % data[:6])
+    out = stream.decompress(data)
+    return out, len(data) - len(stream.unused_data)
+
+
+def walk_initramfs(data, entries=None):
+    """Every entry of the concatenated (possibly compressed) archives in DATA, in order."""
+    entries = {} if entries is None else entries
+    offset = 0
+    while offset < len(data):
+        if data[offset] == 0:      # padding between archives
+            offset += 1
+        elif data.startswith(b"0707", offset):
+            offset = _newc_entries(data, offset, entries)
+        else:
+            out, used = _decompress_member(data[offset:])
+            walk_initramfs(out, entries)
+            offset += used
+    return entries
+
+
+# --- tests ------------------------------------------------------------------------------
+
+@pytest.fixture
+def overlay_ks(write_ks, test_ca):
+    """A kickstart written with the top-level %edns spelling, which ksvalidator refuses."""
+    return write_ks(edns_kickstart(test_ca.pem, spelling="%edns"), "edns.ks")
+
+
+@pytest.fixture
+def overlay_image(overlay_ks, tmp_path):
+    image = tmp_path / "overlay.img"
+    result = run_cli("overlay", overlay_ks, "-o", image)
+    assert result.returncode == 0, result.stderr
+    return image
+
+
+def test_overlay_is_a_gzipped_newc_archive_of_root_owned_files(overlay_image):
+    entries = walk_initramfs(overlay_image.read_bytes())
+    assert sorted(entries) == sorted(list(OVERLAY_FILES) + OVERLAY_DIRS)
+    assert {name: e.mode for name, e in entries.items() if name in OVERLAY_FILES} == \
+        OVERLAY_FILES
+    assert {e.mode for name, e in entries.items() if name in OVERLAY_DIRS} == {0o40755}
+    assert {(e.uid, e.gid) for e in entries.values()} == {(0, 0)}
+
+
+def test_cpio_and_lsinitrd_list_the_overlay_with_owners_and_modes(overlay_image):
+    require_tools("cpio", "lsinitrd")
+    listing = subprocess.run(["cpio", "-itv"], input=gzip.decompress(overlay_image.read_bytes()),
+                             capture_output=True, timeout=60).stdout.decode()
+    lsinitrd = subprocess.run(["lsinitrd", str(overlay_image)], capture_output=True, text=True,
+                              timeout=60).stdout
+    for text in (listing, lsinitrd):
+        lines = {line.split()[-1]: line.split() for line in text.splitlines()
+                 if LISTED.match(line)}
+        assert lines["edns-ks.cfg"][0] == "-rw-------"
+        assert lines["etc/pki/dns/dns-ca.pem"][0] == "-rw-r--r--"
+        assert lines["etc/pki/dns/extracted/pem"][0] == "drwxr-xr-x"
+        assert {(fields[2], fields[3]) for fields in lines.values()} == {("root", "root")}
+        assert set(lines) == set(OVERLAY_FILES) | set(OVERLAY_DIRS)
+
+
+def test_the_kickstart_inside_is_the_addon_form_and_passes_ksvalidator(overlay_image,
+                                                                      overlay_ks, tmp_path):
+    require_tools("ksvalidator")
+    inside = tmp_path / "inside.ks"
+    inside.write_bytes(walk_initramfs(overlay_image.read_bytes())["edns-ks.cfg"].data)
+
+    assert subprocess.run(["ksvalidator", overlay_ks], capture_output=True).returncode != 0
+    checked = subprocess.run(["ksvalidator", str(inside)], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "%addon org_edns_addon --ca=dns-ca.pem\n" in inside.read_text()
+    parsed = parse_kickstart(str(inside))
+    assert parsed.errors == [] and parsed.config == parse_kickstart(overlay_ks).config
+
+
+def test_the_overlay_files_are_the_installer_phase_files(overlay_image, overlay_ks, tmp_path):
+    entries = walk_initramfs(overlay_image.read_bytes())
+    root = tmp_path / "installer"
+    root.mkdir()
+    assert run_cli("apply", overlay_ks, "--root", root, "--phase", "installer").returncode == 0
+    for name in OVERLAY_FILES:
+        if name != "edns-ks.cfg":
+            assert entries[name].data == (root / name).read_bytes()
+
+
+def test_the_same_kickstart_gives_the_same_overlay_bytes(overlay_ks):
+    parsed = parse_kickstart(overlay_ks)
+    assert initrd.build_overlay(parsed) == initrd.build_overlay(parse_kickstart(overlay_ks))
+
+
+def test_overlay_of_an_unbound_kickstart_configures_dnsconfd_for_the_initramfs(write_ks,
+                                                                                  test_ca):
+    parsed = parse_kickstart(write_ks(edns_kickstart(test_ca.pem, "--backend=unbound")))
+    entries = walk_initramfs(initrd.build_overlay(parsed))
+    keyfile = entries[c.NM_KEYFILE_PATH.lstrip("/")].data.decode()
+    assert "dns=dnsconfd" in keyfile and "[global-dns-domain-*]" in keyfile
+    assert c.UNBOUND_CONF_PATH.lstrip("/") not in entries
+
+
+def test_overlay_prints_boot_options_and_both_ways_of_loading_it(overlay_ks, tmp_path):
+    result = run_cli("overlay", overlay_ks, "-o", tmp_path / "edns.img")
+    assert result.returncode == 0, result.stderr
+    assert ("inst.ks=file:/edns-ks.cfg rd.neednet=1 "
+            "rd.net.dns=dns+tls://192.0.2.53#dot.corp.example ") in result.stdout
+    assert "rd.net.dns-resolve-mode=exclusive rd.net.dns-backend=dnsconfd" in result.stdout
+    assert "initrd=initrd.img,edns.img" in result.stdout
+    assert "initrd /images/pxeboot/initrd.img /images/pxeboot/edns.img" in result.stdout
+    assert "cat initrd.img edns.img > initrd-edns.img" in result.stdout
+
+
+def test_boot_args_prints_one_line_of_options(overlay_ks):
+    result = run_cli("boot-args", overlay_ks)
+    assert result.returncode == 0
+    assert result.stdout.split() == staging.boot_options(parse_kickstart(overlay_ks).config)
+    assert "routed domains (lab.example, test.lab.example)" in result.stderr
+
+
+def test_a_kickstart_with_include_is_refused(write_ks, test_ca, tmp_path):
+    path = write_ks("%include other.ks\n" + edns_kickstart(test_ca.pem))
+    write_ks("", "other.ks")
+    result = run_cli("overlay", path, "-o", tmp_path / "o.img")
+    assert result.returncode == 1
+    assert "%s:1: %%include cannot be followed inside the initrd" % path in result.stderr
+    assert not (tmp_path / "o.img").exists()
+
+
+def test_a_kickstart_with_errors_writes_no_overlay(write_ks, tmp_path):
+    path = write_ks("%addon org_edns_addon\ndns+tls://192.0.2.53\n%end\n")
+    result = run_cli("overlay", path, "-o", tmp_path / "o.img")
+    assert result.returncode == 1
+    assert "has no TLS name" in result.stderr
+    assert not (tmp_path / "o.img").exists()
+
+
+@pytest.fixture
+def dracut_image(write_ks, test_ca, tmp_path):
+    """A real dracut initramfs of a staged target (host dracut, /etc overlaid by the target's)."""
+    require_tools("dracut", "lsinitrd")
+    require_namespaces()
+    target = tmp_path / "target"
+    target.mkdir()
+    data = staging_input(write_ks, edns_kickstart(test_ca.pem))
+    staging.stage(data, "target", str(target))
+    work, temporary = tmp_path / "work", tmp_path / "dracut-tmp"
+    work.mkdir()
+    temporary.mkdir()
+    image = tmp_path / "target-initramfs.img"
+    result = in_mount_namespace(
+        "mount -t overlay overlay -o lowerdir=/etc,upperdir={etc},workdir={work} /etc\n"
+        "dracut --no-kernel --confdir /etc/dracut.conf.d --tmpdir {tmp} -m base --gzip "
+        "-f {image}".format(etc=target / "etc", work=work, tmp=temporary, image=image))
+    assert result.returncode == 0, result.stderr[-3000:]
+    return image, target
+
+
+@pytest.mark.root
+def test_dracut_puts_the_ca_bundle_and_dot_config_into_the_target_initramfs(dracut_image):
+    image, target = dracut_image
+    listing = subprocess.run(["lsinitrd", str(image)], capture_output=True, text=True,
+                             timeout=120).stdout
+    names = {line.split()[-1] for line in listing.splitlines() if LISTED.match(line)}
+    assert c.DOT_CA_BUNDLE_PATH.lstrip("/") in names
+    assert c.NM_KEYFILE_PATH.lstrip("/") in names
+    entries = walk_initramfs(image.read_bytes())
+    assert entries[c.NM_KEYFILE_PATH.lstrip("/")].data == \
+        (target / c.NM_KEYFILE_PATH.lstrip("/")).read_bytes()
+
+
+@pytest.mark.root
+def test_an_overlay_appended_to_a_dracut_image_lands_over_it(dracut_image, overlay_image,
+                                                             tmp_path):
+    image, _ = dracut_image
+    combined = tmp_path / "initrd-edns.img"
+    combined.write_bytes(image.read_bytes() + overlay_image.read_bytes())
+
+    base = walk_initramfs(image.read_bytes())
+    entries = walk_initramfs(combined.read_bytes())
+
+    overlay = walk_initramfs(overlay_image.read_bytes())
+    for name, entry in overlay.items():
+        assert entries[name] == entry
+    assert "edns-ks.cfg" not in base and len(base) > 50
+    for name in set(base) - set(overlay):
+        assert entries[name] == base[name]

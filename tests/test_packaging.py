@@ -1,0 +1,158 @@
+"""The shipped layout: `make install DESTDIR=...`, the updates image, the D-Bus files, the spec."""
+
+import configparser
+import gzip
+import os
+import stat
+import subprocess
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+
+from org_edns_addon.constants import DBUS_SERVICE_NAME
+from tests.conftest import REPO, run_cli
+
+ADDON = "usr/share/anaconda/addons/org_edns_addon"
+SERVICE_FILE = "usr/share/anaconda/dbus/services/org.fedoraproject.Anaconda.Addons.Edns.service"
+CONF_FILE = "usr/share/anaconda/dbus/confs/org.fedoraproject.Anaconda.Addons.Edns.conf"
+SPEC = REPO / "edns-anaconda-addon.spec"
+
+
+def source_files():
+    """What the layout must hold: every .py of the package, and the two D-Bus files."""
+    expected = {}
+    package = REPO / "org_edns_addon"
+    for path in package.rglob("*.py"):
+        expected["%s/%s" % (ADDON, path.relative_to(package))] = path
+    expected[SERVICE_FILE] = REPO / "data" / os.path.basename(SERVICE_FILE)
+    expected[CONF_FILE] = REPO / "data" / os.path.basename(CONF_FILE)
+    return expected
+
+
+def files_below(root):
+    found = {}
+    for directory, _, files in os.walk(root):
+        for name in files:
+            path = os.path.join(directory, name)
+            found[os.path.relpath(path, root)] = path
+    return found
+
+
+def assert_layout(root):
+    """ROOT holds exactly the expected files, each equal to its source, mode 0644."""
+    expected = source_files()
+    installed = files_below(root)
+    assert sorted(installed) == sorted(expected)
+    for relative, source in expected.items():
+        with open(installed[relative], "rb") as stream:
+            assert stream.read() == source.read_bytes(), relative
+        assert stat.S_IMODE(os.stat(installed[relative]).st_mode) == 0o644, relative
+
+
+@pytest.fixture(scope="module")
+def updates_image(tmp_path_factory):
+    path = tmp_path_factory.mktemp("updates") / "updates.img"
+    result = run_cli("updates-img", "-o", path)
+    assert result.returncode == 0, result.stderr
+    assert "wrote %s" % path in result.stdout
+    return path
+
+
+def test_make_install_puts_every_file_where_anaconda_looks(tmp_path):
+    result = subprocess.run(["make", "-s", "install", "DESTDIR=%s" % tmp_path], cwd=REPO,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert_layout(tmp_path)
+    assert (tmp_path / ADDON / "service" / "__main__.py").is_file()
+
+
+def test_updates_image_is_a_gzipped_newc_cpio_owned_by_root(updates_image):
+    data = updates_image.read_bytes()
+    assert data[:2] == b"\x1f\x8b"
+    assert gzip.decompress(data)[:6] == b"070701"   # newc magic
+    listing = subprocess.run(["cpio", "-itv", "--quiet"], input=gzip.decompress(data),
+                             capture_output=True, timeout=60, check=True).stdout.decode()
+    entries = [line.split() for line in listing.splitlines()]
+    assert entries and all(fields[2:4] == ["root", "root"] for fields in entries)
+    names = [fields[-1] for fields in entries]
+    assert "." not in names and not any(name.startswith("/") for name in names)
+    assert not any("__pycache__" in name or name.endswith(".pyc") for name in names)
+
+
+def test_updates_image_unpacks_to_the_install_layout(updates_image, tmp_path):
+    subprocess.run(["cpio", "-idm", "--quiet", "--no-absolute-filenames"],
+                   input=gzip.decompress(updates_image.read_bytes()), cwd=tmp_path,
+                   timeout=60, check=True)
+    assert_layout(tmp_path)
+    for directory, subdirs, _ in os.walk(tmp_path):
+        for name in subdirs:
+            assert stat.S_IMODE(os.stat(os.path.join(directory, name)).st_mode) == 0o755
+
+
+def test_updates_image_is_byte_identical_when_built_twice(updates_image, tmp_path):
+    again = tmp_path / "again.img"
+    assert run_cli("updates-img", "-o", again).returncode == 0
+    assert again.read_bytes() == updates_image.read_bytes()
+
+
+def test_make_updates_img_writes_the_same_image(updates_image, tmp_path):
+    built = tmp_path / "made.img"
+    result = subprocess.run(["make", "-s", "-C", str(REPO), "updates.img",
+                             "UPDATES_IMG=%s" % built], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert built.read_bytes() == updates_image.read_bytes()
+
+
+def test_updates_img_to_an_unwritable_place_fails_with_a_sentence(tmp_path):
+    result = run_cli("updates-img", "-o", tmp_path / "missing-dir" / "updates.img")
+    assert result.returncode == 1
+    assert "cannot write" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_dbus_service_file_starts_the_module_with_start_module():
+    parser = configparser.ConfigParser()
+    parser.read_string((REPO / "data" / os.path.basename(SERVICE_FILE)).read_text())
+    section = parser["D-BUS Service"]
+    assert section["Name"] == DBUS_SERVICE_NAME
+    assert section["Exec"] == "/usr/libexec/anaconda/start-module org_edns_addon.service"
+    assert section["User"] == "root"
+
+
+def test_dbus_policy_lets_only_root_own_the_name():
+    tree = ElementTree.parse(REPO / "data" / os.path.basename(CONF_FILE))
+    policies = {(p.get("user") or p.get("context")): p for p in tree.getroot()}
+    assert policies["root"].find("allow[@own='%s']" % DBUS_SERVICE_NAME) is not None
+    assert policies["default"].find("deny[@own='%s']" % DBUS_SERVICE_NAME) is not None
+    assert policies["default"].find(
+        "allow[@send_destination='%s']" % DBUS_SERVICE_NAME) is not None
+
+
+def rpmspec(*args):
+    return subprocess.run(["rpmspec", *args, str(SPEC)], capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_spec_parses_and_declares_the_dependencies():
+    assert rpmspec("-P").returncode == 0
+    requires = rpmspec("-q", "--requires").stdout.split()
+    assert {"anaconda-core", "python3-kickstart", "python3-cryptography",
+            "python3-dns"} <= set(requires)
+    recommends = rpmspec("-q", "--qf", "[%{RECOMMENDNAME}\n]").stdout.split()
+    assert set(recommends) == {"dnsconfd", "unbound"}
+
+
+def test_spec_files_cover_the_install_layout():
+    parsed = rpmspec("-P").stdout
+    files = parsed.split("%files", 1)[1].split("%changelog", 1)[0].split()
+    listed = [entry.lstrip("/") for entry in files if entry.startswith("/")]
+    for relative in source_files():
+        assert any(relative == entry or relative.startswith(entry + "/")
+                   for entry in listed), relative
+
+
+def test_rpmlint_accepts_the_spec():
+    result = subprocess.run(["rpmlint", "-r", str(REPO / "edns-anaconda-addon.rpmlintrc"),
+                             str(SPEC)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 errors, 0 warnings" in result.stdout

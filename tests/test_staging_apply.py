@@ -1,0 +1,346 @@
+"""Applying a plan: confined to the root, atomic, rolled back, idempotent; and its actions."""
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from org_edns_addon import constants as c
+from org_edns_addon import staging
+from tests import certs
+from tests.conftest import REPO, certificate_section, run_cli
+from tests.staging_fixtures import (RecordingRunner, edns_kickstart, in_mount_namespace,
+                                    require_namespaces, require_tools, staging_input,
+                                    tree_digest)
+
+
+@pytest.fixture
+def root(tmp_path):
+    path = tmp_path / "root"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def outside(tmp_path):
+    """A directory next to the root that must never be touched."""
+    path = tmp_path / "outside"
+    path.mkdir()
+    (path / "keep").write_text("untouched\n")
+    return path
+
+
+def below(root, path):
+    return root / path.lstrip("/")
+
+
+@pytest.mark.parametrize("options", ["--ca=dns-ca.pem", "--backend=unbound --search=corp.example"])
+@pytest.mark.parametrize("phase", ["target", "installer"])
+def test_applying_twice_gives_a_byte_identical_tree(write_ks, test_ca, root, options, phase):
+    anchor = certs.make_ca("Corp Root")
+    path = write_ks(edns_kickstart(test_ca.pem, options, certificates=(
+        certificate_section(test_ca.pem) +
+        certificate_section(anchor.pem, "corp-root.pem", "--type=anchor"))))
+
+    first = run_cli("apply", path, "--root", root, "--phase", phase)
+    assert first.returncode == 0, first.stderr
+    digest = tree_digest(root)
+    second = run_cli("apply", path, "--root", root, "--phase", phase)
+
+    assert second.returncode == 0, second.stderr
+    assert tree_digest(root) == digest
+    assert "wrote" not in second.stdout
+    assert second.stdout.count("unchanged /") == first.stdout.count("wrote /") >= 4
+    assert {mode for kind, mode, _ in digest.values() if kind == "file"} == {0o644}
+    assert {mode for kind, mode, _ in digest.values() if kind == "dir"} == {0o755}
+
+
+def test_apply_prints_what_it_wrote_and_why_it_skipped(write_ks, test_ca, root):
+    result = run_cli("apply", write_ks(edns_kickstart(test_ca.pem)), "--root", root)
+    assert result.returncode == 0, result.stderr
+    assert "wrote /etc/NetworkManager/conf.d/60-edns-global-dns.conf" in result.stdout
+    assert "skipped: enable dnsconfd.service (dnsconfd.service is not installed in %s)" \
+        % root in result.stdout
+    assert below(root, c.NM_KEYFILE_PATH).read_bytes().startswith(b"# Written by")
+
+
+def test_a_changed_file_is_rewritten_with_the_planned_mode(write_ks, test_ca, root):
+    data = staging_input(write_ks, edns_kickstart(test_ca.pem))
+    staging.stage(data, "target", str(root))
+    keyfile = below(root, c.NM_KEYFILE_PATH)
+    expected = keyfile.read_bytes()
+    keyfile.write_text("[main]\ndns=default\n")
+    keyfile.chmod(0o600)
+
+    report = staging.stage(data, "target", str(root))
+
+    assert report.written == [c.NM_KEYFILE_PATH]
+    assert keyfile.read_bytes() == expected
+    assert keyfile.stat().st_mode & 0o777 == 0o644
+
+
+@pytest.mark.parametrize("option, message", [
+    ("--filename=../../x --dir=/etc/pki/dns/", "--filename=../../x must be a plain file name"),
+    ("--filename=/etc/shadow --dir=/etc/pki/dns/", "must be a plain file name"),
+    ("--filename=ca.pem --dir=etc/pki/dns", "--dir=etc/pki/dns must be an absolute path"),
+])
+def test_a_kickstart_with_a_bad_certificate_place_writes_nothing(write_ks, test_ca, root,
+                                                                  outside, option, message):
+    text = edns_kickstart(test_ca.pem, "", certificates="%%certificate %s\n%s%%end\n"
+                          % (option, test_ca.pem))
+    before = tree_digest(outside)
+
+    result = run_cli("apply", write_ks(text), "--root", root)
+
+    assert result.returncode == 1
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert tree_digest(outside) == before
+    assert list(root.iterdir()) == []
+
+
+@pytest.mark.parametrize("link", ["absolute", "relative"])
+def test_a_symlink_leading_outside_the_root_is_refused_before_any_write(
+        write_ks, test_ca, root, outside, link):
+    (root / "etc").mkdir()
+    target = str(outside) if link == "absolute" else "../../outside"
+    (root / "etc" / "pki").symlink_to(target)
+    before_root, before_outside = tree_digest(root), tree_digest(outside)
+    data = staging_input(write_ks, edns_kickstart(test_ca.pem))
+
+    with pytest.raises(staging.StagingError) as raised:
+        staging.stage(data, "target", str(root))
+
+    assert "nothing was written" in str(raised.value)
+    assert "%s/etc/pki is a symlink to %s" % (root, target) in str(raised.value) \
+        or "leads outside %s" % root in str(raised.value)
+    assert tree_digest(root) == before_root
+    assert tree_digest(outside) == before_outside
+
+
+def test_a_symlink_that_stays_inside_the_root_is_followed(write_ks, test_ca, root):
+    (root / "usr" / "share" / "pki").mkdir(parents=True)
+    (root / "etc").mkdir()
+    (root / "etc" / "pki").symlink_to("../usr/share/pki")
+    data = staging_input(write_ks, edns_kickstart(test_ca.pem))
+
+    staging.stage(data, "target", str(root))
+
+    assert (root / "usr/share/pki/dns/dns-ca.pem").read_text() == test_ca.pem
+    assert (root / "etc" / "pki").is_symlink()
+
+
+def test_a_file_in_the_way_of_a_directory_is_refused_before_any_write(write_ks, test_ca, root):
+    (root / "etc" / "NetworkManager").mkdir(parents=True)
+    (root / "etc" / "NetworkManager" / "conf.d").write_text("not a directory\n")
+    before = tree_digest(root)
+    data = staging_input(write_ks, edns_kickstart(test_ca.pem))
+
+    with pytest.raises(staging.StagingError, match="conf.d is not a directory"):
+        staging.stage(data, "target", str(root))
+    assert tree_digest(root) == before
+
+
+def test_a_final_symlink_is_replaced_not_followed(write_ks, test_ca, root, outside):
+    (root / "etc").mkdir()
+    (root / "etc" / "resolv.conf").symlink_to(outside / "keep")
+    data = staging_input(write_ks, edns_kickstart(test_ca.pem, "--backend=unbound"))
+
+    staging.stage(data, "target", str(root))
+
+    assert not (root / "etc" / "resolv.conf").is_symlink()
+    assert "nameserver 127.0.0.55" in (root / "etc" / "resolv.conf").read_text()
+    assert (outside / "keep").read_text() == "untouched\n"
+
+
+def test_a_path_with_dot_dot_in_a_plan_is_refused(root, outside):
+    plan = staging.Plan(staging.Phase.TARGET, (
+        staging.PlannedFile("/etc/ok.conf", b"ok\n", 0o644),
+        staging.PlannedFile("/etc/../../outside/evil", b"x\n", 0o644)), ())
+    with pytest.raises(staging.StagingError, match="is not a plain absolute path"):
+        staging.apply_plan(plan, str(root))
+    assert list(root.iterdir()) == []
+    assert [p.name for p in outside.iterdir()] == ["keep"]
+
+
+def _limit_file_size():
+    # A write past the limit fails with EFBIG instead of killing the process.
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+
+
+def test_a_write_failing_half_way_restores_every_file_already_written(write_ks, test_ca, root):
+    """The DoT bundle (two CAs, > 1000 bytes) cannot be written: all is rolled back."""
+    second = certs.make_ca("Second DNS CA")
+    path = write_ks(edns_kickstart(test_ca.pem, "--ca=dns-ca.pem,second.pem", certificates=(
+        certificate_section(test_ca.pem) + certificate_section(second.pem, "second.pem"))))
+    keyfile = below(root, c.NM_KEYFILE_PATH)
+    keyfile.parent.mkdir(parents=True)
+    keyfile.write_text("[main]\ndns=default\n")
+    before = tree_digest(root)
+
+    result = subprocess.run([sys.executable, "-m", "org_edns_addon.cli", "apply", path,
+                             "--root", str(root)], preexec_fn=_limit_file_size,
+                            env=dict(os.environ, PYTHONPATH=str(REPO)),
+                            capture_output=True, text=True, timeout=120)
+
+    assert result.returncode == 1
+    assert "writing %s/etc/pki/dns/extracted/pem/tls-ca-bundle.pem failed (File too large)" \
+        % root in result.stderr
+    assert "nothing was applied: restored to their previous state: %s/etc/pki/dns/dns-ca.pem, "\
+        "%s/etc/pki/dns/second.pem" % (root, root) in result.stderr
+    assert "not written: %s%s" % (root, c.DOT_CA_BUNDLE_PATH) in result.stderr
+    assert tree_digest(root) == before
+
+
+@pytest.mark.root
+def test_an_unwritable_directory_half_way_is_refused_before_any_write(write_ks, test_ca,
+                                                                       root, tmp_path):
+    """A read-only directory (bind mount) in the middle of the plan: nothing is written."""
+    require_namespaces()
+    readonly = root / "etc" / "NetworkManager"
+    readonly.mkdir(parents=True)
+    before = tree_digest(root)
+    path = write_ks(edns_kickstart(test_ca.pem))
+    script = ("mount --bind {d} {d}; mount -o remount,bind,ro {d}; "
+              "PYTHONPATH={repo} {python} -m org_edns_addon.cli apply {ks} --root {root} "
+              "|| echo exit=$?").format(d=readonly, repo=REPO, python=sys.executable, ks=path,
+                                        root=root)
+
+    result = in_mount_namespace(script)
+
+    assert "exit=1" in result.stdout, result.stdout + result.stderr
+    assert "nothing was written: %s/etc/NetworkManager/conf.d/60-edns-global-dns.conf: its " \
+        "directory is not writable" % root in result.stderr
+    assert tree_digest(root) == before
+
+
+UNIT = """[Unit]
+Description=%s
+
+[Service]
+ExecStart=/usr/sbin/%s
+
+[Install]
+WantedBy=multi-user.target
+Alias=%s
+"""
+
+
+def install_unit(root, unit, alias):
+    path = root / "usr/lib/systemd/system" / unit
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(UNIT % (unit, unit, alias))
+
+
+def test_without_systemctl_in_the_root_units_are_enabled_by_their_install_links(
+        write_ks, test_ca, root):
+    install_unit(root, "dnsconfd.service", "dbus-com.redhat.dnsconfd.service")
+    install_unit(root, "systemd-resolved.service", "dbus-org.freedesktop.resolve1.service")
+    wants = root / "etc/systemd/system/sysinit.target.wants"
+    wants.mkdir(parents=True)
+    (wants / "systemd-resolved.service").symlink_to(
+        "/usr/lib/systemd/system/systemd-resolved.service")
+    (root / "etc/systemd/system/dbus-org.freedesktop.resolve1.service").symlink_to(
+        "/usr/lib/systemd/system/systemd-resolved.service")
+    data = staging_input(write_ks, edns_kickstart(test_ca.pem))
+
+    report = staging.stage(data, "target", str(root), runner=RecordingRunner())
+
+    enabled = root / "etc/systemd/system/multi-user.target.wants/dnsconfd.service"
+    assert os.readlink(enabled) == "/usr/lib/systemd/system/dnsconfd.service"
+    assert os.readlink(root / "etc/systemd/system/dbus-com.redhat.dnsconfd.service") == \
+        "/usr/lib/systemd/system/dnsconfd.service"
+    assert not os.path.lexists(wants / "systemd-resolved.service")
+    assert not os.path.lexists(root / "etc/systemd/system/dbus-org.freedesktop.resolve1.service")
+    assert report.actions_done[0].startswith("enable dnsconfd.service (systemctl is not "
+                                             "installed in %s; made the [Install] links" % root)
+    assert report.actions_done[1].startswith("disable systemd-resolved.service (removed ")
+
+
+@pytest.mark.parametrize("unit", ["dnsconfd.service"])
+def test_the_fallback_makes_the_same_links_as_systemctl(write_ks, test_ca, tmp_path, unit):
+    require_tools("systemctl")
+    data = staging_input(write_ks, edns_kickstart(test_ca.pem))
+    by_systemctl, by_us = tmp_path / "systemctl", tmp_path / "fallback"
+    for root in (by_systemctl, by_us):
+        install_unit(root, unit, "dbus-com.redhat.dnsconfd.service")
+    # systemctl counts as installed in a root that has the binary.
+    (by_systemctl / "usr/bin").mkdir(parents=True)
+    shutil.copy(shutil.which("systemctl"), by_systemctl / "usr/bin/systemctl")
+
+    report = staging.stage(data, "target", str(by_systemctl))
+    staging.stage(data, "target", str(by_us))
+
+    assert report.actions_done[0] == "enable dnsconfd.service"
+    links = {k: v for k, v in tree_digest(by_systemctl).items() if v[0] == "link"}
+    assert links and links == {k: v for k, v in tree_digest(by_us).items() if v[0] == "link"}
+
+
+def test_update_ca_trust_runs_inside_the_root_and_is_skipped_where_absent(write_ks, test_ca,
+                                                                          root):
+    text = edns_kickstart(test_ca.pem, certificates=certificate_section(
+        test_ca.pem, "dns-ca.pem", "--type=anchor"))
+    data = staging_input(write_ks, text)
+    runner = RecordingRunner()
+
+    report = staging.stage(data, "target", str(root), runner=runner)
+    assert ("update-ca-trust extract", "update-ca-trust is not installed in %s" % root) in \
+        report.actions_skipped
+
+    (root / "usr/bin").mkdir(parents=True)
+    (root / "usr/bin/update-ca-trust").write_text("#!/bin/sh\n")
+    staging.stage(data, "target", str(root), runner=runner)
+    assert runner.commands == [["chroot", str(root), "update-ca-trust", "extract"]]
+
+
+def test_installer_actions_are_skipped_outside_the_running_system(write_ks, test_ca, root):
+    data = staging_input(write_ks, edns_kickstart(test_ca.pem))
+    runner = RecordingRunner()
+    report = staging.stage(data, "installer", str(root), runner=runner)
+    assert report.actions_skipped == [
+        ("restart dnsconfd.service", "%s is not the running system" % root),
+        ("reload NetworkManager", "%s is not the running system" % root)]
+    assert runner.commands == []
+
+
+def test_a_failed_action_reports_the_files_written_and_what_failed(write_ks, test_ca, root):
+    install_unit(root, "dnsconfd.service", "dbus-com.redhat.dnsconfd.service")
+    (root / "usr/bin").mkdir(parents=True)
+    (root / "usr/bin/systemctl").write_text("")
+    data = staging_input(write_ks, edns_kickstart(test_ca.pem))
+
+    with pytest.raises(staging.StagingError) as raised:
+        staging.stage(data, "target", str(root), runner=RecordingRunner(fail=("systemctl",)))
+
+    message = str(raised.value)
+    assert message.startswith("the files are written (%s/etc/pki/dns/dns-ca.pem, " % root)
+    assert "enable dnsconfd.service failed: systemctl --root=%s enable dnsconfd.service " \
+        "failed with exit code 1" % root in message
+    assert below(root, c.NM_KEYFILE_PATH).exists()
+
+
+def test_apply_to_a_missing_root_says_so_without_a_traceback(write_ks, test_ca, tmp_path):
+    result = run_cli("apply", write_ks(edns_kickstart(test_ca.pem)), "--root",
+                     tmp_path / "no-such-root")
+    assert result.returncode == 1
+    assert "cannot open the root %s: No such file or directory" % (tmp_path / "no-such-root") \
+        in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_apply_without_root_is_a_usage_error(write_ks, test_ca):
+    result = run_cli("apply", write_ks(edns_kickstart(test_ca.pem)))
+    assert result.returncode == 2
+    assert "--root" in result.stderr
+
+
+def test_a_kickstart_without_the_section_is_not_applied(write_ks, root):
+    result = run_cli("apply", write_ks("text\nrootpw --lock\n"), "--root", root)
+    assert result.returncode == 1
+    assert "has no %addon org_edns_addon section; nothing to apply" in result.stderr
+    assert list(root.iterdir()) == []

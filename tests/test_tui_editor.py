@@ -30,7 +30,7 @@ def test_added_server_is_kept_with_its_tls_name_and_domains():
 @pytest.mark.parametrize("line, words", [
     ("dns+tls://2001:db8::53#dot.example", "must be in brackets"),
     ("dns+tls://192.0.2.300#dot.example", "'192.0.2.300' is not an IPv4 or IPv6 address"),
-    ("dns+tls://192.0.2.53:99999#dot.example", "port '99999' is out of range"),
+    ("dns+tls://192.0.2.53:99999#dot.example", "port 99999 is out of range; use a number from 1 to 65535"),
     ("dns+tls://192.0.2.53", "has no TLS name, so it cannot be authenticated"),
     ("dns+udp://192.0.2.53", "plaintext server dns+udp://192.0.2.53 is refused with "
                              "--resolve-mode=exclusive"),
@@ -161,7 +161,7 @@ def test_pem_file_is_read_and_its_name_suggested(tmp_path, test_ca):
 @pytest.mark.parametrize("name", ["../x.pem", "a/b.pem", "..", "a,b.pem", "a b.pem", ""])
 def test_certificate_file_name_must_be_plain(test_ca, name):
     editor = EdnsEditor()
-    with pytest.raises(EditError, match="is not a plain file name"):
+    with pytest.raises(EditError, match="is not a %certificate --filename; use the plain file name"):
         editor.add_certificate(read_ca_pem(test_ca.pem), name)
     assert editor.certificates == ()
 

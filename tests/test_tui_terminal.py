@@ -78,7 +78,7 @@ def test_pasted_ca_joins_the_kickstart_and_the_rest_is_untouched(terminal, tmp_p
     terminal.wait_for("File name [test-dns-ca.pem]:")
     terminal.type("corp-ca.pem")
     listed = terminal.wait_for(PROMPT)
-    assert "1) [x] corp-ca.pem, added here\n       (CN=Test DNS CA, valid until" in listed
+    assert "1) [x] corp-ca.pem (added here)\n       (CN=Test DNS CA, valid until" in listed
 
     terminal.type("c")
     assert "5) CA certificates: corp-ca.pem" in terminal.wait_for(PROMPT)

@@ -17,9 +17,9 @@ from cryptography.x509.oid import NameOID
 
 from org_edns_addon import certificates as pem
 from org_edns_addon.constants import CERT_TYPE_ANCHOR, DOT_CA_DIR, MAX_PEM_FILE_BYTES
-from org_edns_addon.ks.edns import _CA_NAME, EdnsData
+from org_edns_addon.ks.edns import EdnsData
 from org_edns_addon.model import (Backend, DotServer, EdnsConfig, ModelError, Problem,
-                                  ResolveMode, Severity, normalize_domains)
+                                  ResolveMode, Severity, check_ca_name, normalize_domains)
 
 # Typed instead of a list to clear a list of domains.
 CLEAR_WORD = "-"
@@ -33,9 +33,9 @@ class EditError(ValueError):
 class CaCertificate:
     """A ``%certificate`` the editor may name as a CA for the DNS servers.
 
-    ``origin`` is where it was read (a ``SectionPlace``), None when it was
-    added in the editor; ``removable`` is False when it lives in a file the
-    editor does not write (an ``%include``d one, or Anaconda's own list).
+    ``origin`` is the ``SectionPlace`` it was read from, if known; ``added``
+    says it was added in the editor; ``removable`` is False when it lives
+    where the editor does not write (an ``%include``d file, the installer).
     """
     filename: str
     blocks: Tuple[pem.PemCertificate, ...]
@@ -43,10 +43,20 @@ class CaCertificate:
     cert_type: Optional[str] = None
     origin: Optional[object] = None
     removable: bool = True
+    added: bool = False
 
     @property
     def is_anchor(self):
         return self.cert_type == CERT_TYPE_ANCHOR
+
+    @property
+    def source(self):
+        """Where the certificate comes from, in words."""
+        if self.added:
+            return "added here"
+        if self.origin is not None:
+            return "%s:%d" % (self.origin.filename, self.origin.lineno)
+        return "the kickstart"
 
     def pem_text(self):
         return b"".join(block.to_pem() for block in self.blocks).decode("ascii")
@@ -67,18 +77,23 @@ class CaCertificate:
         return "%%certificate %s\n%s%%end\n" % (" ".join(options), self.pem_text())
 
 
-def read_ca_pem(text):
+def read_ca_pem(text, source=None):
     """The PEM blocks of TEXT if every one is a CA valid now, else raise EditError.
 
     The same checks as a ``%certificate`` named by ``--ca``: certificates
     only (a private key is refused), CA:TRUE with keyCertSign, within validity.
+    SOURCE (a file name) prefixes the message as ``FILE:LINE:``.
     """
     try:
         blocks = pem.load_pem_certificates(text)
         for block in blocks:
             pem.check_ca_certificate(block)
     except pem.CertificateError as error:
-        where = "line %d: " % (error.line + 1) if error.line is not None else ""
+        line = error.line + 1 if error.line is not None else None
+        if source is not None:
+            where = "%s:%d: " % (source, line) if line else "%s: " % source
+        else:
+            where = "line %d: " % line if line else ""
         raise EditError(where + error.message) from None
     return tuple(blocks)
 
@@ -93,10 +108,7 @@ def read_ca_pem_file(path):
     if len(data) > MAX_PEM_FILE_BYTES:
         raise EditError("%s is larger than %d KiB; that is not a PEM certificate"
                         % (path, MAX_PEM_FILE_BYTES // 1024))
-    try:
-        return read_ca_pem(data)
-    except EditError as error:
-        raise EditError("%s: %s" % (path, error)) from None
+    return read_ca_pem(data, path)
 
 
 def _server_errors(config):
@@ -168,7 +180,7 @@ class EdnsEditor:
 
     @property
     def added_certificates(self):
-        return tuple(cert for cert in self._certificates if cert.origin is None)
+        return tuple(cert for cert in self._certificates if cert.added)
 
     def certificate(self, filename):
         for cert in self._certificates:
@@ -268,9 +280,10 @@ class EdnsEditor:
 
     def check_filename(self, filename):
         """Raise EditError unless FILENAME can name a new ``%certificate`` and a ``--ca``."""
-        if not filename or not _CA_NAME.match(filename) or filename in (".", ".."):
-            raise EditError("%r is not a plain file name; use letters, digits and . _ + -, "
-                            "like corp-dns-ca.pem" % filename)
+        try:
+            check_ca_name(filename)
+        except ModelError as error:
+            raise EditError(str(error)) from None
         if self.certificate(filename) is not None:
             raise EditError("a %%certificate --filename=%s is already there; choose another "
                             "name" % filename)
@@ -301,7 +314,7 @@ class EdnsEditor:
             raise EditError("a new CA certificate cannot be added here; add its %certificate "
                             "section to the kickstart")
         self.check_filename(filename)
-        self._certificates.append(CaCertificate(filename, tuple(blocks)))
+        self._certificates.append(CaCertificate(filename, tuple(blocks), added=True))
         self._commit(replace(self._config, ca_names=self._config.ca_names + (filename,)))
 
     def remove_certificate(self, filename):
@@ -309,11 +322,10 @@ class EdnsEditor:
         if cert is None:
             raise EditError("there is no %%certificate --filename=%s" % filename)
         if not cert.removable:
-            where = " (%s)" % cert.origin.filename if cert.origin is not None else ""
-            raise EditError("%s is not in the file being edited%s; remove it there"
-                            % (filename, where))
+            raise EditError("%s is not in the file being edited (%s); remove it there"
+                            % (filename, cert.source))
         self._certificates.remove(cert)
-        if cert.origin is not None:
+        if not cert.added:
             self._removed.append(cert)
         names = tuple(name for name in self._config.ca_names if name != filename)
         self._commit(replace(self._config, ca_names=names))

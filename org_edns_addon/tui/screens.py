@@ -346,9 +346,8 @@ class CaScreen(EditorScreen):
             "none selected, the system trust store plus every %certificate --type=anchor "
             "is used."))
         for cert in self.editor.certificates:
-            kind = " (anchor)" if cert.is_anchor else ""
-            source = "" if cert.origin is not None else ", added here"
-            self.menu.add(CheckboxWidget(title=cert.filename + kind + source,
+            kind = "anchor; " if cert.is_anchor else ""
+            self.menu.add(CheckboxWidget(title="%s (%s%s)" % (cert.filename, kind, cert.source),
                                          text=cert.describe(),
                                          completed=self.editor.is_selected(cert.filename)),
                           lambda name=cert.filename: push(CertificateScreen(self.editor, name)))
@@ -369,9 +368,7 @@ class CertificateScreen(EditorScreen):
 
     def fill(self, window):
         cert = self.editor.certificate(self._filename)
-        details = [cert.describe()]
-        if cert.origin is not None:
-            details.append("From %s:%d" % (cert.origin.filename, cert.origin.lineno))
+        details = [cert.describe(), "From %s" % cert.source]
         details.append("Installed as %s%s" % (cert.directory or "(by --type)",
                                                cert.filename if cert.directory else ""))
         window.add_with_separator(TextWidget("\n".join(details)))

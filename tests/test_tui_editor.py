@@ -196,7 +196,7 @@ def test_unknown_ca_name_is_an_error():
 
 
 def test_editor_without_certificate_source_refuses_new_ones(test_ca):
-    editor = EdnsEditor(can_add_certificates=False)
+    editor = EdnsEditor(owns_certificates=False)
     with pytest.raises(EditError, match="cannot be added here"):
         editor.add_certificate(read_ca_pem(test_ca.pem), "ca.pem")
 

@@ -130,7 +130,7 @@ def test_ca_screen_marks_selected_certificates(test_ca):
     text = render(CaScreen(editor))
     assert "1) [x] corp-ca.pem (the kickstart)\n       (CN=Test DNS CA, valid until" in text
     assert "2) Paste a PEM certificate" in text and "3) Read a PEM file" in text
-    editor.can_add_certificates = False
+    editor.owns_certificates = False
     assert "Paste" not in render(CaScreen(editor))
 
 

@@ -155,14 +155,16 @@ def status_line(config, errors):
 class EdnsEditor:
     """An encrypted DNS configuration being edited, with its CA certificates."""
 
-    def __init__(self, config=None, certificates=(), can_add_certificates=True):
+    def __init__(self, config=None, certificates=(), owns_certificates=True):
         config = config or EdnsConfig()
         # Line numbers of a kickstart mean nothing once the user edits.
         self._config = replace(config, servers=tuple(replace(server, lineno=None)
                                                      for server in config.servers))
         self._certificates = list(certificates)
         self._removed = []
-        self.can_add_certificates = can_add_certificates
+        # False when CERTIFICATES are someone else's list (the installer's): then
+        # none can be added, and a --ca name missing from it is for them to judge.
+        self.owns_certificates = owns_certificates
         self.dirty = False
 
     @property
@@ -310,7 +312,7 @@ class EdnsEditor:
     def add_certificate(self, blocks, filename):
         """Add BLOCKS (from ``read_ca_pem``) as ``%certificate --filename=FILENAME`` and
         select it as a CA for the DNS servers."""
-        if not self.can_add_certificates:
+        if not self.owns_certificates:
             raise EditError("a new CA certificate cannot be added here; add its %certificate "
                             "section to the kickstart")
         self.check_filename(filename)
@@ -335,7 +337,7 @@ class EdnsEditor:
     def problems(self):
         """Everything wrong with the configuration as it stands."""
         found = list(self._config.problems())
-        for name in self._config.ca_names:
+        for name in self._config.ca_names if self.owns_certificates else ():
             if self.certificate(name) is None:
                 found.append(Problem(Severity.ERROR, "the CA certificate %s is not among the "
                                      "%%certificate sections; deselect it or add it" % name))

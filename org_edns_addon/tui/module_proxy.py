@@ -34,7 +34,7 @@ def read_editor(module, certificates=()):
 
     New certificates cannot be added: the module takes them from the kickstart only.
     """
-    return EdnsEditor(read_config(module), certificates, can_add_certificates=False)
+    return EdnsEditor(read_config(module), certificates, owns_certificates=False)
 
 
 def write_config(module, config):

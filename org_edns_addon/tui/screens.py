@@ -351,12 +351,21 @@ class CaScreen(EditorScreen):
                                          text=cert.describe(),
                                          completed=self.editor.is_selected(cert.filename)),
                           lambda name=cert.filename: push(CertificateScreen(self.editor, name)))
-        if self.editor.can_add_certificates:
+        for name in self.editor.config.ca_names:
+            if self.editor.certificate(name) is None:
+                self.menu.add(CheckboxWidget(title="%s (not among the certificates here)" % name,
+                                             completed=True), self._deselect, name)
+        if self.editor.owns_certificates:
             self.menu.add(TextWidget("Paste a PEM certificate"),
                           lambda: push(PemPasteScreen(self.editor)))
             self.menu.add(TextWidget("Read a PEM file"),
                           lambda: push(pem_file_screen(self.editor)))
         self.menu.add_to(window)
+
+
+    def _deselect(self, name):
+        self.editor.toggle_ca(name)
+        return InputState.PROCESSED_AND_REDRAW
 
 
 class CertificateScreen(EditorScreen):

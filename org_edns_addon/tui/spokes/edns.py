@@ -85,9 +85,10 @@ class EncryptedDnsSpoke(NormalTUISpoke):
             if self._editor.dirty:
                 try:
                     self.apply()
-                except EditError as error:
+                    self.execute()
+                except (EditError, DBusError) as error:
+                    # Stay: the user reads why, and 'c' again leaves (the module has it).
                     return self._menu.refuse(error)
-                self.execute()
             return InputState.PROCESSED_AND_CLOSE
         return super().input(args, key)
 

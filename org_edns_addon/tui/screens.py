@@ -75,6 +75,12 @@ class ItemMenu:
         self.error = None
         self._result = None
 
+    def renewed(self):
+        """A new, empty menu that still shows this one's error (for a redraw)."""
+        menu = ItemMenu()
+        menu.error = self.error
+        return menu
+
     def add(self, widget, action, *args):
         self.container.add(widget, callback=self._perform, data=(action, args))
 
@@ -151,9 +157,7 @@ class EditorScreen(UIScreen):
 
     def refresh(self, args=None):
         super().refresh(args)
-        error = self.menu.error
-        self.menu = ItemMenu()
-        self.menu.error = error
+        self.menu = self.menu.renewed()
         self.fill(self.window)
 
     def input(self, args, key):
@@ -455,22 +459,32 @@ class PemPasteScreen(UIScreen):
         return InputState.PROCESSED
 
 
-class SummaryScreen(UIScreen):
-    """What will be configured, in words and as kickstart, with every message."""
+class TextScreen(UIScreen):
+    """Lines to read (subclasses give them in ``lines``); any input goes back."""
 
-    def __init__(self, editor):
-        super().__init__("Summary")
-        self._editor = editor
+    def lines(self):
+        raise NotImplementedError
 
     def refresh(self, args=None):
         super().refresh(args)
-        self.window.add_with_separator(TextWidget("\n".join(summary_lines(self._editor))))
+        self.window.add_with_separator(TextWidget("\n".join(self.lines())))
 
     def prompt(self, args=None):
         return Prompt("Press %s to go back" % Prompt.ENTER)
 
     def input(self, args, key):
         return InputState.PROCESSED_AND_CLOSE
+
+
+class SummaryScreen(TextScreen):
+    """What will be configured, in words and as kickstart, with every message."""
+
+    def __init__(self, editor):
+        super().__init__("Summary")
+        self._editor = editor
+
+    def lines(self):
+        return summary_lines(self._editor)
 
 
 def summary_lines(editor):
@@ -504,7 +518,7 @@ def summary_lines(editor):
     return lines
 
 
-class CheckScreen(UIScreen):
+class CheckScreen(TextScreen):
     """Run CHECKER on the configuration and show one line per server."""
 
     def __init__(self, editor, checker):
@@ -512,18 +526,9 @@ class CheckScreen(UIScreen):
         self._editor = editor
         self._checker = checker
 
-    def refresh(self, args=None):
-        super().refresh(args)
+    def lines(self):
         servers = self._editor.config.servers
         if not servers:
-            lines = ["No server to check; add one first."]
-        else:
-            print("Checking %d server%s…" % (len(servers), "" if len(servers) == 1 else "s"))
-            lines = self._checker(self._editor)
-        self.window.add_with_separator(TextWidget("\n".join(lines)))
-
-    def prompt(self, args=None):
-        return Prompt("Press %s to go back" % Prompt.ENTER)
-
-    def input(self, args, key):
-        return InputState.PROCESSED_AND_CLOSE
+            return ["No server to check; add one first."]
+        print("Checking %d server%s…" % (len(servers), "" if len(servers) == 1 else "s"))
+        return self._checker(self._editor)

@@ -72,9 +72,7 @@ class EncryptedDnsSpoke(NormalTUISpoke):
 
     def refresh(self, args=None):
         super().refresh(args)
-        error = self._menu.error
-        self._menu = ItemMenu()
-        self._menu.error = error
+        self._menu = self._menu.renewed()
         add_main_menu(self.window, self._menu, self._editor)
 
     def input(self, args, key):

@@ -32,3 +32,8 @@ updates.img:
 # The addon's files below DESTDIR, in the layout of the updates image (the RPM uses this).
 install:
 	PYTHONPATH=$(CURDIR) $(PYTHON) -m org_edns_addon.packaging --destdir "$(or $(DESTDIR),/)"
+
+# Benchmarks print figures against a baseline measured in the same run; they never fail on a time.
+.PHONY: bench
+bench:
+	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/check.py

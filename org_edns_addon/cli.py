@@ -5,17 +5,16 @@ No traceback for bad input: every user error is a sentence naming the file.
 """
 
 import argparse
-import json
 import os
 import sys
 
 from org_edns_addon import __version__, packaging
-from org_edns_addon.constants import ADDON_NAME
 from org_edns_addon.ks.convert import ConvertError, convert_kickstart
 from org_edns_addon.ks.parse import parse_kickstart
-from org_edns_addon.model import Severity
 from org_edns_addon import initrd, staging
+from org_edns_addon.constants import ADDON_NAME, CHECK_TIMEOUT_SECONDS
 from org_edns_addon.fileio import write_atomically
+from org_edns_addon.model import ModelError, Severity, normalize_dns_name
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -36,6 +35,8 @@ def run_validate(args):
     errors = sum(len(r.errors) for r in results)
     warnings = sum(len(r.warnings) for r in results)
     if args.json:
+        import json
+
         print(json.dumps({
             "files": [r.filename for r in results],
             "errors": errors,
@@ -69,15 +70,15 @@ def run_convert(args):
     return EXIT_OK
 
 
-def _staging_input(path):
-    """The staging input of the kickstart at PATH, or None after printing why not."""
+def _staging_input(path, done="applied"):
+    """The staging input of the kickstart at PATH, or None after printing why it is not DONE."""
     parsed = parse_kickstart(path)
     for problem in parsed.errors:
         print(problem, file=sys.stderr)
     try:
         return parsed, staging.staging_input_from_kickstart(parsed)
     except ValueError as error:
-        print("%s: not applied: %s" % (path, error), file=sys.stderr)
+        print("%s: not %s: %s" % (path, done, error), file=sys.stderr)
         return parsed, None
 
 
@@ -151,6 +152,34 @@ def run_updates_img(args):
     print("wrote %s (%d bytes); boot the installer with inst.updates=URL-OF-%s"
           % (args.output, len(image), os.path.basename(args.output)))
     return EXIT_OK
+
+def run_check(args):
+    from org_edns_addon.probe import check_staging_input
+
+    _, data = _staging_input(args.kickstart, "checked")
+    if data is None:
+        return EXIT_FAILED
+    checks = check_staging_input(data, args.name, args.timeout)
+    for check in checks:
+        print(check.describe())
+    return EXIT_OK if all(check.ok for check in checks) else EXIT_FAILED
+
+
+def _positive_seconds(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0
+    if not 0 < value <= 300:
+        raise argparse.ArgumentTypeError("%r is not a number of seconds from 0 to 300" % text)
+    return value
+
+
+def _query_name(text):
+    try:
+        return normalize_dns_name(text, "query name")
+    except ModelError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def run_tui(args):
@@ -242,6 +271,17 @@ def build_parser():
     updates.add_argument("-o", "--output", required=True, metavar="FILE",
                          help="the image to write, like updates.img")
     updates.set_defaults(run=run_updates_img)
+
+    check = commands.add_parser(
+        "check", help="before the install: reach, authenticate and query each DNS server "
+        "of a kickstart; one line per server, exit 0 when all are ok")
+    check.add_argument("kickstart", metavar="KICKSTART")
+    check.add_argument("--timeout", type=_positive_seconds, default=CHECK_TIMEOUT_SECONDS,
+                       metavar="S", help="seconds each server has to answer (default %(default)g)")
+    check.add_argument("--name", type=_query_name, metavar="QNAME",
+                       help="the name to ask (default: the server's first routed domain, "
+                       "else its TLS name)")
+    check.set_defaults(run=run_check)
 
     tui = commands.add_parser(
         "tui", help="edit the encrypted DNS sections of a kickstart in a text UI")

@@ -90,5 +90,9 @@ ANACONDA_DBUS_CONFS_DIR = "/usr/share/anaconda/dbus/confs"
 DBUS_SERVICE_FILE = DBUS_SERVICE_NAME + ".service"
 DBUS_CONF_FILE = DBUS_SERVICE_NAME + ".conf"
 
+# Pre-flight check of the DNS servers (`edns-addon check`).
+CHECK_TIMEOUT_SECONDS = 5.0
+CHECK_QUERY_TYPE = "A"
+
 # The text UI: a PEM file larger than this is not a CA certificate.
 MAX_PEM_FILE_BYTES = 1024 * 1024

@@ -1,0 +1,214 @@
+"""`edns-addon check KICKSTART`: one line per server, for every outcome, against
+real Unbound DoT upstreams on loopback."""
+
+import re
+import socket
+import threading
+import time
+
+import pytest
+
+from org_edns_addon.ks.parse import parse_kickstart
+from org_edns_addon.probe import Outcome, check_staging_input
+from org_edns_addon.staging import staging_input_from_kickstart
+from tests.conftest import run_cli
+from tests.dot_fixtures import (REFUSED_ZONE, TLS_NAME, dot_kickstart, dot_pki, dot_upstream,  # noqa: F401
+                                expired_upstream, forward_zone_config, free_port,
+                                unbound_forwarder)
+
+
+@pytest.fixture
+def silent_port():
+    """A loopback port that accepts TCP connections and never sends a byte."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.4", 0))
+    listener.listen()
+    held = []
+    stop = threading.Event()
+
+    def accept():
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                continue
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield listener.getsockname()[1]
+    stop.set()
+    thread.join()
+    for connection in held:
+        connection.close()
+    listener.close()
+
+
+def check(write_ks, server_lines, ca_pem, *options, **kickstart_options):
+    return run_cli("check", write_ks(dot_kickstart(server_lines, ca_pem, **kickstart_options)),
+                   *options)
+
+
+def test_a_good_server_is_ok_with_its_round_trip(write_ks, dot_upstream, dot_pki):
+    result = check(write_ks, [dot_upstream.server_line()], dot_pki.ca.pem)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.fullmatch(r"%s: ok, \d+ ms \(dot\.test A: NOERROR, 1 record\)\n"
+                        % re.escape(dot_upstream.server_line()), result.stdout)
+
+
+def test_name_option_is_the_name_asked(write_ks, dot_upstream, dot_pki):
+    result = check(write_ks, [dot_upstream.server_line()], dot_pki.ca.pem,
+                   "--name", "Name-Option.zone.test.")
+    assert result.returncode == 0, result.stdout
+    assert "(name-option.zone.test A: NXDOMAIN, 0 records)" in result.stdout
+    assert "name-option.zone.test. A IN" in dot_upstream.log()
+
+
+def test_a_routed_server_is_asked_for_its_domain(write_ks, dot_upstream, dot_pki):
+    result = check(write_ks, [dot_upstream.server_line(),
+                              dot_upstream.server_line("resolver.test") +
+                              " domain=routed.zone.test"], dot_pki.ca.pem)
+    assert result.returncode == 0, result.stdout
+    assert "(routed.zone.test A: NXDOMAIN, 0 records)" in result.stdout.splitlines()[1]
+
+
+def test_a_refused_query_is_a_dns_error(write_ks, dot_upstream, dot_pki):
+    name = "www." + REFUSED_ZONE
+    result = check(write_ks, [dot_upstream.server_line()], dot_pki.ca.pem, "--name", name)
+    assert result.returncode == 1
+    assert result.stdout == (
+        "%s: DNS error: the server answered REFUSED to %s A; it is authenticated, but does "
+        "not resolve that name for this client; ask a name it serves\n"
+        % (dot_upstream.server_line(), name))
+
+
+def test_a_certificate_from_another_ca_is_an_unknown_ca(write_ks, dot_upstream, dot_pki):
+    result = check(write_ks, [dot_upstream.server_line()], dot_pki.other_ca.pem)
+    assert result.returncode == 1
+    assert result.stdout == (
+        "%s: unknown CA: the server's certificate (issued by CN=Test DNS CA) is not signed "
+        "by a CA of the kickstart's --ca bundle; add the CA that issued it\n"
+        % dot_upstream.server_line())
+
+
+def test_without_ca_option_the_system_store_does_not_know_the_test_ca(write_ks, dot_upstream,
+                                                                      dot_pki):
+    result = check(write_ks, [dot_upstream.server_line()], dot_pki.ca.pem, header_options="")
+    assert result.returncode == 1
+    assert "unknown CA: " in result.stdout
+    assert "not signed by a CA the system trusts (or a %certificate --type=anchor)" \
+        in result.stdout
+
+
+def test_without_ca_option_an_anchor_certificate_is_trusted(write_ks, dot_upstream, dot_pki):
+    result = check(write_ks, [dot_upstream.server_line()], dot_pki.ca.pem, header_options="",
+                   certificate_options="--type=anchor")
+    assert result.returncode == 0, result.stdout
+    assert ": ok, " in result.stdout
+
+
+def test_a_wrong_tls_name_is_a_name_mismatch_listing_the_certificate_names(
+        write_ks, dot_upstream, dot_pki):
+    result = check(write_ks, [dot_upstream.server_line("wrong.test")], dot_pki.ca.pem)
+    assert result.returncode == 1
+    assert result.stdout == (
+        "%s: name mismatch: the server's certificate is for dot.test, resolver.test, not "
+        "wrong.test; write a name it has after '#', or give the server a certificate for "
+        "wrong.test\n" % dot_upstream.server_line("wrong.test"))
+
+
+def test_an_expired_server_certificate_says_when_it_expired(write_ks, expired_upstream,
+                                                            dot_pki):
+    expired_on = dot_pki.expired_server.cert.not_valid_after_utc.strftime("%Y-%m-%d %H:%M")
+    result = check(write_ks, [expired_upstream.server_line()], dot_pki.ca.pem)
+    assert result.returncode == 1
+    assert result.stdout == (
+        "%s: certificate expired: the server's certificate expired on %s UTC; renew it on the "
+        "server\n" % (expired_upstream.server_line(), expired_on))
+
+
+def test_a_closed_port_is_connection_refused(write_ks, dot_pki):
+    line = "dns+tls://127.0.0.2:%d#%s" % (free_port("127.0.0.2"), TLS_NAME)
+    result = check(write_ks, [line], dot_pki.ca.pem)
+    assert result.returncode == 1
+    assert result.stdout == ("%s: connection refused: nothing accepts connections on this "
+                             "address and port; check both\n" % line)
+
+
+def test_a_port_that_never_answers_times_out_within_the_timeout(write_ks, dot_pki,
+                                                                silent_port):
+    line = "dns+tls://127.0.0.4:%d#%s" % (silent_port, TLS_NAME)
+    started = time.monotonic()
+    result = check(write_ks, [line], dot_pki.ca.pem, "--timeout", "1")
+    elapsed = time.monotonic() - started
+    assert result.returncode == 1
+    assert result.stdout == ("%s: timeout: the port accepts connections but no TLS "
+                             "handshake completed within 1 s; is it a DNS over TLS server?\n"
+                             % line)
+    # The default timeout is 5 s: finishing well before it shows --timeout was obeyed.
+    assert elapsed < 4
+
+
+def test_every_server_gets_its_line_in_kickstart_order(write_ks, dot_upstream, dot_pki,
+                                                       silent_port):
+    lines = ["dns+tls://127.0.0.4:%d#%s" % (silent_port, TLS_NAME),
+             dot_upstream.server_line(),
+             "dns+tls://127.0.0.2:%d#%s" % (free_port("127.0.0.2"), TLS_NAME)]
+    result = check(write_ks, lines, dot_pki.ca.pem, "--timeout", "1")
+    assert result.returncode == 1
+    printed = result.stdout.splitlines()
+    assert len(printed) == 3
+    for line, server, outcome in zip(printed, lines, ["timeout:", "ok,", "connection refused:"]):
+        assert line.startswith("%s: %s " % (server, outcome))
+
+
+def test_a_plaintext_backup_server_is_asked_over_udp(write_ks, dot_upstream, dot_pki,
+                                                     unbound_forwarder):
+    forwarder = unbound_forwarder(forward_zone_config(
+        dot_pki.ca_path, [(dot_upstream.address, dot_upstream.port, TLS_NAME)]))
+    plain = "dns+udp://%s:%d" % (forwarder.address, forwarder.port)
+    result = check(write_ks, [dot_upstream.server_line(), plain], dot_pki.ca.pem,
+                   "--name", "www.zone.test",
+                   header_options="--ca=dns-ca.pem --resolve-mode=backup")
+    assert result.returncode == 0, result.stdout
+    assert re.search(r"^%s: ok, \d+ ms \(www\.zone\.test A: NOERROR, 1 record\)$"
+                     % re.escape(plain), result.stdout, re.MULTILINE)
+
+
+def test_a_kickstart_with_errors_is_not_checked(write_ks, dot_pki):
+    path = write_ks(dot_kickstart(["dns+tls://127.0.0.2:853"], dot_pki.ca.pem))
+    result = run_cli("check", path)
+    assert result.returncode == 1
+    assert "error: the DoT server dns+tls://127.0.0.2 has no TLS name" in result.stderr
+    assert result.stderr.endswith("%s: not checked: %s has errors; fix them first\n"
+                                  % (path, path))
+    assert result.stdout == ""
+
+
+def test_a_kickstart_without_the_section_is_not_checked(write_ks):
+    path = write_ks("text\n")
+    result = run_cli("check", path)
+    assert result.returncode == 1
+    assert result.stderr.endswith("%s: not checked: %s has no %%addon org_edns_addon section; "
+                                  "nothing to apply\n" % (path, path))
+
+
+@pytest.mark.parametrize("option", [["--timeout", "0"], ["--timeout", "soon"],
+                                    ["--name", "bad name"], ["--name", "a..b"]])
+def test_bad_options_are_usage_errors(write_ks, dot_pki, option):
+    result = run_cli("check", write_ks(dot_kickstart(["127.0.0.2#dot.test"], dot_pki.ca.pem)),
+                     *option)
+    assert result.returncode == 2
+    assert "error: argument %s" % option[0] in result.stderr
+
+
+def test_the_library_reports_outcome_and_round_trip_per_server(write_ks, dot_upstream,
+                                                               dot_pki):
+    parsed = parse_kickstart(write_ks(dot_kickstart(
+        [dot_upstream.server_line(), dot_upstream.server_line("wrong.test")],
+        dot_pki.ca.pem)))
+    good, wrong = check_staging_input(staging_input_from_kickstart(parsed), timeout=5)
+    assert (good.ok, good.outcome, good.server.name) == (True, Outcome.OK, TLS_NAME)
+    assert 0 < good.rtt_ms < 5000
+    assert (wrong.ok, wrong.outcome, wrong.rtt_ms) == (False, Outcome.NAME_MISMATCH, None)
+    assert wrong.describe().startswith(dot_upstream.server_line("wrong.test") +
+                                       ": name mismatch: ")

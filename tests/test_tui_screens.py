@@ -11,6 +11,7 @@ from org_edns_addon.tui.screens import (CaScreen, CheckScreen, EntryScreen, Main
                                         ServerScreen, ServersScreen, SummaryScreen,
                                         add_server_screen, resolve_mode_screen)
 from tests.conftest import REPO
+from tests.dot_fixtures import dot_pki, dot_upstream  # noqa: F401 (fixtures)
 
 EXAMPLE = str(REPO / "data" / "examples" / "corp-dot.ks")
 
@@ -27,8 +28,8 @@ def render(screen):
     return "\n".join(line.rstrip() for line in screen.window.get_lines())
 
 
-def main_screen(editor, checker=None):
-    return MainScreen(editor, lambda: None, "to save", checker)
+def main_screen(editor):
+    return MainScreen(editor, lambda: None, "to save")
 
 
 def test_first_screen_of_a_new_configuration():
@@ -37,21 +38,20 @@ def test_first_screen_of_a_new_configuration():
     assert "1) Servers: none yet; add at least one" in text
     assert "2) Resolve mode: exclusive" in text
     assert "5) CA certificates: system trust store + %certificate --type=anchor" in text
-    assert "6) Summary of what will be configured" in text
-    assert "Check servers" not in text
+    assert "6) Check servers (TLS handshake and one query each)" in text
+    assert "7) Summary of what will be configured" in text
     assert "Status: Not configured" in text
     assert "error: no DNS server is given" in text
 
 
 def test_first_screen_lists_the_kickstart_servers_with_their_routes():
     _, editor = load_kickstart(EXAMPLE)
-    text = render(main_screen(editor, checker=lambda e: []))
+    text = render(main_screen(editor))
     assert "     dns+tls://192.0.2.53#dot.corp.example (every name)" in text
     assert "     dns+tls://198.51.100.60#dot.lab.example (only lab.example,\n" \
            "   test.lab.example)" in text
     assert "4) Search domains: corp.example" in text
     assert "5) CA certificates: corp-dns-ca.pem" in text
-    assert "6) Check servers" in text
     assert "Status: 4 DoT servers, exclusive" in text
 
 
@@ -145,16 +145,20 @@ def test_summary_shows_the_section_and_the_messages():
     assert "error: every server is routed with domain=" in text
 
 
-def test_check_screen_shows_one_line_per_server():
-    editor = EdnsEditor()
-    editor.add_server("dns+tls://192.0.2.53#dot.example")
-    seen = []
+def test_check_screen_reaches_a_loopback_dot_server(dot_pki, dot_upstream):
+    editor = EdnsEditor(EdnsConfig(), [CaCertificate("dns-ca.pem", read_ca_pem(dot_pki.ca.pem))])
+    editor.add_server(dot_upstream.server_line())
+    editor.add_server(dot_upstream.server_line("wrong.test"))
+    editor.toggle_ca("dns-ca.pem")
+    lines = render(CheckScreen(editor)).splitlines()
+    assert lines[0] == "Check servers"
+    assert lines[2].startswith("%s: ok, " % dot_upstream.server_line())
+    assert lines[3].startswith("%s: name mismatch: the server's certificate is"
+                               % dot_upstream.server_line("wrong.test"))
 
-    def checker(checked):
-        seen.append(checked.config)
-        return ["dns+tls://192.0.2.53#dot.example: ok"]
-    assert "dns+tls://192.0.2.53#dot.example: ok" in render(CheckScreen(editor, checker))
-    assert seen == [editor.config]
+
+def test_check_screen_without_servers():
+    assert "No server to check; add one first." in render(CheckScreen(EdnsEditor()))
 
 
 def test_save_refusal_keeps_the_first_screen(capsys):

@@ -9,7 +9,7 @@ from org_edns_addon.tui.kickstart_file import (KickstartFileError, load_kickstar
 from org_edns_addon.tui.screens import MainScreen
 
 
-def run_standalone(kickstart, output, checker=None):
+def run_standalone(kickstart, output):
     """Edit KICKSTART's sections (or new ones) and write the result to OUTPUT.
 
     Returns True when the user saved. Raises KickstartFileError when
@@ -29,7 +29,7 @@ def run_standalone(kickstart, output, checker=None):
 
     App.initialize()
     App.get_scheduler().quit_screen = YesNoDialog("Quit without writing %s?" % output)
-    screen = MainScreen(editor, save, "to write %s and quit" % output, checker)
+    screen = MainScreen(editor, save, "to write %s and quit" % output)
     App.get_scheduler().schedule_screen(screen)
     App.run()
     return screen.saved

@@ -16,7 +16,8 @@ from typing import Optional, Tuple
 from cryptography.x509.oid import NameOID
 
 from org_edns_addon import certificates as pem
-from org_edns_addon.constants import CERT_TYPE_ANCHOR, DOT_CA_DIR, MAX_PEM_FILE_BYTES
+from org_edns_addon.constants import (CERT_TYPE_ANCHOR, CHECK_TIMEOUT_SECONDS, DOT_CA_DIR,
+                                      MAX_PEM_FILE_BYTES)
 from org_edns_addon.ks.edns import EdnsData
 from org_edns_addon.model import (Backend, DotServer, EdnsConfig, ModelError, Problem,
                                   ResolveMode, Severity, check_ca_name, normalize_domains)
@@ -203,6 +204,20 @@ class EdnsEditor:
         if not selected:
             return None
         return pem.build_bundle([block for cert in selected for block in cert.blocks])
+
+    def trust_anchors(self):
+        """PEM of every ``%certificate --type=anchor``, or None: with the system store,
+        what authenticates the servers when no CA is selected."""
+        anchors = [block for cert in self._certificates if cert.is_anchor
+                   for block in cert.blocks]
+        return pem.build_bundle(anchors) if anchors else None
+
+    def check_servers(self, timeout=CHECK_TIMEOUT_SECONDS):
+        """The pre-flight probe of every server, with the trust the installation will use."""
+        # dnspython loads only when a user asks for a check.
+        from org_edns_addon.probe import check_servers
+        return check_servers(self._config, self.ca_bundle(), timeout=timeout,
+                             anchors=self.trust_anchors())
 
     def _commit(self, config):
         before = _server_errors(self._config)

@@ -121,7 +121,7 @@ def add_problems(window, editor):
     window.add_with_separator(TextWidget("\n".join(lines)))
 
 
-def add_main_menu(window, menu, editor, checker=None):
+def add_main_menu(window, menu, editor):
     """The first screen: servers, options, CA, check and summary, then the messages."""
     servers = editor.config.servers
     server_lines = ["Servers:"] + ["  %s (%s)" % (s.uri(), describe_routes(s)) for s in servers] \
@@ -135,9 +135,8 @@ def add_main_menu(window, menu, editor, checker=None):
              lambda: push(search_screen(editor)))
     menu.add(TextWidget("CA certificates: %s" % describe_ca(editor)),
              lambda: push(CaScreen(editor)))
-    if checker is not None:
-        menu.add(TextWidget("Check servers (TLS handshake and one query each)"),
-                 lambda: push(CheckScreen(editor, checker)))
+    menu.add(TextWidget("Check servers (TLS handshake and one query each)"),
+             lambda: push(CheckScreen(editor)))
     menu.add(TextWidget("Summary of what will be configured"),
              lambda: push(SummaryScreen(editor)))
     menu.add_to(window)
@@ -168,15 +167,14 @@ class EditorScreen(UIScreen):
 class MainScreen(EditorScreen):
     """The standalone editor's first screen; 'c' saves through SAVE and quits."""
 
-    def __init__(self, editor, save, save_text, checker=None):
+    def __init__(self, editor, save, save_text):
         super().__init__(editor, TITLE)
         self._save = save
         self._save_text = save_text
-        self._checker = checker
         self.saved = False
 
     def fill(self, window):
-        add_main_menu(window, self.menu, self.editor, self._checker)
+        add_main_menu(window, self.menu, self.editor)
 
     def prompt(self, args=None):
         prompt = super().prompt(args)
@@ -519,16 +517,15 @@ def summary_lines(editor):
 
 
 class CheckScreen(TextScreen):
-    """Run CHECKER on the configuration and show one line per server."""
+    """Reach, authenticate and query every server; one line per server."""
 
-    def __init__(self, editor, checker):
+    def __init__(self, editor):
         super().__init__("Check servers")
         self._editor = editor
-        self._checker = checker
 
     def lines(self):
         servers = self._editor.config.servers
         if not servers:
             return ["No server to check; add one first."]
         print("Checking %d server%s…" % (len(servers), "" if len(servers) == 1 else "s"))
-        return self._checker(self._editor)
+        return [check.describe() for check in self._editor.check_servers()]

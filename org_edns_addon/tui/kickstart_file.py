@@ -10,7 +10,6 @@ import os
 from dataclasses import dataclass
 from typing import List, Optional
 
-from org_edns_addon.constants import SECTION_OPEN
 from org_edns_addon.fileio import write_atomically
 from org_edns_addon.ks.parse import SectionPlace, parse_kickstart, read_kickstart_text
 from org_edns_addon.model import Problem, Severity
@@ -109,9 +108,4 @@ def save_kickstart(source, editor, output):
     except OSError as error:
         raise KickstartFileError("cannot write %s: %s" % (output, error.strerror or error)) \
             from None
-    editor.dirty = False
 
-
-def rewrote_spelling(source):
-    """True when saving turns a top-level ``%edns`` into ``%addon org_edns_addon``."""
-    return source.edns_place is not None and source.edns_place.spelling == SECTION_OPEN

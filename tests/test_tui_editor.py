@@ -132,7 +132,7 @@ def test_pasted_ca_is_added_selected_and_bundled(test_ca):
 
 
 @pytest.mark.parametrize("make_text, words", [
-    (lambda ca: ca.pem + ca.key_pem, "a private key (PRIVATE KEY) is pasted here"),
+    (lambda ca: ca.pem + ca.key_pem, "line 11: a private key is pasted here"),
     (lambda ca: certs.make_server(ca).pem, "Not a valid CA certificate: CN=dot.test"),
     (lambda ca: certs.make_ca("Old CA", not_before=certs.now() - 10 * certs.DAY,
                               not_after=certs.now() - certs.DAY).pem, "expired on"),

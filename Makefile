@@ -37,3 +37,5 @@ install:
 .PHONY: bench
 bench:
 	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/check.py
+	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/validate.py
+	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/tui_startup.py

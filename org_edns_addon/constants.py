@@ -10,12 +10,17 @@ DBUS_SERVICE_NAME = "org.fedoraproject.Anaconda.Addons.Edns"
 DBUS_OBJECT_PATH = "/org/fedoraproject/Anaconda/Addons/Edns"
 DBUS_INTERFACE_NAME = DBUS_SERVICE_NAME
 
+# Larger input is not a kickstart; refusing it keeps validation's memory and time bounded.
+MAX_KICKSTART_BYTES = 16 * 1024 * 1024
+
 # Ports.
 DOT_PORT = 853
 PLAIN_DNS_PORT = 53
 
 # Files below a root.
 DOT_CA_BUNDLE_PATH = "/etc/pki/dns/extracted/pem/tls-ca-bundle.pem"
+# Where a %certificate added in the text UI is placed (its --dir).
+DOT_CA_DIR = "/etc/pki/dns/"
 CA_TRUST_ANCHORS_DIR = "/etc/pki/ca-trust/source/anchors"
 NM_CONF_DIR = "/etc/NetworkManager/conf.d"
 # Sorts after NetworkManager's "16-global-dns.conf" (written from rd.net.dns=
@@ -91,3 +96,6 @@ DBUS_CONF_FILE = DBUS_SERVICE_NAME + ".conf"
 # Pre-flight check of the DNS servers (`edns-addon check`).
 CHECK_TIMEOUT_SECONDS = 5.0
 CHECK_QUERY_TYPE = "A"
+
+# The text UI: a PEM file larger than this is not a CA certificate.
+MAX_PEM_FILE_BYTES = 1024 * 1024

@@ -14,11 +14,13 @@ the end. Exit status 1 if any step does not show what it should.
 import os
 import re
 import shutil
+import subprocess
 import sys
 from dataclasses import replace
 from ipaddress import ip_address
 from pathlib import Path
 
+import dns.exception
 import dns.name
 import dns.rcode
 
@@ -228,7 +230,8 @@ def main():
     proof = Proof(out, example)
     try:
         proof.run()
-    except (ProofFailed, RuntimeError, ValueError) as error:
+    except (ProofFailed, RuntimeError, ValueError, OSError, subprocess.SubprocessError,
+            dns.exception.DNSException) as error:
         print("proof FAILED: %s" % error, file=sys.stderr)
         return 1
     finally:

@@ -62,6 +62,8 @@ ZONE_RECORDS = (
 STARTUP_SECONDS = 10.0
 STOP_SECONDS = 5.0
 QUERY_SECONDS = 10.0
+# The C library gives up after 2 tries of 5 s (resolv.conf's defaults).
+LIBC_LOOKUP_SECONDS = 30.0
 CA_FILENAME = "dns-ca.pem"
 _PR_SET_PDEATHSIG = 1
 _CLONE_NEWNET = 0x40000000
@@ -528,7 +530,7 @@ def resolve_with_libc(resolver, name):
     """
     return subprocess.run(["nsenter", "--target", str(resolver.process.pid), "--net",
                            "--mount", "getent", "hosts", name],
-                          capture_output=True, text=True, timeout=QUERY_SECONDS)
+                          capture_output=True, text=True, timeout=LIBC_LOOKUP_SECONDS)
 
 
 @dataclass(frozen=True)

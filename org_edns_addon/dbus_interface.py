@@ -2,10 +2,11 @@
 
 Importable without pyanaconda: tests and the benchmark publish it on a
 private bus (``org_edns_addon.dbus_service``); the Anaconda module interface
-(``service/edns_interface.py``) adds it to Anaconda's
-``KickstartModuleInterface``. It only translates between D-Bus types and the
-model; every value is checked by the model, and a bad one is answered with
-the D-Bus error ``INVALID_VALUE_ERROR`` while the service keeps running.
+(``service/edns_interface.py``) adds its members, and its task method, to
+Anaconda's ``KickstartModuleInterface``. It only translates between D-Bus
+types and the model; every value is checked by the model, and a bad one is
+answered with the D-Bus error ``INVALID_VALUE_ERROR`` while the service keeps
+running.
 """
 
 from contextlib import contextmanager
@@ -15,22 +16,30 @@ from dasbus.server.interface import dbus_interface
 from dasbus.server.property import emits_properties_changed
 from dasbus.server.template import InterfaceTemplate
 from dasbus.structure import DBusData, DBusStructureError
-from dasbus.typing import Bool, List, Str, Structure, UInt16  # pylint: disable=unused-import
+from dasbus.typing import (Bool, Double, List, Str, Structure,  # pylint: disable=unused-import
+                           UInt16)
 
-from org_edns_addon.constants import DBUS_INTERFACE_NAME
+from org_edns_addon.constants import DBUS_CHECK_TIMEOUT_MAX_SECONDS, DBUS_INTERFACE_NAME
 from org_edns_addon.model import DotServer, ModelError
 
 INVALID_VALUE_ERROR = DBUS_INTERFACE_NAME + ".Error.InvalidValue"
+INVALID_CONFIGURATION_ERROR = DBUS_INTERFACE_NAME + ".Error.InvalidConfiguration"
 
 
 class InvalidValueError(DBusError):
     """A value given over D-Bus is not valid; the message says why and how to fix it."""
 
 
+class InvalidConfigurationError(DBusError):
+    """The configuration has errors, so it cannot be used yet; the message lists them."""
+
+
 def register_errors(error_mapper):
-    """Map ``InvalidValueError`` to ``INVALID_VALUE_ERROR`` in ERROR_MAPPER (both ways)."""
+    """Map our exceptions to their D-Bus error names in ERROR_MAPPER (both ways)."""
     error_mapper.add_rule(ErrorRule(exception_type=InvalidValueError,
                                     error_name=INVALID_VALUE_ERROR))
+    error_mapper.add_rule(ErrorRule(exception_type=InvalidConfigurationError,
+                                    error_name=INVALID_CONFIGURATION_ERROR))
 
 
 @contextmanager
@@ -40,6 +49,17 @@ def refusing_invalid_values():
         yield
     except (ModelError, DBusStructureError, TypeError) as error:
         raise InvalidValueError(str(error)) from None
+
+
+@contextmanager
+def refusing_invalid_configuration():
+    """Turn a configuration with errors (``staging.StagingError``) into
+    ``InvalidConfigurationError``."""
+    from org_edns_addon.staging import StagingError
+    try:
+        yield
+    except StagingError as error:
+        raise InvalidConfigurationError(str(error)) from None
 
 
 class DotServerData(DBusData):
@@ -111,10 +131,93 @@ class DotServerData(DBusData):
                                     self.tls)
 
 
-@dbus_interface(DBUS_INTERFACE_NAME)
-class EdnsInterfaceTemplate(InterfaceTemplate):
+class ServerCheckData(DBusData):
+    """The pre-flight check of one server: its ``address``, ``port`` and TLS
+    ``name``; the ``outcome`` ("ok", else why not: a ``probe.Outcome`` value);
+    ``reason``, a sentence; ``rtt_ms`` (``rtt-ms`` on D-Bus), the time to the
+    answer in milliseconds (0 unless ok)."""
+
+    def __init__(self):
+        self._address = ""
+        self._port = 0
+        self._name = ""
+        self._outcome = ""
+        self._reason = ""
+        self._rtt_ms = 0.0
+
+    @property
+    def address(self) -> Str:
+        return self._address
+
+    @address.setter
+    def address(self, value: Str):
+        self._address = value
+
+    @property
+    def port(self) -> UInt16:
+        return self._port
+
+    @port.setter
+    def port(self, value: UInt16):
+        self._port = value
+
+    @property
+    def name(self) -> Str:
+        return self._name
+
+    @name.setter
+    def name(self, value: Str):
+        self._name = value
+
+    @property
+    def outcome(self) -> Str:
+        return self._outcome
+
+    @outcome.setter
+    def outcome(self, value: Str):
+        self._outcome = value
+
+    @property
+    def reason(self) -> Str:
+        return self._reason
+
+    @reason.setter
+    def reason(self, value: Str):
+        self._reason = value
+
+    @property
+    def rtt_ms(self) -> Double:
+        return self._rtt_ms
+
+    @rtt_ms.setter
+    def rtt_ms(self, value: Double):
+        self._rtt_ms = value
+
+    @classmethod
+    def structures_of(cls, checks):
+        """The structures of ``probe.ServerCheck`` results CHECKS, in their order."""
+        data = []
+        for check in checks:
+            item = cls()
+            item.address = str(check.server.address)
+            item.port = check.server.port
+            item.name = check.server.name or ""
+            item.outcome = check.outcome.value
+            item.reason = check.reason
+            item.rtt_ms = check.rtt_ms or 0.0
+            data.append(item)
+        return cls.to_structure_list(data)
+
+
+class EdnsInterfaceMembers(InterfaceTemplate):
     """Properties and methods of the encrypted DNS module (implementation:
-    ``EdnsModuleState``)."""
+    ``EdnsModuleState``), not yet named as an interface.
+
+    ``EdnsInterfaceTemplate`` names them ``DBUS_INTERFACE_NAME``; the Anaconda
+    module's interface names them together with its task method (dasbus builds
+    one interface from the members of the class it decorates, so a second
+    declaration of a name would replace the first one's members).
+    """
 
     def connect_signals(self):
         super().connect_signals()
@@ -186,3 +289,19 @@ class EdnsInterfaceTemplate(InterfaceTemplate):
         (``error: ...`` or ``warning: ...``); empty when it can be applied."""
         return ["%s: %s" % (problem.severity.value, problem.message)
                 for problem in self.implementation.validate()]
+
+    def CheckServers(self, timeout: Double) -> List[Structure]:
+        """Check every server now, within TIMEOUT seconds (at most
+        ``DBUS_CHECK_TIMEOUT_MAX_SECONDS``), with the trust the installation will use:
+        ``ServerCheckData`` structures in the order of ``Servers``. The service answers
+        nothing else meanwhile; Anaconda's module offers ``CheckServersWithTask``."""
+        if not 0 < timeout <= DBUS_CHECK_TIMEOUT_MAX_SECONDS:
+            raise InvalidValueError("%g is not a number of seconds from 0 to %g" % (
+                timeout, DBUS_CHECK_TIMEOUT_MAX_SECONDS))
+        with refusing_invalid_configuration():
+            return ServerCheckData.structures_of(self.implementation.check_servers(timeout))
+
+
+@dbus_interface(DBUS_INTERFACE_NAME)
+class EdnsInterfaceTemplate(EdnsInterfaceMembers):
+    """The interface of the encrypted DNS module, without Anaconda's parts."""

@@ -12,6 +12,7 @@ import time
 import pytest
 from dasbus.connection import AddressedMessageBus
 from dasbus.error import ErrorMapper
+from dasbus.typing import unwrap_variant
 from gi.repository import GLib
 
 from org_edns_addon.constants import DBUS_OBJECT_PATH, DBUS_SERVICE_NAME
@@ -41,6 +42,12 @@ def client_bus(address):
     error_mapper = ErrorMapper()
     register_errors(error_mapper)
     return AddressedMessageBus(address, error_mapper=error_mapper)
+
+
+def plain_structures(structures):
+    """A D-Bus list of structures (``aa{sv}``) as dicts of plain values."""
+    return [{name: unwrap_variant(value) for name, value in structure.items()}
+            for structure in structures]
 
 
 def wait_for(predicate, timeout=TIMEOUT, what="the condition"):
@@ -106,8 +113,9 @@ def python_env(extra_path=()):
     return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in path if p))
 
 
-def template_service_argv(address):
-    return [sys.executable, "-m", "org_edns_addon.dbus_service", "--address", address]
+def template_service_argv(address, kickstart=None):
+    argv = [sys.executable, "-m", "org_edns_addon.dbus_service", "--address", address]
+    return argv + ["--kickstart", str(kickstart)] if kickstart else argv
 
 
 @pytest.fixture(scope="session")
@@ -132,13 +140,24 @@ def bus(bus_address):
 
 
 @pytest.fixture
-def edns_proxy(bus, bus_address):
-    """A fresh stand-alone service (python3 -m org_edns_addon.dbus_service) and its proxy."""
-    process = start_service(template_service_argv(bus_address), bus, DBUS_SERVICE_NAME,
-                            env=python_env())
-    try:
-        yield bus.get_proxy(DBUS_SERVICE_NAME, DBUS_OBJECT_PATH), process
-    finally:
+def start_template_service(bus, bus_address):
+    """Factory: start the stand-alone service (python3 -m org_edns_addon.dbus_service),
+    with the state of the kickstart at KICKSTART if given; return (proxy, process)."""
+    started = []
+
+    def start(kickstart=None):
+        process = start_service(template_service_argv(bus_address, kickstart), bus,
+                                DBUS_SERVICE_NAME, env=python_env())
+        started.append(process)
+        return bus.get_proxy(DBUS_SERVICE_NAME, DBUS_OBJECT_PATH), process
+    yield start
+    for process in started:
         stop_service(process)
         wait_for(lambda: not bus.proxy.NameHasOwner(DBUS_SERVICE_NAME),
                  what="the service name to be released")
+
+
+@pytest.fixture
+def edns_proxy(start_template_service):
+    """A fresh stand-alone service and its proxy."""
+    return start_template_service()

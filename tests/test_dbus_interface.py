@@ -10,7 +10,8 @@ from gi.repository import Gio, GLib
 
 from org_edns_addon.constants import DBUS_INTERFACE_NAME, DBUS_OBJECT_PATH, DBUS_SERVICE_NAME
 from org_edns_addon.dbus_interface import INVALID_VALUE_ERROR, DotServerData, InvalidValueError
-from tests.dbus_fixtures import bus, bus_address, edns_proxy, wait_for  # noqa: F401 (fixtures)
+from tests.dbus_fixtures import (bus, bus_address, edns_proxy,  # noqa: F401 (fixtures)
+                                 start_template_service, wait_for)
 
 
 def server(address, name="", port=None, domains=(), tls=True):
@@ -60,8 +61,11 @@ def test_introspection_shows_the_typed_properties(edns_proxy, bus):
     assert types == {"Servers": ("aa{sv}", readwrite), "ResolveMode": ("s", readwrite),
                      "Backend": ("s", readwrite), "SearchDomains": ("as", readwrite),
                      "CaNames": ("as", readwrite)}
-    assert [m.name for m in interface.methods] == ["Validate"]
+    assert [m.name for m in interface.methods] == ["CheckServers", "Validate"]
     assert interface.lookup_method("Validate").out_args[0].signature == "as"
+    check = interface.lookup_method("CheckServers")
+    assert ([a.signature for a in check.in_args], [a.signature for a in check.out_args]) == \
+        (["d"], ["aa{sv}"])
 
 
 def test_servers_are_stored_normalized_and_valid(edns_proxy):

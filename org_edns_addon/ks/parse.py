@@ -399,5 +399,7 @@ def _check_certificates(result, now, add):
 
 
 def _body_line(place, line):
+    if place.lineno is None:    # a certificate that was not read from a kickstart file
+        return None
     return place.lineno + 1 + (line or 0)
 

@@ -62,17 +62,13 @@ def refusing_invalid_configuration():
         raise InvalidConfigurationError(str(error)) from None
 
 
-class DotServerData(DBusData):
-    """One DNS server: ``address``, ``port`` (0: the default, 853 or 53 for
-    plaintext), TLS ``name`` ("" for none), routed ``domains`` (empty: every
-    domain) and ``tls`` (False: plaintext)."""
+class ServerAddressData(DBusData):
+    """Where a DNS server is: the fields every structure about a server starts with."""
 
     def __init__(self):
         self._address = ""
         self._port = 0
         self._name = ""
-        self._domains = []
-        self._tls = True
 
     @property
     def address(self) -> Str:
@@ -97,6 +93,26 @@ class DotServerData(DBusData):
     @name.setter
     def name(self, value: Str):
         self._name = value
+
+    @classmethod
+    def at_server(cls, server):
+        """A structure with the address, port and TLS name of SERVER (a ``DotServer``)."""
+        data = cls()
+        data.address = str(server.address)
+        data.port = server.port
+        data.name = server.name or ""
+        return data
+
+
+class DotServerData(ServerAddressData):
+    """One DNS server: ``address``, ``port`` (0: the default, 853 or 53 for
+    plaintext), TLS ``name`` ("" for none), routed ``domains`` (empty: every
+    domain) and ``tls`` (False: plaintext)."""
+
+    def __init__(self):
+        super().__init__()
+        self._domains = []
+        self._tls = True
 
     @property
     def domains(self) -> List[Str]:
@@ -117,10 +133,7 @@ class DotServerData(DBusData):
     @classmethod
     def from_server(cls, server):
         """The structure of a model ``DotServer``."""
-        data = cls()
-        data.address = str(server.address)
-        data.port = server.port
-        data.name = server.name or ""
+        data = cls.at_server(server)
         data.domains = list(server.domains)
         data.tls = server.tls
         return data
@@ -131,43 +144,17 @@ class DotServerData(DBusData):
                                     self.tls)
 
 
-class ServerCheckData(DBusData):
+class ServerCheckData(ServerAddressData):
     """The pre-flight check of one server: its ``address``, ``port`` and TLS
     ``name``; the ``outcome`` ("ok", else why not: a ``probe.Outcome`` value);
     ``reason``, a sentence; ``rtt_ms`` (``rtt-ms`` on D-Bus), the time to the
     answer in milliseconds (0 unless ok)."""
 
     def __init__(self):
-        self._address = ""
-        self._port = 0
-        self._name = ""
+        super().__init__()
         self._outcome = ""
         self._reason = ""
         self._rtt_ms = 0.0
-
-    @property
-    def address(self) -> Str:
-        return self._address
-
-    @address.setter
-    def address(self, value: Str):
-        self._address = value
-
-    @property
-    def port(self) -> UInt16:
-        return self._port
-
-    @port.setter
-    def port(self, value: UInt16):
-        self._port = value
-
-    @property
-    def name(self) -> Str:
-        return self._name
-
-    @name.setter
-    def name(self, value: Str):
-        self._name = value
 
     @property
     def outcome(self) -> Str:
@@ -198,10 +185,7 @@ class ServerCheckData(DBusData):
         """The structures of ``probe.ServerCheck`` results CHECKS, in their order."""
         data = []
         for check in checks:
-            item = cls()
-            item.address = str(check.server.address)
-            item.port = check.server.port
-            item.name = check.server.name or ""
+            item = cls.at_server(check.server)
             item.outcome = check.outcome.value
             item.reason = check.reason
             item.rtt_ms = check.rtt_ms or 0.0

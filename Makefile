@@ -37,3 +37,4 @@ install:
 .PHONY: bench
 bench:
 	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/check.py
+	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/validate.py

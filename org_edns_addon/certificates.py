@@ -21,6 +21,7 @@ class CertificateError(ValueError):
         self.line = line
 
 
+_PRIVATE_KEY = "PRIVATE KEY"
 _PEM_BLOCK = re.compile(
     r"-----BEGIN (?P<label>[A-Z0-9 ]+)-----(?P<body>.*?)-----END (?P=label)-----",
     re.DOTALL)
@@ -42,7 +43,14 @@ class PemCertificate:
 
 
 def _line_of(text, offset):
-    return text.count("\n", 0, offset)
+    """0-based line of OFFSET, counting line breaks as pykickstart does (str.splitlines)."""
+    return len((text[:offset] + "x").splitlines()) - 1
+
+
+def _line_at(text, offset):
+    """The line holding OFFSET (TEXT[OFFSET] is not a line break), stripped and shortened."""
+    start = offset - len((text[:offset] + "x").splitlines()[-1]) + 1
+    return text[start:].splitlines()[0].strip()[:64]
 
 
 def load_pem_certificates(text):
@@ -53,6 +61,14 @@ def load_pem_certificates(text):
         except UnicodeDecodeError:
             raise CertificateError("the certificate is not PEM text (it holds non-ASCII "
                                    "bytes); paste the -----BEGIN CERTIFICATE----- block") from None
+    # Looked for before anything else, wherever it hides (between, inside or
+    # after certificates): a key in a kickstart is copied to every installed host.
+    key_at = text.find(_PRIVATE_KEY)
+    if key_at >= 0:
+        raise CertificateError(
+            "a private key is pasted here (%r); never put a private key in a kickstart: "
+            "remove it and paste only the CA certificate" % _line_at(text, key_at),
+            _line_of(text, key_at))
     certificates = []
     position = 0
     for match in _PEM_BLOCK.finditer(text):
@@ -60,10 +76,6 @@ def load_pem_certificates(text):
         position = match.end()
         line = _line_of(text, match.start())
         label = match.group("label")
-        if "PRIVATE KEY" in label:
-            raise CertificateError(
-                "a private key (%s) is pasted here; never put a private key in a kickstart: "
-                "remove it and paste only the CA certificate" % label, line)
         if label != "CERTIFICATE":
             raise CertificateError("a PEM block of type %r is not a certificate; paste only "
                                    "-----BEGIN CERTIFICATE----- blocks" % label, line)
@@ -84,21 +96,26 @@ def load_pem_certificates(text):
         ))
     _check_between(text, position, len(text))
     if not certificates:
-        raise CertificateError("no -----BEGIN CERTIFICATE----- block is found", 0)
+        raise CertificateError("no -----BEGIN CERTIFICATE----- block is found; paste the "
+                               "CA certificate in PEM form", 0)
     return certificates
 
 
 def _check_between(text, start, end):
+    """Refuse anything but whitespace between PEM blocks."""
     between = text[start:end]
-    if "PRIVATE KEY" in between:
-        raise CertificateError("a private key is pasted here; never put a private key in a "
-                               "kickstart: remove it", _line_of(text, start + between.find("PRIVATE KEY")))
     stripped = between.strip()
-    if stripped:
-        offset = start + between.find(stripped[0])
-        raise CertificateError("unexpected text %r outside a PEM block; a %%certificate body "
-                               "holds only -----BEGIN CERTIFICATE----- blocks"
-                               % stripped.splitlines()[0][:40], _line_of(text, offset))
+    if not stripped:
+        return
+    offset = start + between.find(stripped[0])
+    begin = between.find("-----BEGIN ")
+    if begin >= 0:
+        raise CertificateError("%r has no matching -----END line; paste the whole block"
+                               % _line_at(text, start + begin),
+                               _line_of(text, start + begin))
+    raise CertificateError("unexpected text %r outside a PEM block; a %%certificate body "
+                           "holds only -----BEGIN CERTIFICATE----- blocks"
+                           % stripped.splitlines()[0][:40], _line_of(text, offset))
 
 
 def _now(now):

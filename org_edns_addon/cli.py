@@ -14,7 +14,7 @@ from org_edns_addon.ks.parse import parse_kickstart
 from org_edns_addon import initrd, staging
 from org_edns_addon.constants import CHECK_TIMEOUT_SECONDS
 from org_edns_addon.fileio import write_atomically
-from org_edns_addon.model import ModelError, Severity, normalize_dns_name
+from org_edns_addon.model import ModelError, normalize_dns_name
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -62,7 +62,9 @@ def run_convert(args):
         print("%s: not converted: %s" % (args.kickstart, error.message), file=sys.stderr)
         return EXIT_FAILED
     if args.output is None:
-        sys.stdout.write(converted.text)
+        # Bytes, so the output is the input byte for byte whatever the terminal's encoding.
+        sys.stdout.flush()
+        sys.stdout.buffer.write(converted.text.encode("utf-8"))
     else:
         print("%s: wrote %s (%s rewritten as %%addon org_edns_addon)"
               % (args.kickstart, args.output, _plural(converted.count, "section")),
@@ -258,6 +260,11 @@ def build_parser():
 
 
 def main(argv=None):
+    for stream in (sys.stdout, sys.stderr):
+        # A file name or message the terminal's encoding cannot show is escaped,
+        # never a UnicodeEncodeError traceback.
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)

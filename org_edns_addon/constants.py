@@ -10,6 +10,9 @@ DBUS_SERVICE_NAME = "org.fedoraproject.Anaconda.Addons.Edns"
 DBUS_OBJECT_PATH = "/org/fedoraproject/Anaconda/Addons/Edns"
 DBUS_INTERFACE_NAME = DBUS_SERVICE_NAME
 
+# Larger input is not a kickstart; refusing it keeps validation's memory and time bounded.
+MAX_KICKSTART_BYTES = 16 * 1024 * 1024
+
 # Ports.
 DOT_PORT = 853
 PLAIN_DNS_PORT = 53

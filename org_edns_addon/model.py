@@ -58,9 +58,12 @@ class Problem:
 
 TLS_SCHEME = "dns+tls"
 PLAIN_SCHEME = "dns+udp"
-_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
-_IFACE = re.compile(r"^[A-Za-z0-9_.-]{1,15}$")
-_URI = re.compile(r"^(?P<scheme>[A-Za-z0-9+.-]+)://(?P<rest>.*)$")
+# \Z, not $: "$" also matches before a final newline, which must never pass.
+_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)\Z")
+_IFACE = re.compile(r"^[A-Za-z0-9_.-]{1,15}\Z")
+_URI = re.compile(r"^(?P<scheme>[A-Za-z0-9+.-]+)://(?P<rest>.*)\Z")
+# ASCII digits only: str.isdigit() also accepts '²' and other scripts' digits.
+_PORT = re.compile(r"^[0-9]{1,5}\Z")
 
 
 def normalize_dns_name(text, what="name"):
@@ -75,8 +78,6 @@ def normalize_dns_name(text, what="name"):
         raise ModelError("%r is not a valid DNS %s (%s); use letters, digits, '-' and '.'"
                          % (text, what, error)) from None
     ascii_name = ascii_name.lower()
-    if len(ascii_name) > 253:
-        raise ModelError("the %s %r is longer than 253 characters" % (what, text))
     for label in ascii_name.split("."):
         if not _LABEL.match(label):
             raise ModelError("%r is not a valid DNS %s: label %r may hold only letters, "
@@ -105,11 +106,17 @@ def parse_address(text):
     elif address.version == 6 and address.is_link_local:
         raise ModelError("the link-local address %s needs its interface: write it as "
                          "[%s%%eth0]" % (address, address))
+    if address.is_unspecified or address.is_multicast or \
+            address == ipaddress.IPv4Address("255.255.255.255"):
+        raise ModelError("%s cannot be a DNS server's address (it is %s); give the "
+                         "server's own unicast address" % (
+                             address, "unspecified" if address.is_unspecified
+                             else "multicast or broadcast"))
     return address
 
 
 def _parse_port(text):
-    if not text.isdigit():
+    if not _PORT.match(text):
         _refuse_port(text)
     return check_port(int(text))
 
@@ -125,7 +132,7 @@ def check_port(number):
     return number
 
 
-_CA_NAME = re.compile(r"^[A-Za-z0-9_.+-]+$")
+_CA_NAME = re.compile(r"^[A-Za-z0-9_.+-]+\Z")
 
 
 def check_ca_name(name):
@@ -142,7 +149,8 @@ class DotServer:
 
     ``tls`` False is a plaintext server (``dns+udp://`` or a bare address).
     ``domains`` empty means the server serves every domain (``*``).
-    ``lineno`` only remembers where the server was read; it is not compared.
+    ``lineno`` and ``filename`` only remember where the server was read; they
+    are not compared.
     """
     address: ipaddress._BaseAddress
     port: int = DOT_PORT
@@ -150,9 +158,10 @@ class DotServer:
     domains: Tuple[str, ...] = ()
     tls: bool = True
     lineno: Optional[int] = field(default=None, compare=False, repr=False)
+    filename: Optional[str] = field(default=None, compare=False, repr=False)
 
     @classmethod
-    def parse_uri(cls, text, domains=(), lineno=None):
+    def parse_uri(cls, text, domains=(), lineno=None, filename=None):
         """Parse ``dns+tls://ADDR[:PORT][#NAME]``, ``dns+udp://ADDR[:PORT]``,
         FreeIPA's ``ADDR#NAME`` or a bare ``ADDR``."""
         if not text or any(c.isspace() for c in text):
@@ -202,10 +211,11 @@ class DotServer:
         if name and not tls:
             raise ModelError("%r is plaintext (dns+udp://) and cannot carry a TLS name; "
                              "use dns+tls://" % text)
-        return cls.from_parts(address, port, name, domains, tls, lineno)
+        return cls.from_parts(address, port, name, domains, tls, lineno, filename)
 
     @classmethod
-    def from_parts(cls, address, port=None, name=None, domains=(), tls=True, lineno=None):
+    def from_parts(cls, address, port=None, name=None, domains=(), tls=True, lineno=None,
+                   filename=None):
         """A server from separate fields (D-Bus, text UI), each checked as in a URI.
 
         ADDRESS is text or an ``ipaddress`` object; PORT None means the default
@@ -227,10 +237,11 @@ class DotServer:
             domains=tuple(normalize_domains(domains)),
             tls=bool(tls),
             lineno=lineno,
+            filename=filename,
         )
 
     @classmethod
-    def parse_line(cls, line, lineno=None):
+    def parse_line(cls, line, lineno=None, filename=None):
         """Parse one ``%edns`` body line: ``SERVER [domain=D[,D]]``."""
         words = line.split()
         if not words:
@@ -247,7 +258,10 @@ class DotServer:
             domains = tuple(value.split(","))
             if not value or "" in domains:
                 raise ModelError("domain= needs a comma-separated list of domains")
-        return cls.parse_uri(words[0], domains, lineno=lineno)
+        domains = tuple(normalize_domains(domains))
+        if len(set(domains)) != len(domains):
+            raise ModelError("domain= lists a domain twice; list each domain once")
+        return cls.parse_uri(words[0], domains, lineno=lineno, filename=filename)
 
     @property
     def _host(self):
@@ -286,7 +300,16 @@ class DotServer:
 
 
 def normalize_domains(domains, what="domain"):
+    """Each of DOMAINS through ``normalize_dns_name``, in order."""
     return [normalize_dns_name(domain, what) for domain in domains]
+
+
+def _first_on(server):
+    if server.lineno is None:
+        return ""
+    if server.filename is None:
+        return " (first on line %d)" % server.lineno
+    return " (first on %s:%d)" % (server.filename, server.lineno)
 
 
 @dataclass(frozen=True)
@@ -311,37 +334,45 @@ class EdnsConfig:
                 routes.setdefault(domain, []).append(server)
         return {domain: tuple(servers) for domain, servers in routes.items()}
 
-    def problems(self, header_lineno=None):
-        """Check the rules that need nothing but this configuration."""
+    def problems(self, header_lineno=None, all_servers_read=True):
+        """Check the rules that need nothing but this configuration.
+
+        ALL_SERVERS_READ False (some server lines were refused) skips the rules
+        about missing servers, which would only repeat those errors.
+        """
         found = []
 
-        def error(message, lineno):
-            found.append(Problem(Severity.ERROR, message, lineno))
+        def error(message, lineno, filename=None):
+            found.append(Problem(Severity.ERROR, message, lineno, filename))
 
-        if not self.servers:
+        if all_servers_read and not self.servers:
             error("no DNS server is given; add a line like "
                   "dns+tls://192.0.2.53#dot.example", header_lineno)
-        elif not self.default_servers:
+        elif all_servers_read and not self.default_servers:
             error("every server is routed with domain=; add at least one server without "
                   "domain= to serve all other names", header_lineno)
         seen = {}
         for server in self.servers:
+            where = (server.lineno, server.filename)
             if server.tls and not server.name:
                 error("the DoT server %s has no TLS name, so it cannot be authenticated; "
                       "append #NAME as in its certificate, like %s#dot.example"
-                      % (server.uri(), server.uri()), server.lineno)
+                      % (server.uri(), server.uri()), *where)
             if not server.tls and self.resolve_mode != ResolveMode.BACKUP:
                 error("the plaintext server %s is refused with --resolve-mode=%s; use "
                       "dns+tls://ADDR#NAME (plaintext is allowed only with "
                       "--resolve-mode=backup)" % (server.uri(), self.resolve_mode.value),
-                      server.lineno)
+                      *where)
+            elif not server.tls and self.backend == Backend.UNBOUND:
+                # The unbound forwarder sets TLS per forward zone, so one plaintext
+                # server would turn TLS off for every server of its zone.
+                error("the plaintext server %s cannot be used with --backend=unbound; use "
+                      "dns+tls://ADDR#NAME or --backend=dnsconfd" % server.uri(), *where)
             if server.key in seen:
-                where = seen[server.key]
                 error("the server %s is given twice%s; remove one"
-                      % (server.uri(), " (first on line %d)" % where if where else ""),
-                      server.lineno)
+                      % (server.kickstart_line(), _first_on(seen[server.key])), *where)
             else:
-                seen[server.key] = server.lineno
+                seen[server.key] = server
         for names, what in ((self.ca_names, "--ca"), (self.searches, "--search")):
             if len(set(names)) != len(names):
                 error("%s lists a name twice" % what, header_lineno)

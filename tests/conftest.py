@@ -34,9 +34,15 @@ def certificate_section(pem, filename="dns-ca.pem", options="--dir=/etc/pki/dns/
     return "%%certificate --filename=%s %s\n%s%%end\n" % (filename, options, pem)
 
 
-def run_cli(*args, input=None, cwd=None):
-    """Run `edns-addon ARGS` as a real process; return the CompletedProcess."""
+def run_cli(*args, input=None, cwd=None, prefix=()):
+    """Run `edns-addon ARGS` as a real process (after the command words PREFIX, if any);
+    return the CompletedProcess."""
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-m", "org_edns_addon.cli", *map(str, args)],
+    return subprocess.run([*prefix, sys.executable, "-m", "org_edns_addon.cli",
+                           *map(str, args)],
                           input=input, capture_output=True, text=True, env=env, cwd=cwd,
                           timeout=120)
+
+
+# Fixtures of the kickstart tests (certificates of every kind).
+pytest_plugins = ["tests.ks_fixtures"]

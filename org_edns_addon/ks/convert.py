@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from org_edns_addon.constants import ADDON_SECTION_OPEN, SECTION_OPEN
 from org_edns_addon.fileio import write_atomically
 from org_edns_addon.ks.parse import parse_kickstart, read_kickstart_text
-from org_edns_addon.model import Severity
 
 _HEADER = re.compile(r"^(\s*)%s(?=\s|$)" % re.escape(SECTION_OPEN))
 
@@ -50,9 +49,8 @@ def convert_kickstart(path, output=None):
     lives in an included file (that file is the one to convert).
     """
     result = parse_kickstart(path)
-    blocking = [p for p in result.problems if p.severity == Severity.ERROR]
-    if blocking:
-        raise ConvertError("fix the errors above first", blocking)
+    if result.errors:
+        raise ConvertError("fix the errors above first", result.errors)
     ours = [place for place in result.edns_places if place.spelling == SECTION_OPEN]
     elsewhere = [place for place in ours if place.filename != path]
     if elsewhere:

@@ -7,6 +7,7 @@ Anaconda's ``AddonSection`` drives (``handle_header``, ``handle_line``,
 ``%edns``. Options are declared once, in ``option_parser()``.
 """
 
+import difflib
 import re
 
 from pykickstart.errors import KickstartParseError
@@ -24,9 +25,29 @@ from org_edns_addon.model import (Backend, DotServer, EdnsConfig, ModelError, Re
 _COMMENT = re.compile(r"(^|\s)#.*$")
 
 
+class _EdnsOptionParser(KSOptionParser):
+    """``KSOptionParser`` whose errors also say which option a typo meant."""
+
+    def error(self, message):
+        known = sorted(option for action in self._actions for option in action.option_strings)
+        prefix = "unrecognized arguments: "
+        if message.startswith(prefix):
+            hints = []
+            for word in message[len(prefix):].split():
+                option = word.split("=", 1)[0]
+                if not option.startswith("-"):
+                    hints.append("unexpected %r" % word)
+                    continue
+                close = difflib.get_close_matches(option, known, n=1)
+                hints.append("unknown option %s%s" % (
+                    option, " (did you mean %s?)" % close[0] if close else ""))
+            message = "%s; the options are %s" % ("; ".join(hints), ", ".join(known))
+        super().error(message)
+
+
 def option_parser(prog=ADDON_SECTION_OPEN):
     """The options of the section header, with their user documentation."""
-    op = KSOptionParser(prog=prog, version=DEVEL, description="""
+    op = _EdnsOptionParser(prog=prog, version=DEVEL, description="""
         Configure system-wide encrypted DNS (DNS over TLS) for the installer,
         the installed system and its initramfs. The body lists one server per
         line: ``dns+tls://ADDR[:PORT]#NAME`` (IPv6 in brackets), or FreeIPA's
@@ -74,6 +95,8 @@ class EdnsData(KickstartObject):
         self.searches = ()
         self.ca_names = ()
         self.servers = []
+        # Server lines refused with an error; the rules on what is left would mislead.
+        self.refused_lines = 0
 
     def handle_header(self, args, line_number=None):
         """Parse the options that follow ``%edns`` or ``%addon org_edns_addon``."""
@@ -94,14 +117,19 @@ class EdnsData(KickstartObject):
         self.searches = searches
         self.ca_names = tuple(ns.ca_names)
 
-    def handle_line(self, line, line_number=None):
-        """Parse one server line; comments and blank lines are skipped."""
+    def handle_line(self, line, line_number=None, filename=None):
+        """Parse one server line; comments and blank lines are skipped.
+
+        FILENAME, if known, is remembered with the server for later messages.
+        """
         text = strip_comment(line)
         if not text:
             return
         try:
-            self.servers.append(DotServer.parse_line(text, lineno=line_number))
+            self.servers.append(DotServer.parse_line(text, lineno=line_number,
+                                                     filename=filename))
         except ModelError as error:
+            self.refused_lines += 1
             raise KickstartParseError(str(error), lineno=line_number) from None
 
     def handle_end(self):
@@ -125,6 +153,7 @@ class EdnsData(KickstartObject):
         self.searches = tuple(config.searches)
         self.ca_names = tuple(config.ca_names)
         self.servers = list(config.servers)
+        self.refused_lines = 0
 
     def header_args(self):
         args = ["--resolve-mode=%s" % self.resolve_mode.value,

@@ -8,23 +8,22 @@ collected, not raised: a user sees all of them in one run.
 """
 
 import os
+import shlex
 import warnings
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from pykickstart.errors import KickstartError, KickstartWarning
 from pykickstart.load import is_url
-from pykickstart.parser import Certificate, KickstartParser
+from pykickstart.parser import Certificate, KickstartParser, PutBackIterator
 from pykickstart.sections import CertificateSection, Section
 from pykickstart.version import makeVersion
 
 from org_edns_addon import certificates as pem
-from org_edns_addon.constants import ADDON_NAME, CERT_TYPE_ANCHOR, SECTION_OPEN
+from org_edns_addon.constants import (ADDON_SECTION_OPEN, CERT_TYPE_ANCHOR,
+                                     MAX_KICKSTART_BYTES, SECTION_OPEN)
 from org_edns_addon.ks.edns import EdnsData, EdnsSection, is_our_addon
 from org_edns_addon.model import Problem, Severity
-
-# Larger input is not a kickstart; refusing it keeps memory and time bounded.
-MAX_KICKSTART_BYTES = 16 * 1024 * 1024
 
 
 @dataclass
@@ -42,6 +41,8 @@ class KickstartCertificate:
     data: object
     place: SectionPlace
     blocks: List[pem.PemCertificate] = field(default_factory=list)
+    # (file, line) of each body line, so a PEM line number maps back to the kickstart.
+    body_places: List[Tuple[str, int]] = field(default_factory=list, repr=False)
 
     @property
     def filename(self):
@@ -50,6 +51,12 @@ class KickstartCertificate:
     @property
     def is_anchor(self):
         return self.data.type == CERT_TYPE_ANCHOR
+
+    def where(self, line):
+        """(file, line) in the kickstart of line LINE (0-based) of the certificate text."""
+        if line is not None and 0 <= line < len(self.body_places):
+            return self.body_places[line]
+        return self.place.filename, self.place.lineno
 
 
 @dataclass
@@ -92,6 +99,28 @@ class _Problems:
         self.items.append(Problem(severity, message, lineno, filename))
 
 
+class _FileLines(PutBackIterator):
+    """pykickstart's line iterator, knowing its file and the number of the line last read.
+
+    pykickstart's own line counters are local to its state machine and restart
+    in an ``%include``d file; this one is the single source of ``FILE:LINE``.
+    """
+
+    def __init__(self, filename, text):
+        super().__init__(text.splitlines(True) + [""])
+        self.filename = filename
+        self.lineno = 0
+
+    def put(self, s):
+        super().put(s)
+        self.lineno -= 1
+
+    def next(self):
+        line = super().next()
+        self.lineno += 1
+        return line
+
+
 class _TrackedCertificateSection(CertificateSection):
     """pykickstart's ``%certificate``, remembering file and line of each one."""
     allLines = True
@@ -100,49 +129,60 @@ class _TrackedCertificateSection(CertificateSection):
         super().__init__(handler, **kwargs)
         self._reader = reader
         self._place = None
+        self._body_places = []
 
     def handleHeader(self, lineno, args):
         self._place = None
+        self._body_places = []
         self._certificate.update({"cert": [], "filename": None, "dir": None, "type": None})
+        filename, lineno = self._reader.position
+        self._reader.check_header_comment()
         super().handleHeader(lineno, args)
-        self._place = SectionPlace(self._reader.current_file, lineno, "%certificate")
+        self._place = SectionPlace(filename, lineno, "%certificate")
+
+    def handleLine(self, line):
+        super().handleLine(line)
+        # The "" that ends an %include'd file adds no line to the certificate text.
+        if line:
+            self._body_places.append(self._reader.position)
 
     def finalize(self):
         place = self._place
-        lines = len(self._certificate["cert"])
         if place is None:
             # The header was refused (and reported); do not keep a nameless certificate.
             self._certificate["cert"] = []
             return
-        place.end_lineno = place.lineno + lines + 1
+        place.end_lineno = self._reader.position[1]
         before = len(self.handler.certificates)
         try:
             super().finalize()
         except KickstartError as error:
             self._reader.problems.add(Severity.ERROR, "%s; paste the CA certificate between "
-                                      "the %%certificate line and %%end" % error.message,
+                                      "the %%certificate line and %%end" % _message(error),
                                       place.filename, place.lineno)
             self._certificate["cert"] = []
             return
         for data in self.handler.certificates[before:]:
-            self._reader.certificates.append(KickstartCertificate(data, place))
+            self._reader.certificates.append(
+                KickstartCertificate(data, place, body_places=self._body_places))
 
 
 class _TrackedEdnsSection(EdnsSection):
+    """``%edns``, with every line numbered by the reader (also across ``%include``)."""
+
     def __init__(self, handler, reader, **kwargs):
         super().__init__(handler, **kwargs)
         self._reader = reader
 
     def handleHeader(self, lineno, args):
-        self._reader.open_edns(SECTION_OPEN, lineno)
+        self._reader.open_edns(SECTION_OPEN)
         super().handleHeader(lineno, args)
 
     def handleLine(self, line):
-        self._reader.guard_line(lambda: super(_TrackedEdnsSection, self).handleLine(line),
-                                lambda: self.line_number)
+        self._reader.edns_line(line)
 
     def finalize(self):
-        self._reader.close_edns(self.line_number + 1)
+        self._reader.close_edns()
         super().finalize()
 
 
@@ -155,27 +195,22 @@ class _AddonSection(Section):
         super().__init__(handler, **kwargs)
         self._reader = reader
         self._ours = False
-        self.line_number = None
 
     def handleHeader(self, lineno, args):
         super().handleHeader(lineno, args)
         self._ours = is_our_addon(args)
-        self.line_number = lineno
         if self._ours:
-            self._reader.open_edns("%addon " + ADDON_NAME, lineno)
+            self._reader.open_edns(ADDON_SECTION_OPEN)
             self.handler.edns.handle_header(args[2:], lineno)
 
     def handleLine(self, line):
-        self.line_number += 1
         if self._ours:
-            lineno = self.line_number
-            self._reader.guard_line(lambda: self.handler.edns.handle_line(line, lineno),
-                                    lambda: lineno)
+            self._reader.edns_line(line)
 
     def finalize(self):
         super().finalize()
         if self._ours:
-            self._reader.close_edns(self.line_number + 1)
+            self._reader.close_edns()
             self.handler.edns.handle_end()
         self._ours = False
 
@@ -189,8 +224,8 @@ class KickstartReader(KickstartParser):
         self.problems = _Problems()
         self.certificates = []
         self.edns_places = []
-        self._files = []
-        self._fail_place = None
+        self._sources = []
+        self._reading = []
 
     # pykickstart calls setupSections() from __init__, before our attributes exist.
     def setupSections(self):
@@ -200,56 +235,117 @@ class KickstartReader(KickstartParser):
         self.registerSection(_AddonSection(self.handler, self))
 
     @property
+    def position(self):
+        """(file, line) of the line being handled."""
+        if not self._sources:
+            return self.current_file, None
+        source = self._sources[-1]
+        return source.filename, source.lineno
+
+    @property
     def current_file(self):
-        return self._files[-1] if self._files else "<kickstart>"
+        """The file being read (the innermost ``%include``)."""
+        return self._reading[-1] if self._reading else "<kickstart>"
 
-    def open_edns(self, spelling, lineno):
-        self.edns_places.append(SectionPlace(self.current_file, lineno, spelling))
+    def add_problem(self, severity, message):
+        """Record a problem at the line being handled."""
+        self.problems.add(severity, message, *self.position)
 
-    def close_edns(self, end_lineno):
-        self.edns_places[-1].end_lineno = end_lineno
+    def check_header_comment(self):
+        """Report a '#' glued to a word of the section header being read.
 
-    def guard_line(self, handle, lineno):
-        """Run a body-line handler; record its error and go on with the next line."""
+        pykickstart, and so Anaconda, splits header lines with shlex, where such
+        a '#' starts a comment: ``--search=a#b --ca=x`` is read as ``--search=a``
+        and --ca is silently lost.
+        """
+        if "#" not in self._line:
+            return  # the common case, without two more (slow) shlex passes
         try:
-            handle()
+            read = shlex.split(self._line, comments=True)
+            written = shlex.split(self._line)
+        except ValueError:
+            return  # an unclosed quote; pykickstart reports it
+        if read and read[-1] != written[len(read) - 1]:
+            self.add_problem(Severity.ERROR, "the '#' in %r starts a comment, so this line is "
+                             "read only up to %r; remove the '#' (a comment needs a space "
+                             "before it)" % (written[len(read) - 1], read[-1]))
+
+    def open_edns(self, spelling):
+        self.check_header_comment()
+        self.edns_places.append(SectionPlace(*self.position, spelling))
+
+    def close_edns(self):
+        self.edns_places[-1].end_lineno = self.position[1]
+
+    def edns_line(self, line):
+        """Hand a body line to ``handler.edns``; record its error and go on."""
+        filename, lineno = self.position
+        try:
+            self.handler.edns.handle_line(line, lineno, filename)
         except KickstartError as error:
-            self.problems.add(Severity.ERROR, error.message, self.current_file,
-                              error.lineno if error.lineno is not None else lineno())
+            self.add_problem(Severity.ERROR, _message(error))
 
     def _tryFunc(self, fn):
+        # pykickstart's own handlers raise more than KickstartError on odd input
+        # (ksvalidator reports those as "General error"); none may escape as a traceback.
         try:
             fn()
-        except KickstartError as error:
+        except Exception as error:  # pylint: disable=broad-except
             self.errorsCount += 1
-            self.problems.add(Severity.ERROR, _message(error), self.current_file, error.lineno)
+            self.add_problem(Severity.ERROR, _message(error))
 
-    def readKickstart(self, f, reset=True):
+    def readKickstartFromString(self, s, reset=True):
         if reset:
             self._reset()
-        if is_url(f):
-            self.problems.add(Severity.WARNING, "%%include %s is a URL and is not followed "
-                              "here; check that file separately" % f,
-                              self.current_file, None)
-            return
-        if not os.path.isabs(f) and self._files:
-            f = os.path.join(os.path.dirname(self._files[-1]), f)
-        if f in self._files:
-            raise KickstartError("%%include %s includes itself" % f)
-        text = read_kickstart_text(f)
-        self._files.append(f)
+        source = _FileLines(self.current_file, s)
+        self._sources.append(source)
         try:
-            self.readKickstartFromString(text, reset=False)
-        except KickstartError as error:
-            if getattr(error, "edns_file", None) is None:
-                error.edns_file = f
+            self._stateMachine(source)
+        except Exception as error:
+            # Remember where it happened, innermost file first, before the stack unwinds.
+            if not hasattr(error, "edns_place"):
+                error.edns_place = (source.filename, source.lineno)
             raise
         finally:
-            self._files.pop()
+            self._sources.pop()
+
+    def readKickstart(self, f, reset=True):
+        if not self._sources:
+            self._read_file(f, reset)
+            return
+        # An %include: problems with the file itself belong to the %include line.
+        if is_url(f):
+            self.add_problem(Severity.WARNING, "%%include %s is a URL and is not followed "
+                             "here; check that file separately" % f)
+            return
+        if not os.path.isabs(f):
+            f = os.path.join(os.path.dirname(self.current_file), f)
+        if os.path.realpath(f) in map(os.path.realpath, self._reading):
+            self.add_problem(Severity.ERROR, "%%include %s includes a file that is already "
+                             "being read; remove the loop" % f)
+            return
+        try:
+            self._read_file(f, reset)
+        except KickstartReadError as error:
+            missing = not os.path.lexists(f)
+            self.add_problem(
+                Severity.WARNING if missing else Severity.ERROR,
+                "%%include %s: %s%s" % (f, error.message, "; if a %pre script writes it, "
+                                        "check that file separately" if missing else ""))
+
+    def _read_file(self, f, reset):
+        text = read_kickstart_text(f)
+        self._reading.append(f)
+        try:
+            self.readKickstartFromString(text, reset=reset)
+        finally:
+            self._reading.pop()
 
 
 def _message(error):
-    return error.message if error.message else str(error)
+    if isinstance(error, KickstartError):
+        return str(error.message) if error.message else str(error)
+    return str(error) or type(error).__name__
 
 
 class KickstartReadError(Exception):
@@ -296,38 +392,69 @@ def parse_kickstart(path, now=None):
     """Read the kickstart at PATH (following ``%include``) and check every rule."""
     handler = make_handler()
     reader = KickstartReader(handler)
-    problems = reader.problems
-    with warnings.catch_warnings(record=True) as caught:
+
+    def show_warning(message, category, *_args, **_kwargs):
+        # pykickstart warns (deprecated commands, duplicates) while it reads a line.
+        if issubclass(category, KickstartWarning):
+            reader.add_problem(Severity.WARNING, str(message))
+
+    with warnings.catch_warnings():
         warnings.simplefilter("always")
-        try:
-            reader.readKickstart(path)
-        except KickstartReadError as error:
-            problems.add(Severity.ERROR, error.message, error.filename, error.lineno)
-        except KickstartError as error:
-            problems.add(Severity.ERROR, _message(error),
-                         getattr(error, "edns_file", None) or path, error.lineno)
-    for warning in caught:
-        if issubclass(warning.category, KickstartWarning):
-            problems.add(Severity.WARNING, str(warning.message), path, None)
-    result = ParsedKickstart(path, handler, handler.edns, reader.edns_places,
-                             reader.certificates, problems.items)
-    check_rules(result, now)
+        warnings.showwarning = show_warning
+        outcome = _read_all(reader, path)
+        result = ParsedKickstart(path, handler, handler.edns, reader.edns_places,
+                                 reader.certificates, reader.problems.items)
+        if outcome != _UNREADABLE:
+            check_rules(result, now, read_to_end=outcome == _READ_TO_END)
+    result.problems.sort(key=_reading_order(result.problems))
     return result
 
 
-def check_rules(result, now=None):
-    """Add the cross-section rules of ARCHITECTURE.md to RESULT.problems."""
-    def add(severity, message, place, lineno=None):
-        result.problems.append(Problem(severity, message,
-                                       lineno if lineno is not None else place.lineno,
-                                       place.filename))
+def _reading_order(problems):
+    """Sort key: files in the order they were first named, then by line."""
+    files = {}
+    for problem in problems:
+        files.setdefault(problem.filename, len(files))
+    return lambda problem: (files[problem.filename], problem.lineno or 0)
+
+
+_READ_TO_END, _STOPPED, _UNREADABLE = "read to end", "stopped", "unreadable"
+
+
+def _read_all(reader, path):
+    """Run READER over PATH; say whether it read to the end, stopped, or could not start."""
+    try:
+        reader.readKickstart(path)
+    except KickstartReadError as error:
+        reader.problems.add(Severity.ERROR, error.message, error.filename, error.lineno)
+        return _UNREADABLE
+    except Exception as error:  # pylint: disable=broad-except
+        # pykickstart stops reading here (an unterminated section, an unclosed
+        # quote); report it where it happened, like ksvalidator, without a traceback.
+        filename, lineno = getattr(error, "edns_place", (path, None))
+        if isinstance(error, KickstartError) and error.lineno:
+            lineno = error.lineno
+        reader.problems.add(Severity.ERROR, "%s; the rest of the file is not checked"
+                            % _message(error).rstrip("."), filename, lineno)
+        return _STOPPED
+    return _READ_TO_END
+
+
+def check_rules(result, now=None, read_to_end=True):
+    """Add the cross-section rules of ARCHITECTURE.md to RESULT.problems.
+
+    READ_TO_END False: reading stopped early, so a missing section proves nothing.
+    """
+    def add(severity, message, place, where=None):
+        filename, lineno = where or (place.filename, place.lineno)
+        result.problems.append(Problem(severity, message, lineno, filename))
 
     places = result.edns_places
     for place in places[1:]:
         if place.spelling != places[0].spelling:
             message = ("both %s and %s are given; they are two spellings of the same "
-                       "section, keep only %%addon %s" % (places[0].spelling, place.spelling,
-                                                          ADDON_NAME))
+                       "section, keep only %s" % (places[0].spelling, place.spelling,
+                                                  ADDON_SECTION_OPEN))
         else:
             message = "a second %s section; only one may appear" % place.spelling
         add(Severity.ERROR, message + " (first on %s:%d)" % (places[0].filename,
@@ -336,19 +463,21 @@ def check_rules(result, now=None):
         if place.spelling == SECTION_OPEN:
             add(Severity.WARNING, "stock Anaconda rejects a top-level %%edns (\"Unknown "
                 "kickstart section\"); run 'edns-addon convert %s' to rewrite it as "
-                "%%addon %s" % (place.filename, ADDON_NAME), place)
+                "%s" % (place.filename, ADDON_SECTION_OPEN), place)
 
     _check_certificates(result, now, add)
 
     if not result.edns.seen:
-        if not places:
+        if not places and read_to_end:
             result.problems.append(Problem(
-                Severity.WARNING, "no %%addon %s section; encrypted DNS is not configured"
-                % ADDON_NAME, None, result.filename))
+                Severity.WARNING, "no %s section; encrypted DNS is not configured"
+                % ADDON_SECTION_OPEN, None, result.filename))
         return
     head = places[0]
-    for problem in result.edns.to_config().problems():
-        add(problem.severity, problem.message, head, problem.lineno)
+    for problem in result.edns.to_config().problems(
+            head.lineno, all_servers_read=not result.edns.refused_lines):
+        add(problem.severity, problem.message, head,
+            (problem.filename or head.filename, problem.lineno or head.lineno))
 
 
 def _check_certificates(result, now, add):
@@ -362,7 +491,7 @@ def _check_certificates(result, now, add):
                                                          first.lineno), place)
         else:
             names[cert.filename] = cert
-        if os.sep in cert.filename or cert.filename in (".", ".."):
+        if os.sep in cert.filename or cert.filename in ("", ".", ".."):
             add(Severity.ERROR, "--filename=%s must be a plain file name, without '/'"
                 % cert.filename, place)
         if cert.data.dir is not None and not os.path.isabs(cert.data.dir):
@@ -374,32 +503,24 @@ def _check_certificates(result, now, add):
         try:
             cert.blocks = pem.load_pem_certificates(cert.data.cert)
         except pem.CertificateError as error:
-            add(Severity.ERROR, error.message, place, _body_line(place, error.line))
+            add(Severity.ERROR, error.message, place, cert.where(error.line))
 
     ca_names = result.edns.ca_names if result.edns.seen else ()
     head = result.edns_places[0] if result.edns_places else None
-    for name in ca_names:
+    for name in dict.fromkeys(ca_names):
         if name not in names:
             known = ", ".join(sorted(names)) or "none"
             add(Severity.ERROR, "--ca=%s names no %%certificate --filename (known: %s); add "
                 "that %%certificate or fix the name" % (name, known), head)
-    trust = set(ca_names) if ca_names else {c.filename for c in result.certificates
-                                            if c.is_anchor}
     for cert in result.certificates:
+        # What authenticates DNS servers must be a CA; anything else only gets a
+        # warning when it is out of date.
+        authenticates = cert.filename in ca_names or cert.is_anchor
         for block in cert.blocks:
-            lineno = _body_line(cert.place, block.line)
-            if cert.filename in trust or cert.is_anchor:
+            if authenticates:
                 problem = pem.ca_problem(block) or pem.validity_problem(block, now)
-                severity = Severity.ERROR
             else:
                 problem = pem.validity_problem(block, now)
-                severity = Severity.WARNING
             if problem:
-                add(severity, problem, cert.place, lineno)
-
-
-def _body_line(place, line):
-    if place.lineno is None:    # a certificate that was not read from a kickstart file
-        return None
-    return place.lineno + 1 + (line or 0)
-
+                add(Severity.ERROR if authenticates else Severity.WARNING, problem,
+                    cert.place, cert.where(block.line))

@@ -1,0 +1,74 @@
+"""Helpers for the kickstart tests: certificates of every kind, kickstart builders,
+line lookup, and pykickstart's real ksvalidator."""
+
+import os
+import shutil
+import sys
+
+import pytest
+
+from org_edns_addon.ks.parse import parse_kickstart
+from tests import certs
+
+ADDON = "%addon org_edns_addon"
+
+
+def ksvalidator_command():
+    """The real `ksvalidator` script, run by this Python (no pyenv shim in between)."""
+    beside = os.path.join(os.path.dirname(sys.executable), "ksvalidator")
+    script = beside if os.path.exists(beside) else shutil.which("ksvalidator")
+    if script is None:
+        raise RuntimeError("pykickstart's ksvalidator is not installed")
+    return [sys.executable, script]
+
+
+def line_of(text, needle, occurrence=1):
+    """1-based number of the line of TEXT holding NEEDLE (its OCCURRENCE-th such line)."""
+    found = [n for n, line in enumerate(text.splitlines(), 1) if needle in line]
+    if len(found) < occurrence:
+        raise AssertionError("%r is not in the kickstart %d time(s)" % (needle, occurrence))
+    return found[occurrence - 1]
+
+
+def edns_section(*servers, options="", spelling=ADDON):
+    """An encrypted DNS section with SERVERS (body lines) and header OPTIONS."""
+    header = spelling + (" " + options if options else "")
+    return "\n".join([header, *servers, "%end"]) + "\n"
+
+
+def cert_section(pem, filename="dns-ca.pem", options="--dir=/etc/pki/dns/"):
+    """A %certificate section holding PEM (text that may be anything)."""
+    return "%%certificate --filename=%s %s\n%s%s%%end\n" % (
+        filename, options, pem, "" if pem.endswith("\n") or not pem else "\n")
+
+
+def messages(path, now=None):
+    """What `edns-addon validate` prints for PATH, one string per problem."""
+    return [str(problem) for problem in parse_kickstart(path, now).problems]
+
+
+def only_error(path):
+    """The one error of the kickstart at PATH (failing if there is not exactly one)."""
+    errors = [str(p) for p in parse_kickstart(path).errors]
+    assert len(errors) == 1, errors
+    return errors[0]
+
+
+class Certificates:
+    """Fresh certificates of every kind a kickstart may carry (nothing checked in)."""
+
+    def __init__(self):
+        self.ca = certs.make_ca("Corp DNS CA")
+        self.second_ca = certs.make_ca("Corp DNS CA 2")
+        self.not_ca = certs.make_ca("Not a CA", ca=False, key_cert_sign=False)
+        self.no_cert_sign = certs.make_ca("CA without keyCertSign", key_cert_sign=False)
+        self.expired = certs.make_ca("Expired CA", not_before=certs.now() - 60 * certs.DAY,
+                                     not_after=certs.now() - certs.DAY)
+        self.not_yet_valid = certs.make_ca("Future CA", not_before=certs.now() + certs.DAY,
+                                           not_after=certs.now() + 60 * certs.DAY)
+        self.server = certs.make_server(self.ca, dns_names=("dot.corp.example",))
+
+
+@pytest.fixture(scope="session")
+def pems():
+    return Certificates()

@@ -1,0 +1,56 @@
+"""certificates.py on real certificates generated here: what is read, refused and bundled."""
+
+import pytest
+
+from org_edns_addon.certificates import (CertificateError, build_bundle, check_ca_certificate,
+                                         load_pem_certificates)
+from tests import certs
+
+
+def test_every_block_of_a_bundle_is_read_with_its_line(pems):
+    text = pems.ca.pem + "\n" + pems.second_ca.pem
+    first, second = load_pem_certificates(text)
+    assert (first.subject, first.line) == ("CN=Corp DNS CA", 0)
+    assert (second.subject, second.line) == ("CN=Corp DNS CA 2", len(pems.ca.pem.splitlines()) + 1)
+
+
+def test_crlf_line_ends_and_indentation_around_blocks_are_accepted(pems):
+    text = "  \r\n" + pems.ca.pem.replace("\n", "\r\n") + "\t\r\n"
+    cert, = load_pem_certificates(text)
+    assert cert.subject == "CN=Corp DNS CA"
+    assert cert.line == 1
+
+
+def test_the_bundle_keeps_the_given_order_and_drops_duplicates_by_fingerprint(pems):
+    certificates = load_pem_certificates(pems.second_ca.pem + pems.ca.pem + pems.second_ca.pem)
+    assert build_bundle(certificates).decode() == pems.second_ca.pem + pems.ca.pem
+
+
+def test_the_bundle_is_the_same_bytes_every_time(pems):
+    text = pems.ca.pem + pems.second_ca.pem
+    assert build_bundle(load_pem_certificates(text)) == build_bundle(load_pem_certificates(text))
+
+
+def test_a_non_ca_is_refused_with_freeipas_words(pems):
+    cert, = load_pem_certificates(pems.not_ca.pem)
+    with pytest.raises(CertificateError, match="^Not a valid CA certificate: CN=Not a CA"):
+        check_ca_certificate(cert)
+
+
+def test_the_validity_window_is_checked_against_the_given_time(pems):
+    cert, = load_pem_certificates(pems.ca.pem)
+    check_ca_certificate(cert)
+    with pytest.raises(CertificateError, match="expired on"):
+        check_ca_certificate(cert, now=certs.now() + 365 * certs.DAY)
+    with pytest.raises(CertificateError, match="is not valid before"):
+        check_ca_certificate(cert, now=certs.now() - 365 * certs.DAY)
+
+
+@pytest.mark.parametrize("text, message", [
+    (b"\xff\xfe", "the certificate is not PEM text"),
+    ("", "no -----BEGIN CERTIFICATE----- block is found"),
+    ("MIIB", "unexpected text 'MIIB' outside a PEM block"),
+])
+def test_text_without_a_certificate_is_refused(text, message):
+    with pytest.raises(CertificateError, match=message):
+        load_pem_certificates(text)

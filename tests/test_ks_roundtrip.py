@@ -1,0 +1,172 @@
+"""parse -> __str__ -> parse is the identity, for both spellings of the section.
+
+The section prints itself back as ``%addon org_edns_addon`` (the form stock
+Anaconda accepts, and what GenerateKickstart returns); reading that text again
+gives the same configuration, and printing it again gives the same text.
+"""
+
+import ipaddress
+import os
+import tempfile
+
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+from org_edns_addon.ks.parse import parse_kickstart
+from tests.conftest import REPO
+from tests.ks_fixtures import ADDON, cert_section, edns_section
+
+EXAMPLES = REPO / "data" / "examples"
+
+
+def read_back(text):
+    """Parse TEXT as a kickstart file; fail on any error."""
+    fd, path = tempfile.mkstemp(suffix=".ks")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        result = parse_kickstart(path)
+    finally:
+        os.unlink(path)
+    assert result.errors == [], "\n".join(map(str, result.errors)) + "\n" + text
+    return result
+
+
+def certificate_sections(result):
+    return "".join(cert_section(c.data.cert + "\n", c.filename) for c in result.certificates)
+
+
+def assert_round_trip(text):
+    """TEXT parsed, printed and parsed again gives the same config and the same text."""
+    first = read_back(text)
+    printed = certificate_sections(first) + str(first.edns)
+    second = read_back(printed)
+    assert second.config == first.config
+    assert [s.kickstart_line() for s in second.config.servers] == \
+        [s.kickstart_line() for s in first.config.servers]
+    assert str(second.edns) == str(first.edns)
+    return first, printed
+
+
+def test_the_bundled_addon_example_round_trips():
+    first, printed = assert_round_trip((EXAMPLES / "corp-dot.ks").read_text())
+    assert str(first.edns) == (
+        "\n%addon org_edns_addon --resolve-mode=exclusive --backend=dnsconfd "
+        "--search=corp.example --ca=corp-dns-ca.pem\n"
+        "dns+tls://192.0.2.53#dot.corp.example\n"
+        "dns+tls://[2001:db8::53]#dot.corp.example\n"
+        "dns+tls://192.0.2.54#dot2.corp.example\n"
+        "dns+tls://198.51.100.60#dot.lab.example domain=lab.example,test.lab.example\n"
+        "%end\n")
+
+
+def test_the_bundled_edns_example_round_trips_into_the_addon_spelling():
+    edns, _ = assert_round_trip((EXAMPLES / "corp-dot-edns.ks").read_text())
+    addon, _ = assert_round_trip((EXAMPLES / "corp-dot.ks").read_text())
+    assert edns.config == addon.config
+    assert str(edns.edns) == str(addon.edns)
+
+
+def test_idna_and_link_local_servers_print_in_a_form_that_reads_back(pems):
+    text = cert_section(pems.ca.pem, "a.pem") + edns_section(
+        "dns+tls://[FE80::53%eth0]:8853#Dot.Bücher.example",
+        "192.0.2.54#ドメイン.example domain=Straße.example",
+        "dns+udp://[2001:db8::99]",
+        options="--resolve-mode=backup --backend=dnsconfd --search=пример.example --ca=a.pem",
+        spelling="%edns")
+    first, printed = assert_round_trip(text)
+    assert str(first.edns) == (
+        "\n%addon org_edns_addon --resolve-mode=backup --backend=dnsconfd "
+        "--search=xn--e1afmkfd.example --ca=a.pem\n"
+        "dns+tls://[fe80::53%eth0]:8853#dot.xn--bcher-kva.example\n"
+        "dns+tls://192.0.2.54#xn--eckwd4c7c.example domain=xn--strae-oqa.example\n"
+        "dns+udp://[2001:db8::99]\n"
+        "%end\n")
+
+
+# --- the property ---------------------------------------------------------------------
+
+UNICODE_LABELS = ["bücher", "ドメイン", "straße", "пример", "Corp", "DOT", "éé"]
+label = st.one_of(st.from_regex(r"\A[a-z0-9]{1,8}(-[a-z0-9]{1,8})?\Z"),
+                  st.sampled_from(UNICODE_LABELS))
+dns_name = st.lists(label, min_size=1, max_size=3).map(lambda labels: ".".join(
+    labels + ["example"]))
+port = st.one_of(st.none(), st.integers(1, 65535))
+interface = st.sampled_from(["eth0", "enp0s3", "wlan-1", "br0.100"])
+
+
+BROADCAST = ipaddress.IPv4Address("255.255.255.255")
+
+
+@st.composite
+def address_text(draw):
+    """(text for a URI host, text for FreeIPA's form, is_v6)."""
+    address = draw(st.one_of(st.ip_addresses(v=4), st.ip_addresses(v=6)).filter(
+        lambda a: not (a.is_unspecified or a.is_multicast or a == BROADCAST)))
+    text = str(address)
+    if address.version == 6 and address.is_link_local:
+        text = "%s%%%s" % (ipaddress.IPv6Address(int(address)), draw(interface))
+    return address.version == 6, text
+
+
+@st.composite
+def server_line(draw, plaintext_allowed, default_route):
+    is_v6, host = draw(address_text())
+    tls = not plaintext_allowed or draw(st.booleans())
+    chosen_port = draw(port)
+    hostport = "[%s]" % host if is_v6 else host
+    if chosen_port is not None:
+        hostport += ":%d" % chosen_port
+    if tls:
+        name = draw(dns_name)
+        spelling = draw(st.sampled_from(["uri", "freeipa", "upper-scheme"]))
+        if spelling == "freeipa":
+            unbracketed = is_v6 and chosen_port is None and draw(st.booleans())
+            server = "%s#%s" % (host if unbracketed else hostport, name)
+        else:
+            scheme = "DNS+TLS" if spelling == "upper-scheme" else "dns+tls"
+            server = "%s://%s#%s" % (scheme, hostport, name)
+    else:
+        bare = chosen_port is None and draw(st.booleans())
+        server = host if bare else "dns+udp://" + hostport
+    domains = [] if default_route else draw(st.lists(dns_name, max_size=3, unique_by=str.lower))
+    comment = draw(st.sampled_from(["", "   # a comment", "\t"]))
+    line = server + (" domain=" + ",".join(domains) if domains else "") + comment
+    return host, line
+
+
+@st.composite
+def kickstart(draw):
+    mode = draw(st.sampled_from(["", "exclusive", "prefer", "backup"]))
+    backend = draw(st.sampled_from(["", "dnsconfd", "unbound"]))
+    searches = draw(st.lists(dns_name, max_size=3, unique_by=lambda n: n.lower()))
+    ca_names = draw(st.lists(st.sampled_from(["corp-ca.pem", "lab-ca.pem", "ca.crt"]),
+                             max_size=3, unique=True))
+    options = []
+    if mode:
+        options.append("--resolve-mode=" + mode)
+    if backend:
+        options.append("--backend " + backend)
+    if searches:
+        options.append("--search=" + ",".join(searches))
+    if ca_names:
+        options.append("--ca=" + ",".join(ca_names))
+    draw(st.randoms()).shuffle(options)
+    # Plaintext is allowed only in backup mode, and never with the unbound forwarder.
+    plaintext_allowed = mode == "backup" and backend != "unbound"
+    servers = [draw(server_line(plaintext_allowed, default_route=True))]
+    servers += draw(st.lists(server_line(plaintext_allowed, default_route=draw(st.booleans())),
+                             max_size=4))
+    hosts = [host.lower() for host, _ in servers]
+    assume(len(set(hosts)) == len(hosts))
+    spelling = draw(st.sampled_from([ADDON, "%edns"]))
+    return ca_names, edns_section(*[line for _, line in servers], options=" ".join(options),
+                                  spelling=spelling)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kickstart())
+def test_any_valid_section_round_trips(pems, example):
+    ca_names, section = example
+    text = "".join(cert_section(pems.ca.pem, name) for name in ca_names) + section
+    first, printed = assert_round_trip(text)
+    assert printed.count(ADDON) == 1

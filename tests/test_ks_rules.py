@@ -1,0 +1,545 @@
+"""Every rule of the kickstart syntax and every refused input, each reported as
+FILE:LINE: error: ... on exactly the line that holds the mistake.
+
+The messages are what `edns-addon validate` prints (test_validate_cli.py shows
+the command prints these very lines).
+"""
+
+import shlex
+
+import pytest
+
+from org_edns_addon.certificates import build_bundle
+from org_edns_addon.ks.parse import parse_kickstart
+from tests.ks_fixtures import (ADDON, cert_section, edns_section, line_of, messages,
+                               only_error)
+
+GOOD = "dns+tls://192.0.2.53#dot.corp.example"
+
+
+def error_at(path, lineno, message_start):
+    return "%s:%d: error: %s" % (path, lineno, message_start)
+
+
+def assert_one_error(path, text, needle, message_start, occurrence=1):
+    error = only_error(path)
+    expected = error_at(path, line_of(text, needle, occurrence), message_start)
+    assert error.startswith(expected), "%s\n  does not start with\n%s" % (error, expected)
+
+
+# --- the section header -------------------------------------------------------------
+
+@pytest.mark.parametrize("options, message", [
+    pytest.param("--resolv-mode=backup", "unknown option --resolv-mode (did you mean "
+                 "--resolve-mode?); the options are --backend, --ca, --resolve-mode, --search",
+                 id="a misspelled option is named with the option it meant"),
+    pytest.param("--resolve-mode=paranoid", "argument --resolve-mode: invalid choice: "
+                 "'paranoid' (choose from 'exclusive', 'prefer', 'backup')",
+                 id="an unknown resolve mode lists the valid ones"),
+    pytest.param("--backend=systemd-resolved", "argument --backend: invalid choice: "
+                 "'systemd-resolved' (choose from 'dnsconfd', 'unbound')",
+                 id="an unknown backend lists the valid ones"),
+    pytest.param("exclusive", "unexpected 'exclusive'; the options are",
+                 id="a word that is no option"),
+    # pykickstart (and Anaconda) read "--search=corp.example#x --backend=..." as
+    # "--search=corp.example": what follows (a --ca!) would vanish without a word.
+    pytest.param("--search=corp.example#x --backend=unbound", "the '#' in "
+                 "'--search=corp.example#x' starts a comment, so this line is read only up to "
+                 "'--search=corp.example'",
+                 id="a hash glued to an option would silently drop the rest of the header"),
+    pytest.param('"--search=corp.example lab.example"', "--search: 'corp.example lab.example' "
+                 "is not a valid DNS search domain", id="a search domain with a space"),
+    pytest.param("--search=corp.example,CORP.example.", "--search lists a name twice",
+                 id="a search domain given twice"),
+    pytest.param("--ca=../ca.pem/", "--ca: '../ca.pem/' is not a %certificate --filename",
+                 id="a ca name that is not a file name"),
+])
+def test_a_bad_header_is_refused_on_the_header_line(write_ks, options, message):
+    text = "text\n" + edns_section(GOOD, options=options)
+    path = write_ks(text)
+    assert_one_error(path, text, ADDON, message)
+
+
+def test_a_comment_after_a_space_on_the_header_is_fine(write_ks):
+    path = write_ks(edns_section(GOOD, options="--backend=unbound   # local forwarder"))
+    result = parse_kickstart(path)
+    assert result.errors == []
+    assert result.config.backend.value == "unbound"
+
+
+@pytest.mark.parametrize("search", ['corp"x.example', "corp'x.example", "corp;x.example",
+                                    "[corp.example]", "corp_x.example", "-corp.example",
+                                    "corp..example", "\\ncorp.example", "corp\tx.example"])
+def test_a_search_domain_that_could_break_a_config_line_is_refused(write_ks, search):
+    text = edns_section(GOOD, options=shlex.quote("--search=%s" % search))
+    path = write_ks(text)
+    assert_one_error(path, text, ADDON, "--search: ")
+
+
+# --- server lines ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("server, message", [
+    ("https://192.0.2.53#dot.corp.example", "unknown scheme 'https'"),
+    ("dns+tls://dns.corp.example#dns.corp.example", "'dns.corp.example' is not an IPv4 or "
+                                                   "IPv6 address"),
+    ("dns+tls://192.0.2.300#dot.corp.example", "'192.0.2.300' is not an IPv4 or IPv6 address"),
+    ("dns+tls://2001:db8::53#dot.corp.example", "the IPv6 address in "
+                                                "'dns+tls://2001:db8::53#dot.corp.example' "
+                                                "must be in brackets"),
+    ("dns+tls://[2001:db8::53#dot.corp.example", "'dns+tls://[2001:db8::53#dot.corp.example'"
+                                                 " has '[' without a closing ']'"),
+    ("dns+tls://[192.0.2.53]#dot.corp.example", "only IPv6 addresses go in brackets"),
+    ("dns+tls://0.0.0.0#dot.corp.example", "0.0.0.0 cannot be a DNS server's address (it is "
+                                           "unspecified)"),
+    ("dns+tls://[::]#dot.corp.example", ":: cannot be a DNS server's address (it is "
+                                        "unspecified)"),
+    ("dns+tls://224.0.0.251#dot.corp.example", "224.0.0.251 cannot be a DNS server's address "
+                                               "(it is multicast or broadcast)"),
+    ("255.255.255.255#dot.corp.example", "255.255.255.255 cannot be a DNS server's address"),
+    ("dns+tls://[2001:db8::53]853#dot.corp.example", "unexpected '853' after the address"),
+    ("dns+tls://192.0.2.53:0#dot.corp.example", "port 0 is out of range; use a number from 1 to 65535"),
+    ("dns+tls://192.0.2.53:65536#dot.corp.example", "port 65536 is out of range; use a number "
+                                                    "from 1 to 65535"),
+    ("dns+tls://[2001:db8::53]:65536#dot.corp.example", "port 65536 is out of range"),
+    ("dns+tls://192.0.2.53:\u0663#dot.corp.example", "port '\u0663' is out of range"),
+    ("dns+tls://192.0.2.53:#dot.corp.example", "'dns+tls://192.0.2.53:#dot.corp.example' "
+                                               "has an empty port after ':'"),
+    ("dns+tls://192.0.2.53#", "'dns+tls://192.0.2.53#' has an empty TLS name after '#'"),
+    ("dns+udp://192.0.2.53#dot.corp.example", "'dns+udp://192.0.2.53#dot.corp.example' is "
+                                              "plaintext (dns+udp://) and cannot carry a TLS "
+                                              "name"),
+    ("dns+tls://fe80::53#dot.corp.example", "the IPv6 address in"),
+    ("dns+tls://[fe80::53]#dot.corp.example", "the link-local address fe80::53 needs its "
+                                              "interface: write it as [fe80::53%eth0]"),
+    ("dns+tls://[2001:db8::53%eth0]#dot.corp.example", "only a link-local IPv6 address "
+                                                       "(fe80::/10) may carry '%eth0'"),
+    ("dns+tls://[fe80::53%eth0;x]#dot.corp.example", "'eth0;x' is not a valid interface "
+                                                     "name"),
+    ("dns+tls://192.0.2.53#dot.corp.example lab.example", "unexpected 'lab.example' after "
+                                                          "the server"),
+    ("dns+tls://192.0.2.53#dot.corp.example domain=", "domain= needs a comma-separated list"),
+    ("dns+tls://192.0.2.53#dot.corp.example domain=a.example,,b.example",
+     "domain= needs a comma-separated list"),
+    ("dns+tls://192.0.2.53#dot.corp.example domain=a.example domain=b.example",
+     "domain= is given twice"),
+    ("dns+tls://192.0.2.53#dot.corp.example domain=lab.example,LAB.example.",
+     "domain= lists a domain twice"),
+])
+def test_a_bad_server_line_is_refused_on_its_line(write_ks, server, message):
+    path = write_ks("text\n" + edns_section(GOOD, server))
+    assert only_error(path).startswith(error_at(path, 4, message))
+
+
+@pytest.mark.parametrize("smuggled", [",", "#", "[", "]", '"', "'", ";", "\\", "/", "=",
+                                      "%", "*", "@", "\t"])
+def test_a_character_that_could_break_a_config_line_is_refused_in_a_tls_name(
+        write_ks, smuggled):
+    server = "dns+tls://192.0.2.54#dot%scorp.example" % smuggled
+    text = edns_section(GOOD, server)
+    path = write_ks(text)
+    expected = "unexpected 'corp.example'" if smuggled == "\t" else \
+        "%r is not a valid DNS TLS name" % ("dot%scorp.example" % smuggled)
+    assert_one_error(path, text, "192.0.2.54", expected)
+
+
+@pytest.mark.parametrize("smuggled", ["#", "[", "]", '"', "'", ";", "\\", "*", "@", "_"])
+def test_a_character_that_could_break_a_config_line_is_refused_in_a_domain(
+        write_ks, smuggled):
+    server = "dns+tls://192.0.2.54#dot.corp.example domain=lab%sx.example" % smuggled
+    text = edns_section(GOOD, server)
+    path = write_ks(text)
+    assert_one_error(path, text, "192.0.2.54", "%r is not a valid DNS domain"
+                     % ("lab%sx.example" % smuggled))
+
+
+@pytest.mark.parametrize("separator", ["\r", "\x0b", "\x0c", "\x1c", "\x85", "\u2028"])
+def test_a_line_separator_inside_a_name_splits_the_line_and_the_rest_is_refused(
+        write_ks, separator):
+    # pykickstart (and Anaconda) split lines with str.splitlines(), so what
+    # follows such a character is a line of its own; it never joins the name.
+    text = edns_section(GOOD, "dns+tls://192.0.2.54#dot.corp.example%s[evil]" % separator)
+    path = write_ks(text)
+    result = parse_kickstart(path)
+    assert [str(p) for p in result.errors] == [
+        error_at(path, 4, "'evil' is not an IPv4 or IPv6 address")]
+    assert [s.name for s in result.edns.servers] == ["dot.corp.example", "dot.corp.example"]
+
+
+def test_idna_names_and_domains_are_stored_as_ascii_a_labels(write_ks):
+    path = write_ks(edns_section("dns+tls://192.0.2.53#DoT.Bücher.example",
+                                 "dns+tls://192.0.2.54#dot.corp.example "
+                                 "domain=ドメイン.example,Straße.example"))
+    result = parse_kickstart(path)
+    assert result.errors == []
+    first, second = result.config.servers
+    assert first.name == "dot.xn--bcher-kva.example"
+    assert second.domains == ("xn--eckwd4c7c.example", "xn--strae-oqa.example")
+
+
+def test_a_name_that_is_not_valid_idna_is_refused(write_ks):
+    server = "dns+tls://192.0.2.54#dot.xn--zz.example"
+    text = edns_section(GOOD, server)
+    path = write_ks(text)
+    assert_one_error(path, text, server, "'dot.xn--zz.example' is not a valid DNS TLS name")
+
+
+def test_a_name_longer_than_253_characters_is_refused(write_ks):
+    name = ".".join(["a" * 60] * 5)
+    server = "dns+tls://192.0.2.54#" + name
+    text = edns_section(GOOD, server)
+    path = write_ks(text)
+    assert_one_error(path, text, server, "%r is not a valid DNS TLS name (Domain too long)"
+                     % name)
+
+
+def test_a_link_local_server_with_its_interface_is_accepted(write_ks):
+    path = write_ks(edns_section("dns+tls://[fe80::53%eth0]:8853#dot.corp.example"))
+    result = parse_kickstart(path)
+    assert result.errors == []
+    server, = result.config.servers
+    assert server.uri() == "dns+tls://[fe80::53%eth0]:8853#dot.corp.example"
+    assert server.unbound_forward_addr() == "fe80::53%eth0@8853#dot.corp.example"
+
+
+def test_a_dot_server_without_a_tls_name_is_refused_on_its_line(write_ks):
+    text = "text\n" + edns_section(GOOD, "dns+tls://192.0.2.54:853")
+    path = write_ks(text)
+    assert_one_error(path, text, "192.0.2.54", "the DoT server dns+tls://192.0.2.54 has no TLS "
+                     "name, so it cannot be authenticated; append #NAME")
+
+
+def test_a_server_given_twice_is_reported_on_the_second_line_naming_the_first(write_ks):
+    text = edns_section(GOOD, "dns+tls://192.0.2.60#dot.lab.example",
+                        "192.0.2.53:853#DOT.corp.example.   # same server, FreeIPA's spelling")
+    path = write_ks(text)
+    assert_one_error(path, text, "192.0.2.53:853", "the server dns+tls://192.0.2.53#dot.corp"
+                     ".example is given twice (first on %s:%d); remove one"
+                     % (path, line_of(text, GOOD)))
+
+
+def test_the_same_server_for_different_domains_is_not_a_duplicate(write_ks):
+    path = write_ks(edns_section(GOOD, GOOD + " domain=lab.example"))
+    assert parse_kickstart(path).errors == []
+
+
+def test_routing_every_server_to_a_domain_leaves_no_server_for_the_rest(write_ks):
+    text = "text\n" + edns_section(GOOD + " domain=corp.example",
+                                   "dns+tls://192.0.2.60#dot.lab.example domain=lab.example")
+    path = write_ks(text)
+    assert_one_error(path, text, ADDON, "every server is routed with domain=; add at least "
+                     "one server without domain= to serve all other names")
+
+
+def test_a_section_without_servers_is_refused_at_its_header(write_ks):
+    text = "text\n" + edns_section("# nothing yet", "")
+    path = write_ks(text)
+    assert_one_error(path, text, ADDON, "no DNS server is given; add a line like")
+
+
+def test_a_refused_server_line_is_not_reported_again_as_a_missing_server(write_ks):
+    text = edns_section("dns+tls://192.0.2.53#dot corp.example")
+    path = write_ks(text)
+    assert_one_error(path, text, "192.0.2.53", "unexpected 'corp.example'")
+
+
+@pytest.mark.parametrize("mode", ["", "--resolve-mode=exclusive", "--resolve-mode=prefer"])
+@pytest.mark.parametrize("plaintext", ["dns+udp://192.0.2.99", "192.0.2.99",
+                                       "dns+udp://[2001:db8::99]:5353"])
+def test_a_plaintext_server_is_refused_unless_mode_is_backup(write_ks, mode, plaintext):
+    text = edns_section(GOOD, plaintext, options=mode)
+    path = write_ks(text)
+    assert_one_error(path, text, plaintext, "the plaintext server %s is refused with "
+                     "--resolve-mode=%s" % (plaintext if "://" in plaintext else
+                                            "dns+udp://" + plaintext,
+                                            mode.partition("=")[2] or "exclusive"))
+
+
+def test_a_plaintext_server_is_refused_with_the_unbound_backend(write_ks):
+    text = edns_section(GOOD, "192.0.2.99", options="--resolve-mode=backup --backend=unbound")
+    path = write_ks(text)
+    assert_one_error(path, text, "192.0.2.99", "the plaintext server dns+udp://192.0.2.99 "
+                     "cannot be used with --backend=unbound")
+
+
+def test_a_plaintext_server_is_allowed_with_resolve_mode_backup(write_ks):
+    path = write_ks(edns_section(GOOD, "192.0.2.99", "dns+udp://[2001:db8::99]:5353",
+                                 options="--resolve-mode=backup"))
+    result = parse_kickstart(path)
+    assert result.errors == []
+    assert [s.uri() for s in result.config.servers] == [
+        GOOD, "dns+udp://192.0.2.99", "dns+udp://[2001:db8::99]:5353"]
+
+
+# --- sections -------------------------------------------------------------------------
+
+def test_both_spellings_in_one_file_are_an_error_at_the_second(write_ks):
+    text = "text\n" + edns_section(GOOD, spelling="%edns") + edns_section(
+        "dns+tls://192.0.2.60#dot.lab.example")
+    path = write_ks(text)
+    assert_one_error(path, text, ADDON, "both %%edns and %%addon org_edns_addon are given; "
+                     "they are two spellings of the same section, keep only %%addon "
+                     "org_edns_addon (first on %s:2)" % path)
+
+
+def test_a_second_section_is_an_error_at_its_header(write_ks):
+    text = edns_section(GOOD) + "\n" + edns_section("dns+tls://192.0.2.60#dot.lab.example")
+    path = write_ks(text)
+    assert_one_error(path, text, ADDON, "a second %%addon org_edns_addon section; only one "
+                     "may appear (first on %s:1)" % path, occurrence=2)
+
+
+def test_a_top_level_edns_section_is_a_warning_that_offers_convert(write_ks):
+    text = "text\n" + edns_section(GOOD, spelling="%edns")
+    path = write_ks(text)
+    assert messages(path) == [
+        "%s:2: warning: stock Anaconda rejects a top-level %%edns (\"Unknown kickstart "
+        "section\"); run 'edns-addon convert %s' to rewrite it as %%addon org_edns_addon"
+        % (path, path)]
+
+
+def test_a_kickstart_without_the_section_gets_a_warning_naming_the_file(write_ks):
+    path = write_ks("text\n%addon com_example_other --x\nanything\n%end\n")
+    assert messages(path) == ["%s: warning: no %%addon org_edns_addon section; encrypted "
+                              "DNS is not configured" % path]
+
+
+def test_a_section_without_end_is_reported_and_reading_stops(write_ks):
+    text = "text\n" + edns_section(GOOD).replace("%end\n", "")
+    path = write_ks(text)
+    assert_one_error(path, text, GOOD, "Section %addon does not end with %end; the rest of "
+                     "the file is not checked")
+
+
+def test_an_unclosed_quote_is_reported_on_its_line_without_a_traceback(write_ks):
+    text = "text\nlang 'en_US.UTF-8\n" + edns_section(GOOD)
+    path = write_ks(text)
+    assert_one_error(path, text, "lang", "No closing quotation; the rest of the file is not "
+                     "checked")
+
+
+def test_an_ordinary_kickstart_error_keeps_its_file_and_line(write_ks):
+    text = edns_section(GOOD) + "\nbogus_command --x\n"
+    path = write_ks(text)
+    assert_one_error(path, text, "bogus_command", "Unknown command: bogus_command")
+
+
+# --- certificates ---------------------------------------------------------------------
+
+def test_an_unknown_ca_name_is_reported_at_the_header_with_the_known_names(write_ks, pems):
+    text = cert_section(pems.ca.pem, "corp-ca.pem") + edns_section(
+        GOOD, options="--ca=corp-ca.pem,crop-ca.pem")
+    path = write_ks(text)
+    assert_one_error(path, text, ADDON, "--ca=crop-ca.pem names no %certificate --filename "
+                     "(known: corp-ca.pem); add that %certificate or fix the name")
+
+
+def test_a_ca_name_given_twice_is_reported_once_at_the_header(write_ks, pems):
+    text = cert_section(pems.ca.pem, "a.pem") + edns_section(GOOD, options="--ca=a.pem,a.pem")
+    path = write_ks(text)
+    assert_one_error(path, text, ADDON, "--ca lists a name twice")
+
+
+def test_a_private_key_pasted_instead_of_the_certificate_is_refused(write_ks, pems):
+    text = "text\n" + cert_section(pems.ca.key_pem) + edns_section(GOOD)
+    path = write_ks(text)
+    assert_one_error(path, text, "BEGIN PRIVATE KEY", "a private key is pasted here "
+                     "('-----BEGIN PRIVATE KEY-----'); never put a private key in a "
+                     "kickstart: remove it and paste only the CA certificate")
+
+
+def test_a_private_key_hidden_after_a_certificate_is_refused_on_its_line(write_ks, pems):
+    text = "text\n" + cert_section(pems.ca.pem + "\n" + pems.ca.key_pem) + edns_section(
+        GOOD, options="--ca=dns-ca.pem")
+    path = write_ks(text)
+    assert_one_error(path, text, "BEGIN PRIVATE KEY", "a private key is pasted here")
+
+
+@pytest.mark.parametrize("key_label", ["RSA PRIVATE KEY", "EC PRIVATE KEY",
+                                       "ENCRYPTED PRIVATE KEY", "OPENSSH PRIVATE KEY"])
+def test_a_private_key_of_any_kind_is_refused(write_ks, key_label):
+    key = "-----BEGIN %s-----\nMIIB\n-----END %s-----\n" % (key_label, key_label)
+    text = cert_section(key) + edns_section(GOOD)
+    path = write_ks(text)
+    assert_one_error(path, text, "BEGIN " + key_label, "a private key is pasted here")
+
+
+def test_garbage_in_a_certificate_section_is_refused_on_its_line(write_ks, pems):
+    text = cert_section(pems.ca.pem + "see the wiki for the CA\n") + edns_section(GOOD)
+    path = write_ks(text)
+    assert_one_error(path, text, "see the wiki", "unexpected text 'see the wiki for the CA' "
+                     "outside a PEM block; a %certificate body holds only -----BEGIN "
+                     "CERTIFICATE----- blocks")
+
+
+def test_a_certificate_whose_base64_is_damaged_is_refused(write_ks, pems):
+    lines = pems.ca.pem.splitlines(True)
+    lines[3] = lines[3][:10] + "!!!!" + lines[3][14:]
+    text = cert_section("".join(lines)) + edns_section(GOOD)
+    path = write_ks(text)
+    assert_one_error(path, text, "BEGIN CERTIFICATE", "the certificate cannot be decoded")
+
+
+def test_a_certificate_without_its_end_line_is_refused(write_ks, pems):
+    text = cert_section(pems.ca.pem.replace("-----END CERTIFICATE-----\n", "")) + \
+        edns_section(GOOD)
+    path = write_ks(text)
+    assert_one_error(path, text, "BEGIN CERTIFICATE", "'-----BEGIN CERTIFICATE-----' has no "
+                     "matching -----END line; paste the whole block")
+
+
+def test_a_pem_block_that_is_not_a_certificate_is_refused(write_ks, pems):
+    public_key = "-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----\n"
+    text = cert_section(pems.ca.pem + public_key) + edns_section(GOOD)
+    path = write_ks(text)
+    assert_one_error(path, text, "BEGIN PUBLIC KEY", "a PEM block of type 'PUBLIC KEY' is not "
+                     "a certificate")
+
+
+def test_an_empty_certificate_section_is_refused_at_its_header(write_ks):
+    text = edns_section(GOOD) + cert_section("\n\n")
+    path = write_ks(text)
+    assert_one_error(path, text, "%certificate", "The %certificate section is empty; paste "
+                     "the CA certificate between the %certificate line and %end")
+
+
+@pytest.mark.parametrize("kind, message", [
+    pytest.param("not_ca", "Not a valid CA certificate: CN=Not a CA (basicConstraints CA:TRUE "
+                 "is missing); give the CA that issued the DNS servers' certificates",
+                 id="a certificate that is not a CA"),
+    pytest.param("server", "Not a valid CA certificate: CN=dot.corp.example",
+                 id="a DNS server's own certificate"),
+    pytest.param("no_cert_sign", "Not a valid CA certificate: CN=CA without keyCertSign "
+                 "(keyUsage lacks keyCertSign)", id="a CA whose key usage lacks keyCertSign"),
+    pytest.param("expired", "the certificate CN=Expired CA expired on ",
+                 id="an expired CA"),
+    pytest.param("not_yet_valid", "the certificate CN=Future CA is not valid before ",
+                 id="a CA that is not yet valid"),
+])
+@pytest.mark.parametrize("use", ["--ca", "--type=anchor"])
+def test_a_certificate_that_cannot_authenticate_dns_servers_is_refused(write_ks, pems, kind,
+                                                                       message, use):
+    if use == "--ca":
+        text = cert_section(getattr(pems, kind).pem) + edns_section(GOOD,
+                                                                    options="--ca=dns-ca.pem")
+    else:
+        text = cert_section(getattr(pems, kind).pem, options="--type=anchor") + \
+            edns_section(GOOD)
+    path = write_ks(text)
+    assert_one_error(path, text, "BEGIN CERTIFICATE", message)
+
+
+def test_an_expired_ca_names_its_end_date(write_ks, pems):
+    text = cert_section(pems.expired.pem) + edns_section(GOOD, options="--ca=dns-ca.pem")
+    path = write_ks(text)
+    assert_one_error(path, text, "BEGIN CERTIFICATE", "the certificate CN=Expired CA expired "
+                     "on %s; replace it with a current one"
+                     % pems.expired.cert.not_valid_after_utc.strftime("%Y-%m-%d %H:%M:%S UTC"))
+
+
+def test_an_expired_certificate_not_used_for_dns_is_only_a_warning(write_ks, pems):
+    text = cert_section(pems.expired.pem, "other.pem") + edns_section(GOOD)
+    path = write_ks(text)
+    result = parse_kickstart(path)
+    assert result.errors == []
+    assert [str(w) for w in result.warnings] == [
+        "%s:%d: warning: the certificate CN=Expired CA expired on %s; replace it with a "
+        "current one" % (path, line_of(text, "BEGIN CERTIFICATE"),
+                         pems.expired.cert.not_valid_after_utc.strftime("%Y-%m-%d %H:%M:%S UTC"))]
+
+
+def test_the_second_certificate_of_a_bundle_is_checked_on_its_own_line(write_ks, pems):
+    text = cert_section(pems.ca.pem + pems.expired.pem) + edns_section(
+        GOOD, options="--ca=dns-ca.pem")
+    path = write_ks(text)
+    assert_one_error(path, text, "BEGIN CERTIFICATE", "the certificate CN=Expired CA expired",
+                     occurrence=2)
+
+
+def test_a_bundle_puts_every_certificate_in_the_dot_bundle_in_order_once(write_ks, pems):
+    text = (cert_section(pems.second_ca.pem + pems.ca.pem, "bundle.pem")
+            + cert_section(pems.ca.pem, "corp-ca.pem")
+            + edns_section(GOOD, options="--ca=bundle.pem,corp-ca.pem"))
+    path = write_ks(text)
+    result = parse_kickstart(path)
+    assert result.errors == []
+    subjects = [cert.subject for cert in result.ca_bundle_certificates()]
+    assert subjects == ["CN=Corp DNS CA 2", "CN=Corp DNS CA", "CN=Corp DNS CA"]
+    assert build_bundle(result.ca_bundle_certificates()).decode() == \
+        pems.second_ca.pem + pems.ca.pem
+
+
+def test_without_ca_the_dot_bundle_is_empty(write_ks, pems):
+    path = write_ks(cert_section(pems.ca.pem, options="--type=anchor") + edns_section(GOOD))
+    result = parse_kickstart(path)
+    assert result.errors == []
+    assert result.ca_bundle_certificates() == []
+
+
+def test_two_certificates_with_one_file_name_are_an_error_at_the_second(write_ks, pems):
+    text = cert_section(pems.ca.pem) + cert_section(pems.second_ca.pem) + edns_section(GOOD)
+    path = write_ks(text)
+    assert_one_error(path, text, "%certificate", "a second %%certificate --filename=dns-ca.pem "
+                     "(first on %s:1); give each certificate its own file name" % path,
+                     occurrence=2)
+
+
+@pytest.mark.parametrize("options, message", [
+    ("--dir=/etc/pki/dns/ --filename=../../etc/shadow", "--filename=../../etc/shadow must be a "
+                                                        "plain file name, without '/'"),
+    ("--dir=etc/pki/dns", "--dir=etc/pki/dns must be an absolute path, like /etc/pki/dns/"),
+    ("--type=bundle", "--type=bundle is unknown; the only type is anchor"),
+    ("", "One of --dir or --type must be specified for %certificate"),
+])
+def test_a_certificate_header_that_could_write_elsewhere_is_refused(write_ks, pems, options,
+                                                                     message):
+    text = edns_section(GOOD) + "%%certificate --filename=ca.pem %s\n%s%%end\n" % (
+        options, pems.ca.pem)
+    path = write_ks(text)
+    assert_one_error(path, text, "%certificate", message)
+
+
+# --- %include -------------------------------------------------------------------------
+
+def test_errors_in_an_included_file_name_that_file_and_its_line(write_ks, pems):
+    servers = "# DNS servers of the lab\n" + GOOD + "\ndns+tls://192.0.2.54\n"
+    certificate = cert_section(pems.not_ca.pem)
+    included_servers = write_ks(servers, "servers.ks")
+    included_ca = write_ks(certificate, "ca.ks")
+    main = ("text\n%include ca.ks\n" + ADDON + " --ca=dns-ca.pem\n%include servers.ks\n"
+            "dns+tls://192.0.2.60#dot.lab.example\nbad line\n%end\n")
+    path = write_ks(main)
+    assert [str(p) for p in parse_kickstart(path).errors] == [
+        error_at(path, line_of(main, "bad line"), "unexpected 'line' after the server; the "
+                 "only option of a server line is domain=DOMAIN[,DOMAIN]"),
+        error_at(included_ca, line_of(certificate, "BEGIN CERTIFICATE"),
+                 "Not a valid CA certificate: CN=Not a CA (basicConstraints CA:TRUE is "
+                 "missing); give the CA that issued the DNS servers' certificates"),
+        error_at(included_servers, 3, "the DoT server dns+tls://192.0.2.54 has no TLS name, so "
+                 "it cannot be authenticated; append #NAME as in its certificate, like "
+                 "dns+tls://192.0.2.54#dot.example"),
+    ]
+
+
+def test_a_missing_include_is_a_warning_on_the_include_line(write_ks):
+    text = "text\n%include /tmp/edns-test-written-by-pre.ks\n" + edns_section(GOOD)
+    path = write_ks(text)
+    assert messages(path) == [
+        "%s:2: warning: %%include /tmp/edns-test-written-by-pre.ks: cannot read the file: No "
+        "such file or directory; if a %%pre script writes it, check that file separately"
+        % path]
+
+
+def test_an_include_loop_is_an_error_on_the_include_line(write_ks):
+    write_ks("%include loop-a.ks\n", "loop-b.ks")
+    path = write_ks(edns_section(GOOD) + "%include loop-b.ks\n", "loop-a.ks")
+    error = only_error(path)
+    assert error.startswith("%s:1: error: %%include " % path.replace("loop-a", "loop-b"))
+    assert "includes a file that is already being read; remove the loop" in error
+
+
+def test_a_binary_include_is_an_error_on_the_include_line(write_ks, tmp_path):
+    (tmp_path / "blob.ks").write_bytes(b"text\n\x00\x01\x02")
+    text = edns_section(GOOD) + "%include blob.ks\n"
+    path = write_ks(text)
+    assert_one_error(path, text, "%include", "%%include %s: the file holds NUL bytes"
+                     % (tmp_path / "blob.ks"))

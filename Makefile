@@ -38,3 +38,4 @@ install:
 bench:
 	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/check.py
 	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/validate.py
+	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/tui_startup.py

@@ -12,7 +12,7 @@ from org_edns_addon import __version__, packaging
 from org_edns_addon.ks.convert import ConvertError, convert_kickstart
 from org_edns_addon.ks.parse import parse_kickstart
 from org_edns_addon import initrd, staging
-from org_edns_addon.constants import CHECK_TIMEOUT_SECONDS
+from org_edns_addon.constants import ADDON_NAME, CHECK_TIMEOUT_SECONDS
 from org_edns_addon.fileio import write_atomically
 from org_edns_addon.model import ModelError, normalize_dns_name
 
@@ -184,6 +184,34 @@ def _query_name(text):
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def run_tui(args):
+    output = args.output or args.kickstart
+    if output is None:
+        return _usage_error("tui", "give KICKSTART to edit, or -o OUT to write a new one")
+    if not sys.stdin.isatty():
+        return _usage_error("tui", "the text UI needs a terminal on standard input")
+    # Imported here: simpleline is needed by this command only.
+    from org_edns_addon.tui.app import run_standalone
+    from org_edns_addon.tui.kickstart_file import KickstartFileError
+    try:
+        saved = run_standalone(args.kickstart, output)
+    except KickstartFileError as error:
+        for problem in error.problems:
+            print(problem, file=sys.stderr)
+        print("%s: not edited: %s" % (args.kickstart, error.message), file=sys.stderr)
+        return EXIT_FAILED
+    if not saved:
+        print("nothing written", file=sys.stderr)
+        return EXIT_FAILED
+    print("wrote %s" % output, file=sys.stderr)
+    return EXIT_OK
+
+
+def _usage_error(command, message):
+    print("edns-addon %s: error: %s" % (command, message), file=sys.stderr)
+    return EXIT_USAGE
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that exits with 2 and a one-line hint on usage errors."""
 
@@ -256,6 +284,14 @@ def build_parser():
                        help="the name to ask (default: the server's first routed domain, "
                        "else its TLS name)")
     check.set_defaults(run=run_check)
+
+    tui = commands.add_parser(
+        "tui", help="edit the encrypted DNS sections of a kickstart in a text UI")
+    tui.add_argument("kickstart", nargs="?", metavar="KICKSTART",
+                     help="start from its %%certificate and %%addon %s sections" % ADDON_NAME)
+    tui.add_argument("-o", "--output", metavar="OUT",
+                     help="write here (atomically); default: KICKSTART itself")
+    tui.set_defaults(run=run_tui)
     return parser
 
 

@@ -95,13 +95,15 @@ def start_module(bus, bus_address, anaconda_conf, tmp_path):
         wait_for(lambda: not bus.proxy.NameHasOwner(name), what="%s to go" % name)
 
 
-def boss_read(bus, path):
-    """What Anaconda's boss does with a kickstart file: split, distribute, merge reports."""
-    observer = ModuleObserver(bus, c.DBUS_SERVICE_NAME)
-    observer.connect_once_available()
-    wait_for(lambda: observer.is_service_available, what="the module observer")
+def boss_read(bus, path, service_names=(c.DBUS_SERVICE_NAME,)):
+    """What Anaconda's boss does with a kickstart file: split, distribute to the modules
+    of SERVICE_NAMES, merge reports."""
+    observers = [ModuleObserver(bus, name) for name in service_names]
+    for observer in observers:
+        observer.connect_once_available()
+        wait_for(lambda o=observer: o.is_service_available, what="the module observer")
     manager = KickstartManager()
-    manager.on_module_observers_changed([observer])
+    manager.on_module_observers_changed(observers)
     return manager.read_kickstart_file(str(path))
 
 

@@ -1,0 +1,61 @@
+"""How soon `edns-addon tui` shows its first screen, in a real terminal (tmux).
+
+Measured from the moment tmux is asked to start the command until the
+first screen's prompt is on the terminal. Baseline in the same run: a bare
+`python3 -c print(...)` of the same prompt through the same terminal.
+Goal: the first screen within 1 s. Prints figures; never fails on a time.
+
+    PYTHONPATH=$PWD python3 benchmarks/tui_startup.py [RUNS]
+"""
+
+import pathlib
+import statistics
+import sys
+import tempfile
+import time
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.tui_fixtures import TmuxTerminal  # noqa: E402
+
+PROMPT = "Please make a selection from the above"
+EXAMPLE = REPO / "data" / "examples" / "corp-dot.ks"
+# Never written: every run quits at the first screen.
+OUT = "/nonexistent/edns-tui-benchmark.ks"
+
+
+def time_to_prompt(words=None, argv=None):
+    with tempfile.TemporaryDirectory() as directory:
+        terminal = TmuxTerminal(pathlib.Path(directory))
+        try:
+            started = terminal.start_command(words) if words else terminal.start(*argv)
+            terminal.wait_for(PROMPT, interval=0.005)
+            return time.monotonic() - started
+        finally:
+            terminal.close()
+
+
+def main():
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+    cases = {
+        "baseline: python3 -c print(prompt)": dict(words=[sys.executable, "-c",
+                                                          "print(%r)" % PROMPT]),
+        "edns-addon tui -o NEW": dict(argv=["tui", "-o", OUT]),
+        "edns-addon tui corp-dot.ks -o NEW": dict(argv=["tui", str(EXAMPLE), "-o",
+                                                        OUT]),
+    }
+    medians = {}
+    for name, case in cases.items():
+        times = [time_to_prompt(**case) for _ in range(runs)]
+        medians[name] = statistics.median(times)
+        print("%-38s median %6.3f s  (min %.3f, max %.3f, %d runs)"
+              % (name, medians[name], min(times), max(times), runs))
+    baseline = medians["baseline: python3 -c print(prompt)"]
+    for name, median in list(medians.items())[1:]:
+        print("%-38s %.2fx baseline; goal: first screen within 1 s: %s"
+              % (name, median / baseline, "met" if median < 1.0 else "NOT met"))
+
+
+if __name__ == "__main__":
+    main()

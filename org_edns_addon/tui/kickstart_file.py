@@ -1,0 +1,111 @@
+"""A kickstart file as the text UI edits it: read into an editor, written back.
+
+Only the line ranges of our sections change: the encrypted DNS section is
+replaced by its ``%addon org_edns_addon`` form (preceded by the
+``%certificate`` sections added in the editor), removed certificates'
+sections are cut out, and every other byte stays as it was.
+"""
+
+import os
+from dataclasses import dataclass
+from typing import List, Optional
+
+from org_edns_addon.fileio import write_atomically
+from org_edns_addon.ks.parse import SectionPlace, parse_kickstart, read_kickstart_text
+from org_edns_addon.model import Problem, Severity
+from org_edns_addon.tui.editor import CaCertificate, EdnsEditor
+
+
+class KickstartFileError(Exception):
+    """The kickstart cannot be edited or written; PROBLEMS say why, with file and line."""
+
+    def __init__(self, message, problems=()):
+        super().__init__(message)
+        self.message = message
+        self.problems: List[Problem] = list(problems)
+
+
+@dataclass
+class KickstartFile:
+    """The text of the kickstart being edited and where our sections are in it."""
+    path: Optional[str]
+    text: str
+    edns_place: Optional[SectionPlace]
+    mode: int = 0o644
+
+
+def load_kickstart(path):
+    """Read the kickstart at PATH into (KickstartFile, EdnsEditor).
+
+    A kickstart with errors is refused: the editor would drop what it cannot
+    read, and writing that back would lose the user's lines silently.
+    """
+    parsed = parse_kickstart(path)
+    if parsed.errors:
+        raise KickstartFileError("fix these errors first (edns-addon validate %s shows them)"
+                                 % path, parsed.errors)
+    place = parsed.edns_places[0] if parsed.edns_places else None
+    if place is not None and place.filename != path:
+        raise KickstartFileError("the %s section is in the included file %s; edit that file"
+                                 % (place.spelling, place.filename))
+    certificates = [CaCertificate(
+        filename=cert.filename, blocks=tuple(cert.blocks), directory=cert.data.dir,
+        cert_type=cert.data.type, origin=cert.place,
+        removable=cert.place.filename == path) for cert in parsed.certificates]
+    source = KickstartFile(path, read_kickstart_text(path), place,
+                           os.stat(path).st_mode & 0o777)
+    return source, EdnsEditor(parsed.config, certificates)
+
+
+def new_kickstart():
+    """An empty KickstartFile, for a configuration written from scratch."""
+    return KickstartFile(None, "", None)
+
+
+def _check_range(lines, place, path):
+    first, last = place.lineno, place.end_lineno
+    if last is None or not 1 <= first <= last <= len(lines) \
+            or not lines[first - 1].lstrip().startswith("%") \
+            or not lines[last - 1].strip().startswith("%end"):
+        raise KickstartFileError("%s:%d: the section does not end where it was read; the "
+                                 "file changed while editing, nothing written"
+                                 % (path, first))
+
+
+def render_kickstart(source, editor):
+    """The text of SOURCE with the sections of EDITOR in place of the old ones.
+
+    Unchanged (not dirty), the text is returned as it was, comments and all.
+    """
+    if not editor.dirty:
+        return source.text
+    ours = "".join(cert.kickstart_section() + "\n" for cert in editor.added_certificates)
+    ours += editor.kickstart_section()
+    lines = source.text.splitlines(keepends=True)
+    edits = [(cert.origin, "") for cert in editor.removed_certificates]
+    if source.edns_place is not None:
+        edits.append((source.edns_place, ours))
+    for place, _ in edits:
+        _check_range(lines, place, source.path)
+    for place, replacement in sorted(edits, key=lambda edit: edit[0].lineno, reverse=True):
+        lines[place.lineno - 1:place.end_lineno] = [replacement]
+    text = "".join(lines)
+    if source.edns_place is None:
+        if text and not text.endswith("\n"):
+            text += "\n"
+        text += ("\n" if text else "") + ours
+    return text
+
+
+def save_kickstart(source, editor, output):
+    """Write the edited kickstart to OUTPUT atomically; refuse while there are errors."""
+    errors = [p for p in editor.problems() if p.severity == Severity.ERROR]
+    if errors:
+        raise KickstartFileError("not written: the configuration has errors", errors)
+    data = render_kickstart(source, editor).encode("utf-8")
+    try:
+        write_atomically(output, data, source.mode)
+    except OSError as error:
+        raise KickstartFileError("cannot write %s: %s" % (output, error.strerror or error)) \
+            from None
+

@@ -1,0 +1,531 @@
+"""The simpleline screens of the encrypted DNS editor (no pyanaconda).
+
+Every screen works on an ``EdnsEditor``. The first screen's content is built
+by ``add_main_menu`` so the standalone ``MainScreen`` and the Anaconda spoke
+show the same thing. An edit the editor refuses is printed as
+``error: …`` and the screen stays, asking again.
+"""
+
+import textwrap
+
+from simpleline import App
+from simpleline.render.containers import ListColumnContainer
+from simpleline.render.prompt import Prompt
+from simpleline.render.screen import InputState, UIScreen
+from simpleline.render.screen_handler import ScreenHandler
+from simpleline.render.widgets import CheckboxWidget, TextWidget
+
+from org_edns_addon.constants import (ADDON_NAME, DOT_CA_BUNDLE_PATH, DOT_CA_DIR,
+                                      UNBOUND_LISTEN_ADDRESS)
+from org_edns_addon.model import Backend, ResolveMode
+from org_edns_addon.tui.editor import (CLEAR_WORD, EditError, read_ca_pem,
+                                       read_ca_pem_file)
+
+TITLE = "Encrypted DNS (DNS over TLS)"
+
+RESOLVE_MODE_TEXT = {
+    ResolveMode.EXCLUSIVE: "only these servers answer, for every name (default)",
+    ResolveMode.PREFER: "these servers first; the connections' DNS servers are also used",
+    ResolveMode.BACKUP: "the connections' DNS servers first, these when they fail; "
+                        "the only mode that allows plaintext servers",
+}
+BACKEND_TEXT = {
+    Backend.DNSCONFD: "dnsconfd configures Unbound from NetworkManager (default)",
+    Backend.UNBOUND: "a standalone Unbound forwarder on %s, NetworkManager dns=none"
+                     % UNBOUND_LISTEN_ADDRESS,
+}
+
+
+def report(message):
+    """Print a refused input where the user typed it (as Anaconda's dialogs do)."""
+    width = App.get_configuration().width
+    print("\n".join(textwrap.fill(line, width, subsequent_indent="  ")
+                    for line in ("error: %s" % message).splitlines()))
+
+
+def describe_routes(server):
+    return "only " + ", ".join(server.domains) if server.domains else "every name"
+
+
+def describe_server(server):
+    """What a server is, in words: its URI, TLS name and the domains routed to it."""
+    if server.tls:
+        how = "TLS name: %s" % server.name if server.name else "no TLS name"
+    else:
+        how = "plaintext, no TLS"
+    return "%s\n   %s; serves %s" % (server.uri(), how, describe_routes(server))
+
+
+def describe_ca(editor):
+    names = editor.config.ca_names
+    if not names:
+        return "system trust store + %certificate --type=anchor"
+    return ", ".join(names)
+
+
+class ItemMenu:
+    """Numbered items whose actions return the InputState of the screen.
+
+    An action that raises EditError is refused: the message is printed and
+    kept in ``error`` so a redraw shows it too.
+    """
+
+    def __init__(self):
+        self.container = ListColumnContainer(1, columns_width=78, spacing=0)
+        self.error = None
+        self._result = None
+
+    def renewed(self):
+        """A new, empty menu that still shows this one's error (for a redraw)."""
+        menu = ItemMenu()
+        menu.error = self.error
+        return menu
+
+    def add(self, widget, action, *args):
+        self.container.add(widget, callback=self._perform, data=(action, args))
+
+    def _perform(self, data):
+        action, args = data
+        self._result = action(*args)
+
+    def refuse(self, error):
+        self.error = str(error)
+        report(self.error)
+        return InputState.DISCARDED
+
+    def process(self, key):
+        """The InputState for KEY, or None when KEY is not one of the items."""
+        try:
+            if self.container.process_user_input(key):
+                self.error = None
+                return self._result
+        except EditError as error:
+            return self.refuse(error)
+        return None
+
+    def add_to(self, window):
+        window.add_with_separator(self.container)
+        if self.error:
+            window.add_with_separator(TextWidget("error: %s" % self.error))
+
+
+def push(screen):
+    ScreenHandler.push_screen(screen)
+    return InputState.PROCESSED
+
+
+def add_problems(window, editor):
+    """The status line and every validation message, below the items."""
+    lines = ["Status: %s" % editor.status()]
+    lines += ["%s: %s" % (p.severity.value, p.message) for p in editor.problems()]
+    window.add_with_separator(TextWidget("\n".join(lines)))
+
+
+def add_main_menu(window, menu, editor):
+    """The first screen: servers, options, CA, check and summary, then the messages."""
+    servers = editor.config.servers
+    server_lines = ["Servers:"] + ["  %s (%s)" % (s.uri(), describe_routes(s)) for s in servers] \
+        if servers else ["Servers: none yet; add at least one"]
+    menu.add(TextWidget("\n".join(server_lines)), lambda: push(ServersScreen(editor)))
+    menu.add(TextWidget("Resolve mode: %s" % editor.config.resolve_mode.value),
+             lambda: push(resolve_mode_screen(editor)))
+    menu.add(TextWidget("Backend: %s" % editor.config.backend.value),
+             lambda: push(backend_screen(editor)))
+    menu.add(TextWidget("Search domains: %s" % (", ".join(editor.config.searches) or "none")),
+             lambda: push(search_screen(editor)))
+    menu.add(TextWidget("CA certificates: %s" % describe_ca(editor)),
+             lambda: push(CaScreen(editor)))
+    menu.add(TextWidget("Check servers (TLS handshake and one query each)"),
+             lambda: push(CheckScreen(editor)))
+    menu.add(TextWidget("Summary of what will be configured"),
+             lambda: push(SummaryScreen(editor)))
+    menu.add_to(window)
+    add_problems(window, editor)
+
+
+class EditorScreen(UIScreen):
+    """A screen of numbered items over an editor; subclasses fill ``menu`` in ``fill``."""
+
+    def __init__(self, editor, title):
+        super().__init__(title)
+        self.editor = editor
+        self.menu = ItemMenu()
+
+    def fill(self, window):
+        raise NotImplementedError
+
+    def refresh(self, args=None):
+        super().refresh(args)
+        self.menu = self.menu.renewed()
+        self.fill(self.window)
+
+    def input(self, args, key):
+        state = self.menu.process(key)
+        return key if state is None else state
+
+
+class MainScreen(EditorScreen):
+    """The standalone editor's first screen; 'c' saves through SAVE and quits."""
+
+    def __init__(self, editor, save, save_text):
+        super().__init__(editor, TITLE)
+        self._save = save
+        self._save_text = save_text
+        self.saved = False
+
+    def fill(self, window):
+        add_main_menu(window, self.menu, self.editor)
+
+    def prompt(self, args=None):
+        prompt = super().prompt(args)
+        prompt.update_option(Prompt.CONTINUE, self._save_text)
+        return prompt
+
+    def input(self, args, key):
+        if key == Prompt.CONTINUE:
+            try:
+                self._save()
+            except EditError as error:
+                return self.menu.refuse(error)
+            self.saved = True
+            return InputState.PROCESSED_AND_CLOSE
+        return super().input(args, key)
+
+
+class ServersScreen(EditorScreen):
+    """Every server with its TLS name and routed domains; add, or pick one to edit."""
+
+    def __init__(self, editor):
+        super().__init__(editor, "DNS servers")
+
+    def fill(self, window):
+        window.add_with_separator(TextWidget(
+            "Servers without routed domains serve every name; a server with routed "
+            "domains serves only those. At least one must serve every name."))
+        for index, server in enumerate(self.editor.config.servers):
+            self.menu.add(TextWidget(describe_server(server)),
+                          lambda i=index: push(ServerScreen(self.editor, i)))
+        self.menu.add(TextWidget("Add a server"), lambda: push(add_server_screen(self.editor)))
+        self.menu.add_to(window)
+
+
+def add_server_screen(editor):
+    return EntryScreen(
+        "Add a server",
+        "A DoT server: dns+tls://ADDR[:PORT]#NAME (IPv6 in brackets, port 853 by "
+        "default, NAME as in its certificate), or ADDR#NAME. Append "
+        "domain=D[,D] to route only those domains to it.\n"
+        "Example: dns+tls://192.0.2.53#dot.example",
+        "Server (empty line: back)", editor.add_server)
+
+
+class ServerScreen(EditorScreen):
+    """One server: change its address or routed domains, or remove it."""
+
+    def __init__(self, editor, index):
+        super().__init__(editor, "Server %d" % (index + 1))
+        self._index = index
+
+    def fill(self, window):
+        server = self.editor.config.servers[self._index]
+        editor, index = self.editor, self._index
+        self.menu.add(TextWidget("Address: %s" % server.uri()), lambda: push(EntryScreen(
+            "Address of server %d" % (index + 1),
+            "dns+tls://ADDR[:PORT]#NAME, or ADDR#NAME; the routed domains stay.",
+            "Address (empty line: keep %s)" % server.uri(),
+            lambda text: editor.set_server_address(index, text))))
+        self.menu.add(TextWidget("Routed domains: %s" % (", ".join(server.domains) or
+                                                         "none (serves every name)")),
+                      lambda: push(EntryScreen(
+                          "Routed domains of server %d" % (index + 1),
+                          "Comma-separated domains routed only to this server, like "
+                          "lab.example,test.example; '%s' serves every name." % CLEAR_WORD,
+                          "Domains (empty line: keep)",
+                          lambda text: editor.set_server_domains(index, text))))
+        self.menu.add(TextWidget("Remove this server"), self._remove)
+        self.menu.add_to(window)
+
+    def _remove(self):
+        self.editor.remove_server(self._index)
+        return InputState.PROCESSED_AND_CLOSE
+
+
+class EntryScreen(UIScreen):
+    """Ask for one line and hand it to ACCEPT; an EditError is printed and asked again.
+
+    An empty line goes back unchanged, or, with DEFAULT, accepts DEFAULT.
+    ACCEPT may return a screen to show next in place of this one.
+    """
+
+    def __init__(self, title, explanation, question, accept, default=None):
+        super().__init__(title)
+        self._explanation = explanation
+        self._question = question
+        self._accept = accept
+        self._default = default
+        self.error = None
+
+    def refresh(self, args=None):
+        super().refresh(args)
+        self.window.add_with_separator(TextWidget(self._explanation))
+        if self.error:
+            self.window.add_with_separator(TextWidget("error: %s" % self.error))
+
+    def prompt(self, args=None):
+        if self._default is not None:
+            return Prompt("%s [%s]" % (self._question, self._default))
+        return Prompt(self._question)
+
+    def input(self, args, key):
+        text = key.strip()
+        if not text:
+            if self._default is None:
+                return InputState.PROCESSED_AND_CLOSE
+            text = self._default
+        try:
+            following = self._accept(text)
+        except EditError as error:
+            self.error = str(error)
+            report(self.error)
+            return InputState.DISCARDED
+        if isinstance(following, UIScreen):
+            ScreenHandler.replace_screen(following)
+            return InputState.PROCESSED
+        return InputState.PROCESSED_AND_CLOSE
+
+
+def search_screen(editor):
+    return EntryScreen(
+        "Search domains",
+        "Comma-separated domains appended to short names (NetworkManager searches), "
+        "like corp.example,lab.example; '%s' for none." % CLEAR_WORD,
+        "Search domains (empty line: keep)", editor.set_searches)
+
+
+class ChoiceScreen(EditorScreen):
+    """Pick one of CHOICES (value -> description); CHOOSE(value) may refuse it."""
+
+    def __init__(self, editor, title, explanation, choices, current, choose):
+        super().__init__(editor, title)
+        self._explanation = explanation
+        self._choices = choices
+        self._current = current
+        self._choose = choose
+
+    def fill(self, window):
+        window.add_with_separator(TextWidget(self._explanation))
+        for value, text in self._choices.items():
+            self.menu.add(CheckboxWidget(title=value.value, text=text,
+                                         completed=value == self._current()), self._pick, value)
+        self.menu.add_to(window)
+
+    def _pick(self, value):
+        self._choose(value)
+        return InputState.PROCESSED_AND_CLOSE
+
+
+def resolve_mode_screen(editor):
+    return ChoiceScreen(editor, "Resolve mode",
+                        "How these servers relate to the DNS servers of the network "
+                        "connections (NetworkManager resolve-mode).", RESOLVE_MODE_TEXT,
+                        lambda: editor.config.resolve_mode, editor.set_resolve_mode)
+
+
+def backend_screen(editor):
+    return ChoiceScreen(editor, "Backend", "The local resolver that speaks DoT upstream.",
+                        BACKEND_TEXT, lambda: editor.config.backend, editor.set_backend)
+
+
+class CaScreen(EditorScreen):
+    """The CA certificates: pick among the known ones, paste a PEM, or read a file."""
+
+    def __init__(self, editor):
+        super().__init__(editor, "CA certificates for the DNS servers")
+
+    def fill(self, window):
+        window.add_with_separator(TextWidget(
+            "The selected certificates alone authenticate the DNS servers (--ca). With "
+            "none selected, the system trust store plus every %certificate --type=anchor "
+            "is used."))
+        for cert in self.editor.certificates:
+            kind = "anchor; " if cert.is_anchor else ""
+            self.menu.add(CheckboxWidget(title="%s (%s%s)" % (cert.filename, kind, cert.source),
+                                         text=cert.describe(),
+                                         completed=self.editor.is_selected(cert.filename)),
+                          lambda name=cert.filename: push(CertificateScreen(self.editor, name)))
+        for name in self.editor.config.ca_names:
+            if self.editor.certificate(name) is None:
+                self.menu.add(CheckboxWidget(title="%s (not among the certificates here)" % name,
+                                             completed=True), self._deselect, name)
+        if self.editor.owns_certificates:
+            self.menu.add(TextWidget("Paste a PEM certificate"),
+                          lambda: push(PemPasteScreen(self.editor)))
+            self.menu.add(TextWidget("Read a PEM file"),
+                          lambda: push(pem_file_screen(self.editor)))
+        self.menu.add_to(window)
+
+
+    def _deselect(self, name):
+        self.editor.toggle_ca(name)
+        return InputState.PROCESSED_AND_REDRAW
+
+
+class CertificateScreen(EditorScreen):
+    """One certificate: (de)select it for the DNS servers, or remove its section."""
+
+    def __init__(self, editor, filename):
+        super().__init__(editor, "Certificate %s" % filename)
+        self._filename = filename
+
+    def fill(self, window):
+        cert = self.editor.certificate(self._filename)
+        details = [cert.describe(), "From %s" % cert.source]
+        details.append("Installed as %s%s" % (cert.directory or "(by --type)",
+                                               cert.filename if cert.directory else ""))
+        window.add_with_separator(TextWidget("\n".join(details)))
+        self.menu.add(CheckboxWidget(title="Authenticate the DNS servers with it (--ca)",
+                                     completed=self.editor.is_selected(self._filename)),
+                      self._toggle)
+        if cert.removable:
+            self.menu.add(TextWidget("Remove this %certificate"), self._remove)
+        self.menu.add_to(window)
+
+    def _toggle(self):
+        self.editor.toggle_ca(self._filename)
+        return InputState.PROCESSED_AND_REDRAW
+
+    def _remove(self):
+        self.editor.remove_certificate(self._filename)
+        return InputState.PROCESSED_AND_CLOSE
+
+
+def filename_screen(editor, blocks, path=None):
+    """Ask the --filename of new certificate BLOCKS, offering a free name."""
+    return EntryScreen(
+        "File name of the new %certificate",
+        "The certificate is written to %s<name> and selected for the DNS servers.\n%s"
+        % (DOT_CA_DIR, "; ".join(block.subject for block in blocks)),
+        "File name", lambda name: editor.add_certificate(blocks, name),
+        default=editor.suggest_filename(blocks, path))
+
+
+def pem_file_screen(editor):
+    def accept(path):
+        return filename_screen(editor, read_ca_pem_file(path), path)
+    return EntryScreen("Read a PEM file",
+                       "The path of a PEM file holding the CA certificate(s) on this "
+                       "machine. It must be a CA (not a server certificate), valid "
+                       "now, and hold no private key.", "Path (empty line: back)", accept)
+
+
+class PemPasteScreen(UIScreen):
+    """Paste PEM text line by line; an empty line ends it and it is checked as a CA."""
+
+    def __init__(self, editor):
+        super().__init__("Paste a CA certificate")
+        self._editor = editor
+        self._lines = []
+        self.error = None
+
+    def refresh(self, args=None):
+        super().refresh(args)
+        self.window.add_with_separator(TextWidget(
+            "Paste the PEM text (-----BEGIN CERTIFICATE----- … -----END CERTIFICATE-----), "
+            "then press ENTER on an empty line. An empty line first goes back."))
+        if self.error:
+            self.window.add_with_separator(TextWidget("error: %s" % self.error))
+
+    def prompt(self, args=None):
+        return Prompt("PEM" if not self._lines else None)
+
+    def input(self, args, key):
+        if key.strip():
+            self._lines.append(key.strip())
+            # Keep reading lines without a redraw: one paste is many inputs.
+            self.get_input_with_error_check(args)
+            return InputState.PROCESSED
+        if not self._lines:
+            return InputState.PROCESSED_AND_CLOSE
+        text, self._lines = "\n".join(self._lines) + "\n", []
+        try:
+            blocks = read_ca_pem(text)
+        except EditError as error:
+            self.error = "the pasted text: %s; paste it again" % error
+            report(self.error)
+            return InputState.DISCARDED
+        ScreenHandler.replace_screen(filename_screen(self._editor, blocks))
+        return InputState.PROCESSED
+
+
+class TextScreen(UIScreen):
+    """Lines to read (subclasses give them in ``lines``); any input goes back."""
+
+    def lines(self):
+        raise NotImplementedError
+
+    def refresh(self, args=None):
+        super().refresh(args)
+        self.window.add_with_separator(TextWidget("\n".join(self.lines())))
+
+    def prompt(self, args=None):
+        return Prompt("Press %s to go back" % Prompt.ENTER)
+
+    def input(self, args, key):
+        return InputState.PROCESSED_AND_CLOSE
+
+
+class SummaryScreen(TextScreen):
+    """What will be configured, in words and as kickstart, with every message."""
+
+    def __init__(self, editor):
+        super().__init__("Summary")
+        self._editor = editor
+
+    def lines(self):
+        return summary_lines(self._editor)
+
+
+def summary_lines(editor):
+    """The summary as lines of text."""
+    config = editor.config
+    lines = ["Resolver: %s" % BACKEND_TEXT[config.backend],
+             "Resolve mode: %s: %s" % (config.resolve_mode.value,
+                                       RESOLVE_MODE_TEXT[config.resolve_mode])]
+    lines += ["Every name: %s" % s.uri() for s in config.default_servers]
+    for domain, servers in config.routed_domains().items():
+        lines += ["%s: %s" % (domain, s.uri()) for s in servers]
+    if config.searches:
+        lines.append("Search domains: %s" % ", ".join(config.searches))
+    if config.ca_names:
+        lines.append("Servers authenticated by: %s, as the bundle %s"
+                     % (", ".join(config.ca_names), DOT_CA_BUNDLE_PATH))
+    else:
+        lines.append("Servers authenticated by: the system trust store")
+    added = editor.added_certificates
+    if added:
+        lines.append("New %%certificate sections: %s" % ", ".join(c.filename for c in added))
+    if editor.removed_certificates:
+        lines.append("Removed %%certificate sections: %s"
+                     % ", ".join(c.filename for c in editor.removed_certificates))
+    lines.append("")
+    lines.append("%%addon %s section:" % ADDON_NAME)
+    lines += ["  " + line for line in editor.kickstart_section().splitlines()]
+    lines.append("")
+    problems = editor.problems()
+    lines += ["%s: %s" % (p.severity.value, p.message) for p in problems] or ["No problems."]
+    return lines
+
+
+class CheckScreen(TextScreen):
+    """Reach, authenticate and query every server; one line per server."""
+
+    def __init__(self, editor):
+        super().__init__("Check servers")
+        self._editor = editor
+
+    def lines(self):
+        servers = self._editor.config.servers
+        if not servers:
+            return ["No server to check; add one first."]
+        print("Checking %d server%s…" % (len(servers), "" if len(servers) == 1 else "s"))
+        return [check.describe() for check in self._editor.check_servers()]

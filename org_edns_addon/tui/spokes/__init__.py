@@ -1,0 +1,1 @@
+"""Anaconda text UI spokes of the encrypted DNS addon (Anaconda imports every module here)."""

@@ -1,0 +1,116 @@
+"""The Anaconda text UI spoke for encrypted DNS, in the hub's system category.
+
+It shows the same screens as ``edns-addon tui`` over an editor read from
+the module on D-Bus. Leaving it with changes writes them to the module and,
+when the configuration is valid, runs the module's ``ConfigureWithTasks``
+so the rest of the installation already resolves over DoT.
+
+The hub only stops at this spoke when encrypted DNS is configured and
+invalid: not configured, it is optional; configured and valid (a kickstart
+with a valid section), it is complete.
+"""
+
+from dasbus.error import DBusError
+from simpleline.render.prompt import Prompt
+from simpleline.render.screen import InputState
+
+from pyanaconda.anaconda_loggers import get_module_logger
+from pyanaconda.core.dbus import DBus
+from pyanaconda.modules.common.constants.objects import CERTIFICATES
+from pyanaconda.modules.common.constants.services import SECURITY
+from pyanaconda.modules.common.task import sync_run_task
+from pyanaconda.ui.categories.system import SystemCategory
+from pyanaconda.ui.tui.spokes import NormalTUISpoke
+
+from org_edns_addon.constants import DBUS_OBJECT_PATH, DBUS_SERVICE_NAME
+from org_edns_addon.tui.editor import EditError
+from org_edns_addon.tui.module_proxy import (certificates_from_structures, module_state,
+                                             read_editor, write_config)
+from org_edns_addon.tui.screens import ItemMenu, add_main_menu
+
+log = get_module_logger(__name__)
+
+__all__ = ["EncryptedDnsSpoke"]
+
+
+def installer_certificates():
+    """The kickstart's ``%certificate`` sections, as Anaconda's Security module has them."""
+    try:
+        return certificates_from_structures(SECURITY.get_proxy(CERTIFICATES).Certificates)
+    except DBusError as error:
+        log.debug("No certificates from the Security module: %s", error)
+        return []
+
+
+class EncryptedDnsSpoke(NormalTUISpoke):
+    """Encrypted DNS (DNS over TLS) servers, resolve mode, backend and CA."""
+
+    category = SystemCategory
+
+    @staticmethod
+    def get_screen_id():
+        """Return a unique id of this UI screen."""
+        return "encrypted-dns-configuration"
+
+    def __init__(self, data, storage, payload):
+        super().__init__(data, storage, payload)
+        self.title = "Encrypted DNS"
+        self._module = DBus.get_proxy(DBUS_SERVICE_NAME, DBUS_OBJECT_PATH)
+        self._editor = None
+        self._menu = ItemMenu()
+
+    def initialize(self):
+        self.initialize_start()
+        super().initialize()
+        self.initialize_done()
+
+    def setup(self, args=None):
+        """Read the module's state each time the spoke is entered."""
+        super().setup(args)
+        self._editor = read_editor(self._module, installer_certificates())
+        return True
+
+    def refresh(self, args=None):
+        super().refresh(args)
+        self._menu = self._menu.renewed()
+        add_main_menu(self.window, self._menu, self._editor)
+
+    def input(self, args, key):
+        state = self._menu.process(key)
+        if state is not None:
+            return state
+        if key.lower() == Prompt.CONTINUE:
+            if self._editor.dirty:
+                try:
+                    self.apply()
+                    self.execute()
+                except (EditError, DBusError) as error:
+                    # Stay: the user reads why, and 'c' again leaves (the module has it).
+                    return self._menu.refuse(error)
+            return InputState.PROCESSED_AND_CLOSE
+        return super().input(args, key)
+
+    def apply(self):
+        """Write the edited configuration to the module."""
+        write_config(self._module, self._editor.config)
+        self._editor.dirty = False
+
+    def execute(self):
+        """Apply a valid configuration to the installer environment."""
+        if not self.completed:
+            log.info("Encrypted DNS not applied to the installer: %s", self.status)
+            return
+        for path in self._module.ConfigureWithTasks():
+            sync_run_task(DBus.get_proxy(DBUS_SERVICE_NAME, path))
+
+    @property
+    def mandatory(self):
+        return module_state(self._module).configured
+
+    @property
+    def completed(self):
+        return module_state(self._module).completed
+
+    @property
+    def status(self):
+        return module_state(self._module).status

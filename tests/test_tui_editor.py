@@ -1,0 +1,212 @@
+"""The editor state behind every screen: edits are validated at once, with a sentence."""
+
+import pytest
+
+from org_edns_addon.certificates import load_pem_certificates
+from org_edns_addon.model import Backend, EdnsConfig, ResolveMode
+from org_edns_addon.tui.editor import (CaCertificate, EditError, EdnsEditor, read_ca_pem,
+                                       read_ca_pem_file, status_line)
+from tests import certs
+
+
+def editor_with(*lines, mode=ResolveMode.EXCLUSIVE):
+    editor = EdnsEditor(EdnsConfig(resolve_mode=mode))
+    for line in lines:
+        editor.add_server(line)
+    editor.dirty = False
+    return editor
+
+
+def test_added_server_is_kept_with_its_tls_name_and_domains():
+    editor = EdnsEditor()
+    server = editor.add_server("dns+tls://[2001:db8::53]:8853#DoT.Example "
+                               "domain=lab.example,test.example")
+    assert editor.config.servers == (server,)
+    assert (server.port, server.name, server.domains) == (8853, "dot.example",
+                                                          ("lab.example", "test.example"))
+    assert editor.dirty
+
+
+@pytest.mark.parametrize("line, words", [
+    ("dns+tls://2001:db8::53#dot.example", "must be in brackets"),
+    ("dns+tls://192.0.2.300#dot.example", "'192.0.2.300' is not an IPv4 or IPv6 address"),
+    ("dns+tls://192.0.2.53:99999#dot.example", "port 99999 is out of range; use a number from 1 to 65535"),
+    ("dns+tls://192.0.2.53", "has no TLS name, so it cannot be authenticated"),
+    ("dns+udp://192.0.2.53", "plaintext server dns+udp://192.0.2.53 is refused with "
+                             "--resolve-mode=exclusive"),
+    ("dns+tls://192.0.2.53#bad_name.example", "not a valid DNS TLS name"),
+    ("dns+tls://192.0.2.53#dot.example domain=a..example", "not a valid DNS domain"),
+])
+def test_bad_server_is_refused_and_nothing_changes(line, words):
+    editor = editor_with("dns+tls://192.0.2.1#dot.example")
+    before = editor.config
+    with pytest.raises(EditError) as caught:
+        editor.add_server(line)
+    assert words in str(caught.value)
+    assert editor.config == before
+    assert not editor.dirty
+
+
+def test_the_same_server_twice_is_refused():
+    editor = editor_with("dns+tls://192.0.2.1#dot.example")
+    with pytest.raises(EditError, match="given twice"):
+        editor.add_server("192.0.2.1#dot.example")
+
+
+def test_incomplete_configuration_is_reported_not_refused():
+    editor = EdnsEditor()
+    editor.add_server("dns+tls://192.0.2.60#dot.lab.example domain=lab.example")
+    assert editor.errors() == ["every server is routed with domain=; add at least one server "
+                               "without domain= to serve all other names"]
+    assert editor.status().startswith("Error: every server is routed")
+    editor.add_server("dns+tls://192.0.2.53#dot.example")
+    assert editor.errors() == []
+
+
+def test_plaintext_server_needs_backup_mode_and_pins_it():
+    editor = editor_with(mode=ResolveMode.BACKUP)
+    editor.add_server("dns+udp://192.0.2.53")
+    with pytest.raises(EditError, match="plaintext server dns\\+udp://192.0.2.53 is refused "
+                                        "with --resolve-mode=prefer"):
+        editor.set_resolve_mode("prefer")
+    assert editor.config.resolve_mode == ResolveMode.BACKUP
+
+
+def test_server_address_and_domains_are_edited_separately():
+    editor = editor_with("dns+tls://192.0.2.1#dot.example domain=lab.example",
+                         "dns+tls://192.0.2.2#dot.example")
+    editor.set_server_address(0, "dns+tls://[2001:db8::1]:853#other.example")
+    assert editor.config.servers[0].kickstart_line() == \
+        "dns+tls://[2001:db8::1]#other.example domain=lab.example"
+    editor.set_server_domains(0, "b.example, a.example,b.example")
+    assert editor.config.servers[0].domains == ("b.example", "a.example")
+    editor.set_server_domains(0, "-")
+    assert editor.config.servers[0].domains == ()
+    with pytest.raises(EditError, match="empty entry"):
+        editor.set_server_domains(0, "a.example,,b.example")
+
+
+def test_removing_a_server():
+    editor = editor_with("dns+tls://192.0.2.1#one.example", "dns+tls://192.0.2.2#two.example")
+    editor.remove_server(0)
+    assert [s.name for s in editor.config.servers] == ["two.example"]
+
+
+def test_options_and_search_domains():
+    editor = editor_with("dns+tls://192.0.2.1#dot.example")
+    editor.set_backend("unbound")
+    editor.set_resolve_mode("backup")
+    editor.set_searches("corp.example,lab.example")
+    assert (editor.config.backend, editor.config.resolve_mode, editor.config.searches) == (
+        Backend.UNBOUND, ResolveMode.BACKUP, ("corp.example", "lab.example"))
+    editor.set_searches("-")
+    assert editor.config.searches == ()
+    with pytest.raises(EditError, match="not a valid DNS search domain"):
+        editor.set_searches("corp example")
+
+
+def test_status_lines():
+    assert EdnsEditor().status() == "Not configured"
+    editor = editor_with("dns+tls://192.0.2.1#one.example", "dns+tls://192.0.2.2#two.example")
+    assert editor.status() == "2 DoT servers, exclusive"
+    editor.set_resolve_mode("backup")
+    editor.add_server("192.0.2.3")
+    assert editor.status() == "2 DoT servers + 1 plaintext, backup"
+    assert status_line(EdnsConfig(), ["no DNS server is given"]) == \
+        "Error: no DNS server is given"
+
+
+# CA certificates.
+
+def test_pasted_ca_is_added_selected_and_bundled(test_ca):
+    editor = editor_with("dns+tls://192.0.2.1#dot.example")
+    blocks = read_ca_pem(test_ca.pem)
+    name = editor.suggest_filename(blocks)
+    assert name == "test-dns-ca.pem"
+    editor.add_certificate(blocks, name)
+    assert editor.config.ca_names == ("test-dns-ca.pem",)
+    assert editor.ca_bundle() == test_ca.pem.encode("ascii")
+    assert editor.added_certificates[0].kickstart_section() == (
+        "%certificate --filename=test-dns-ca.pem --dir=/etc/pki/dns/\n" + test_ca.pem + "%end\n")
+    assert editor.suggest_filename(blocks) == "test-dns-ca-2.pem"
+
+
+@pytest.mark.parametrize("make_text, words", [
+    (lambda ca: ca.pem + ca.key_pem, "line 11: a private key is pasted here"),
+    (lambda ca: certs.make_server(ca).pem, "Not a valid CA certificate: CN=dot.test"),
+    (lambda ca: certs.make_ca("Old CA", not_before=certs.now() - 10 * certs.DAY,
+                              not_after=certs.now() - certs.DAY).pem, "expired on"),
+    (lambda ca: certs.make_ca("Future CA", not_before=certs.now() + certs.DAY).pem,
+     "is not valid before"),
+    (lambda ca: "hello\n" + ca.pem, "line 1: unexpected text 'hello' outside a PEM block"),
+    (lambda ca: "", "no -----BEGIN CERTIFICATE----- block is found"),
+])
+def test_pasted_pem_is_checked_as_the_kickstart_rules_do(test_ca, make_text, words):
+    with pytest.raises(EditError) as caught:
+        read_ca_pem(make_text(test_ca))
+    assert words in str(caught.value)
+
+
+def test_pem_file_is_read_and_its_name_suggested(tmp_path, test_ca):
+    path, key_path = test_ca.write(tmp_path, "corp-ca")
+    editor = EdnsEditor()
+    blocks = read_ca_pem_file(str(path))
+    assert editor.suggest_filename(blocks, str(path)) == "corp-ca.pem"
+    with pytest.raises(EditError, match="corp-ca.key:1: a private key"):
+        read_ca_pem_file(str(key_path))
+    with pytest.raises(EditError, match="cannot read .*missing.pem: No such file"):
+        read_ca_pem_file(str(tmp_path / "missing.pem"))
+
+
+@pytest.mark.parametrize("name", ["../x.pem", "a/b.pem", "..", "a,b.pem", "a b.pem", ""])
+def test_certificate_file_name_must_be_plain(test_ca, name):
+    editor = EdnsEditor()
+    with pytest.raises(EditError, match="is not a %certificate --filename; use the plain file name"):
+        editor.add_certificate(read_ca_pem(test_ca.pem), name)
+    assert editor.certificates == ()
+
+
+def test_existing_certificate_is_checked_when_selected(test_ca):
+    server_cert = certs.make_server(test_ca)
+    known = [CaCertificate("ca.pem", read_ca_pem(test_ca.pem)),
+             CaCertificate("server.pem", tuple(load_pem_certificates(server_cert.pem)))]
+    editor = EdnsEditor(EdnsConfig(), known)
+    editor.toggle_ca("ca.pem")
+    assert editor.config.ca_names == ("ca.pem",)
+    with pytest.raises(EditError, match="server.pem cannot authenticate the DNS servers: "
+                                        "Not a valid CA certificate"):
+        editor.toggle_ca("server.pem")
+    editor.toggle_ca("ca.pem")
+    assert editor.config.ca_names == ()
+    assert editor.ca_bundle() is None
+
+
+def test_removing_a_certificate_deselects_it(test_ca):
+    editor = EdnsEditor()
+    editor.add_certificate(read_ca_pem(test_ca.pem), "ca.pem")
+    editor.remove_certificate("ca.pem")
+    assert editor.certificates == () and editor.config.ca_names == ()
+    assert editor.removed_certificates == ()  # added here: nothing to cut from a file
+
+
+def test_unknown_ca_name_is_an_error():
+    editor = EdnsEditor(EdnsConfig(ca_names=("gone.pem",)))
+    assert "the CA certificate gone.pem is not among the %certificate sections; deselect it " \
+           "or add it" in editor.errors()
+
+
+def test_editor_without_certificate_source_refuses_new_ones(test_ca):
+    editor = EdnsEditor(owns_certificates=False)
+    with pytest.raises(EditError, match="cannot be added here"):
+        editor.add_certificate(read_ca_pem(test_ca.pem), "ca.pem")
+
+
+def test_kickstart_section_is_the_addon_form():
+    editor = editor_with("dns+tls://192.0.2.1#dot.example", "192.0.2.2#two.example domain=x.example")
+    editor.set_searches("corp.example")
+    assert editor.kickstart_section() == (
+        "%addon org_edns_addon --resolve-mode=exclusive --backend=dnsconfd "
+        "--search=corp.example\n"
+        "dns+tls://192.0.2.1#dot.example\n"
+        "dns+tls://192.0.2.2#two.example domain=x.example\n"
+        "%end\n")

@@ -1,0 +1,72 @@
+"""The editor read from and written to the module over a private bus (no pyanaconda).
+
+The module is the stand-alone ``python3 -m org_edns_addon.dbus_service``: the
+same interface template the Anaconda module publishes.
+"""
+
+import pytest
+from dasbus.typing import Str, get_variant
+
+from org_edns_addon.model import EdnsConfig
+from org_edns_addon.tui.editor import EditError
+from org_edns_addon.tui.module_proxy import (certificates_from_structures, module_state,
+                                             read_editor, write_config)
+from tests.dbus_fixtures import bus, bus_address, edns_proxy  # noqa: F401 (fixtures)
+
+
+def test_fresh_module_is_not_configured(edns_proxy):
+    proxy, _ = edns_proxy
+    state = module_state(proxy)
+    assert (state.configured, state.completed, state.status) == (False, False, "Not configured")
+    assert read_editor(proxy).config.servers == ()
+
+
+def test_edits_written_to_the_module_come_back(edns_proxy):
+    proxy, _ = edns_proxy
+    editor = read_editor(proxy)
+    editor.add_server("dns+tls://[2001:db8::53]:8853#dot.example")
+    editor.add_server("192.0.2.60#dot.lab.example domain=lab.example")
+    editor.set_resolve_mode("backup")
+    editor.add_server("dns+udp://192.0.2.1")
+    editor.set_backend("unbound")
+    editor.set_searches("corp.example")
+    write_config(proxy, editor.config)
+    assert read_editor(proxy).config == editor.config
+    state = module_state(proxy)
+    assert (state.configured, state.completed, state.status) == (
+        True, True, "2 DoT servers + 1 plaintext, backup")
+
+
+def test_module_errors_make_the_state_incomplete(edns_proxy):
+    proxy, _ = edns_proxy
+    editor = read_editor(proxy)
+    editor.add_server("dns+tls://192.0.2.53#dot.example")
+    write_config(proxy, editor.config)
+    proxy.CaNames = ["missing.pem"]
+    state = module_state(proxy)
+    assert state.configured and not state.completed
+    assert state.status == ("Error: --ca=missing.pem names no %certificate --filename "
+                            "(known: none); add that %certificate or fix the name")
+
+
+def test_a_refused_value_becomes_an_edit_error(edns_proxy):
+    proxy, _ = edns_proxy
+    editor = read_editor(proxy)
+    editor.add_server("dns+tls://192.0.2.53#dot.example")
+    # A name the editor never produces, smuggled past it: the module says no.
+    config = EdnsConfig(servers=editor.config.servers, ca_names=("../x",))
+    with pytest.raises(EditError, match="^the installer refused the configuration: '../x' is "
+                                        "not a %certificate --filename"):
+        write_config(proxy, config)
+
+
+def test_certificates_of_anaconda_structures(test_ca):
+    structures = [
+        {"filename": get_variant(Str, "dns-ca.pem"), "cert": get_variant(Str, test_ca.pem),
+         "dir": get_variant(Str, "/etc/pki/dns/"), "type": get_variant(Str, "")},
+        {"filename": get_variant(Str, "junk.pem"), "cert": get_variant(Str, "junk"),
+         "dir": get_variant(Str, "/etc/pki/dns/"), "type": get_variant(Str, "")}]
+    [cert] = certificates_from_structures(structures)
+    assert (cert.filename, cert.directory, cert.cert_type, cert.removable, cert.source) == (
+        "dns-ca.pem", "/etc/pki/dns/", None, False, "the kickstart")
+    assert cert.pem_text() == test_ca.pem

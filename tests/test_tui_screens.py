@@ -1,0 +1,170 @@
+"""The screens rendered to text and fed input directly, without a terminal."""
+
+import pytest
+from simpleline import App
+from simpleline.render.screen import InputState
+
+from org_edns_addon.model import EdnsConfig, ResolveMode
+from org_edns_addon.tui.editor import CaCertificate, EditError, EdnsEditor, read_ca_pem
+from org_edns_addon.tui.kickstart_file import load_kickstart
+from org_edns_addon.tui.screens import (CaScreen, CheckScreen, EntryScreen, MainScreen,
+                                        ServerScreen, ServersScreen, SummaryScreen,
+                                        add_server_screen, resolve_mode_screen)
+from tests.conftest import REPO
+from tests.dot_fixtures import dot_pki, dot_upstream  # noqa: F401 (fixtures)
+
+EXAMPLE = str(REPO / "data" / "examples" / "corp-dot.ks")
+
+
+@pytest.fixture(autouse=True)
+def app():
+    App.initialize()
+    yield App
+
+
+def render(screen):
+    screen.refresh()
+    screen.window.render(80)
+    return "\n".join(line.rstrip() for line in screen.window.get_lines())
+
+
+def main_screen(editor):
+    return MainScreen(editor, lambda: None, "to save")
+
+
+def test_first_screen_of_a_new_configuration():
+    text = render(main_screen(EdnsEditor()))
+    assert text.splitlines()[0] == "Encrypted DNS (DNS over TLS)"
+    assert "1) Servers: none yet; add at least one" in text
+    assert "2) Resolve mode: exclusive" in text
+    assert "5) CA certificates: system trust store + %certificate --type=anchor" in text
+    assert "6) Check servers (TLS handshake and one query each)" in text
+    assert "7) Summary of what will be configured" in text
+    assert "Status: Not configured" in text
+    assert "error: no DNS server is given" in text
+
+
+def test_first_screen_lists_the_kickstart_servers_with_their_routes():
+    _, editor = load_kickstart(EXAMPLE)
+    text = render(main_screen(editor))
+    assert "     dns+tls://192.0.2.53#dot.corp.example (every name)" in text
+    assert "     dns+tls://198.51.100.60#dot.lab.example (only lab.example,\n" \
+           "   test.lab.example)" in text
+    assert "4) Search domains: corp.example" in text
+    assert "5) CA certificates: corp-dns-ca.pem" in text
+    assert "Status: 4 DoT servers, exclusive" in text
+
+
+def test_server_list_shows_tls_names_and_routed_domains():
+    _, editor = load_kickstart(EXAMPLE)
+    text = render(ServersScreen(editor))
+    assert "3) dns+tls://192.0.2.54#dot2.corp.example\n" \
+           "      TLS name: dot2.corp.example; serves every name" in text
+    assert "4) dns+tls://198.51.100.60#dot.lab.example\n" \
+           "      TLS name: dot.lab.example; serves only lab.example, test.lab.example" in text
+    assert "5) Add a server" in text
+
+
+def test_selecting_an_item_opens_its_screen():
+    screen = main_screen(EdnsEditor())
+    render(screen)
+    assert screen.input(None, "1") == InputState.PROCESSED
+    assert "ServersScreen" in App.get_scheduler().dump_stack()
+    assert screen.input(None, "r") == "r"  # not an item: the scheduler's own keys
+
+
+def test_bad_server_is_refused_and_the_screen_stays(capsys):
+    editor = EdnsEditor()
+    screen = add_server_screen(editor)
+    assert screen.input(None, "dns+tls://2001:db8::53#dot.example") == InputState.DISCARDED
+    printed = " ".join(capsys.readouterr().out.split())
+    assert printed == "error: the IPv6 address in 'dns+tls://2001:db8::53#dot.example' must " \
+                      "be in brackets, like dns+tls://[2001:db8::53]:853#dot.example"
+    assert "error: the IPv6 address in" in render(screen)  # a redraw shows it too
+    assert editor.config.servers == ()
+    assert screen.input(None, "dns+tls://[2001:db8::53]#dot.example") == \
+        InputState.PROCESSED_AND_CLOSE
+    assert [s.uri() for s in editor.config.servers] == ["dns+tls://[2001:db8::53]#dot.example"]
+
+
+def test_empty_line_goes_back_unchanged():
+    editor = EdnsEditor()
+    assert add_server_screen(editor).input(None, "") == InputState.PROCESSED_AND_CLOSE
+    assert not editor.dirty
+
+
+def test_entry_with_a_default_accepts_it_on_an_empty_line():
+    taken = []
+    screen = EntryScreen("t", "e", "Name", taken.append, default="ca.pem")
+    assert screen.input(None, "") == InputState.PROCESSED_AND_CLOSE
+    assert taken == ["ca.pem"]
+
+
+def test_mode_choice_marks_the_current_one_and_refuses_what_breaks_a_server(capsys):
+    editor = EdnsEditor(EdnsConfig(resolve_mode=ResolveMode.BACKUP))
+    editor.add_server("192.0.2.53")
+    screen = resolve_mode_screen(editor)
+    text = render(screen)
+    assert "1) [ ] exclusive" in text and "3) [x] backup" in text
+    assert screen.input(None, "1") == InputState.DISCARDED
+    assert "plaintext server dns+udp://192.0.2.53 is refused" in \
+        " ".join(capsys.readouterr().out.split())
+    assert "error: the plaintext server" in render(screen)
+    assert editor.config.resolve_mode == ResolveMode.BACKUP
+
+
+def test_server_screen_edits_and_removes():
+    editor = EdnsEditor()
+    editor.add_server("dns+tls://192.0.2.53#dot.example domain=lab.example")
+    screen = ServerScreen(editor, 0)
+    text = render(screen)
+    assert "1) Address: dns+tls://192.0.2.53#dot.example" in text
+    assert "2) Routed domains: lab.example" in text
+    assert screen.input(None, "3") == InputState.PROCESSED_AND_CLOSE
+    assert editor.config.servers == ()
+
+
+def test_ca_screen_marks_selected_certificates(test_ca):
+    editor = EdnsEditor(EdnsConfig(), [CaCertificate("corp-ca.pem", read_ca_pem(test_ca.pem))])
+    editor.toggle_ca("corp-ca.pem")
+    text = render(CaScreen(editor))
+    assert "1) [x] corp-ca.pem (the kickstart)\n       (CN=Test DNS CA, valid until" in text
+    assert "2) Paste a PEM certificate" in text and "3) Read a PEM file" in text
+    editor.owns_certificates = False
+    assert "Paste" not in render(CaScreen(editor))
+
+
+def test_summary_shows_the_section_and_the_messages():
+    editor = EdnsEditor()
+    editor.add_server("dns+tls://192.0.2.60#dot.lab.example domain=lab.example")
+    text = render(SummaryScreen(editor))
+    assert "lab.example: dns+tls://192.0.2.60#dot.lab.example" in text
+    assert "Servers authenticated by: the system trust store" in text
+    assert "  %addon org_edns_addon --resolve-mode=exclusive --backend=dnsconfd\n" \
+           "  dns+tls://192.0.2.60#dot.lab.example domain=lab.example\n  %end" in text
+    assert "error: every server is routed with domain=" in text
+
+
+def test_check_screen_reaches_a_loopback_dot_server(dot_pki, dot_upstream):
+    editor = EdnsEditor(EdnsConfig(), [CaCertificate("dns-ca.pem", read_ca_pem(dot_pki.ca.pem))])
+    editor.add_server(dot_upstream.server_line())
+    editor.add_server(dot_upstream.server_line("wrong.test"))
+    editor.toggle_ca("dns-ca.pem")
+    lines = render(CheckScreen(editor)).splitlines()
+    assert lines[0] == "Check servers"
+    assert lines[2].startswith("%s: ok, " % dot_upstream.server_line())
+    assert lines[3].startswith("%s: name mismatch: the server's certificate is"
+                               % dot_upstream.server_line("wrong.test"))
+
+
+def test_check_screen_without_servers():
+    assert "No server to check; add one first." in render(CheckScreen(EdnsEditor()))
+
+
+def test_save_refusal_keeps_the_first_screen(capsys):
+    def save():
+        raise EditError("not written: the configuration has errors")
+    screen = MainScreen(EdnsEditor(), save, "to save")
+    assert screen.input(None, "c") == InputState.DISCARDED
+    assert not screen.saved
+    assert "error: not written" in capsys.readouterr().out

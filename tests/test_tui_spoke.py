@@ -1,0 +1,164 @@
+"""The Anaconda spoke against the real modules on a private bus.
+
+Anaconda's Security module and ours run as processes on a private
+dbus-daemon; the kickstart reaches them the way the boss sends it. Ours runs
+in a private mount namespace whose /etc is an overlay, so the installer
+phase it stages when the spoke is left lands in a scratch directory, never
+in this machine's /etc.
+
+Needs pyanaconda (an anaconda checkout on PYTHONPATH) and its text UI's
+``meh`` (python-meh) and ``pwquality``; skipped otherwise.
+"""
+
+import os
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.anaconda
+
+try:
+    from pyanaconda.core.constants import DBUS_ANACONDA_SESSION_ADDRESS
+    from pyanaconda.ui.tui.spokes import NormalTUISpoke  # noqa: F401  (the text UI imports)
+except ImportError as error:   # pragma: no cover - depends on the machine
+    pytest.skip("pyanaconda's text UI is not importable (%s); put an anaconda checkout and "
+                "python-meh on PYTHONPATH, see shared/TESTING.md" % error,
+                allow_module_level=True)
+
+# pylint: disable=wrong-import-position
+from simpleline import App
+from simpleline.render.screen import InputState
+
+from org_edns_addon.constants import DBUS_OBJECT_PATH, DBUS_SERVICE_NAME, NM_KEYFILE_PATH
+from org_edns_addon.tui.screens import CaScreen
+from org_edns_addon.tui.spokes.edns import EncryptedDnsSpoke
+from tests import certs
+from tests.dbus_fixtures import (bus, bus_address, python_env, start_service,  # noqa: F401
+                                 stop_service, wait_for)
+from tests.test_anaconda_module import (SECURITY_SERVICE, anaconda_conf,  # noqa: F401
+                                        boss_read, kickstart)
+
+# The module's process: /etc becomes an overlay whose upper layer is the test's
+# directory ("$0"), then the module itself runs ("$2 -m org_edns_addon.service").
+NAMESPACED_MODULE = ('mount -t overlay overlay -o lowerdir=/etc,upperdir="$0",workdir="$1" '
+                     '/etc && exec "$2" -m org_edns_addon.service')
+
+
+@pytest.fixture
+def installer(bus, bus_address, anaconda_conf, tmp_path, monkeypatch):
+    """Anaconda's Security module and ours on the private bus; the spoke's bus points there.
+
+    Yields (our module's proxy, the upper layer of its /etc, the kickstart loader).
+    """
+    conf_path, _ = anaconda_conf
+    env = dict(python_env(), DBUS_STARTER_ADDRESS=bus_address,
+               ANACONDA_CONFIG_TMP=str(conf_path))
+    upper, work = tmp_path / "etc-upper", tmp_path / "etc-work"
+    upper.mkdir()
+    work.mkdir()
+    processes = []
+    try:
+        processes.append(start_service([sys.executable, "-m", "pyanaconda.modules.security"],
+                                       bus, SECURITY_SERVICE, env=env,
+                                       log_path=tmp_path / "security.log"))
+        processes.append(start_service(
+            ["unshare", "--mount", "--propagation", "private", "sh", "-c", NAMESPACED_MODULE,
+             str(upper), str(work), sys.executable], bus, DBUS_SERVICE_NAME, env=env,
+            log_path=tmp_path / "edns.log"))
+        monkeypatch.setenv(DBUS_ANACONDA_SESSION_ADDRESS, bus_address)
+
+        def load(text):
+            path = tmp_path / "ks.cfg"
+            path.write_text(text)
+            report = boss_read(bus, path, (SECURITY_SERVICE, DBUS_SERVICE_NAME))
+            assert report.is_valid(), [str(m) for m in report.get_messages()]
+        yield bus.get_proxy(DBUS_SERVICE_NAME, DBUS_OBJECT_PATH), upper, load
+    finally:
+        for process in processes:
+            stop_service(process)
+        for name in (SECURITY_SERVICE, DBUS_SERVICE_NAME):
+            wait_for(lambda: not bus.proxy.NameHasOwner(name), what="%s to go" % name)
+
+
+@pytest.fixture
+def spoke():
+    App.initialize()
+    return EncryptedDnsSpoke(None, None, None)
+
+
+def hub_view(spoke):
+    """The spoke as the hub shows it: checkbox, title and status."""
+    spoke.render(60)
+    return "\n".join(line.rstrip() for line in spoke.get_lines())
+
+
+def screen_text(spoke):
+    spoke.setup(None)
+    spoke.refresh()
+    spoke.window.render(80)
+    return "\n".join(line.rstrip() for line in spoke.window.get_lines())
+
+
+def stops_an_automated_install(spoke):
+    """What Anaconda's SummaryHub asks of every spoke before it installs on its own."""
+    return spoke.mandatory and not spoke.completed
+
+
+def test_without_a_section_the_spoke_is_optional(installer, spoke):
+    installer[2](kickstart(certs.make_ca().pem, edns=""))
+    assert (spoke.status, spoke.mandatory, spoke.completed) == ("Not configured", False, False)
+    assert not stops_an_automated_install(spoke)
+    assert hub_view(spoke) == "[ ] Encrypted DNS\n    (Not configured)"
+
+
+def test_valid_kickstart_section_completes_the_spoke(installer, spoke, test_ca):
+    _, _, load = installer
+    load(kickstart(test_ca.pem))
+    assert spoke.status == "3 DoT servers, exclusive"
+    assert spoke.completed and not stops_an_automated_install(spoke)
+    assert hub_view(spoke) == "[x] Encrypted DNS\n    (3 DoT servers, exclusive)"
+    text = screen_text(spoke)
+    assert "     dns+tls://[2001:db8::53]:8853#dot.corp.example (every name)" in text
+    assert "     dns+tls://198.51.100.60#dot.lab.example (only lab.example)" in text
+    assert "4) Search domains: corp.example" in text
+    assert "5) CA certificates: dns-ca.pem" in text
+    assert "Status: 3 DoT servers, exclusive" in text
+
+
+def test_ca_screen_offers_the_kickstart_certificates_from_the_security_module(
+        installer, spoke, test_ca):
+    installer[2](kickstart(test_ca.pem))
+    spoke.setup(None)
+    ca_screen = CaScreen(spoke._editor)  # pylint: disable=protected-access
+    ca_screen.refresh()
+    ca_screen.window.render(80)
+    text = "\n".join(line.rstrip() for line in ca_screen.window.get_lines())
+    assert "1) [x] dns-ca.pem (the kickstart)\n       (CN=Test DNS CA, valid until" in text
+    assert "Paste a PEM certificate" not in text  # the module takes certificates from the kickstart
+
+
+def test_an_error_in_the_module_stops_an_automated_install(installer, spoke, test_ca):
+    module, _, load = installer
+    load(kickstart(test_ca.pem))
+    module.CaNames = ["missing.pem"]
+    assert not spoke.completed and stops_an_automated_install(spoke)
+    assert spoke.status.startswith("Error: --ca=missing.pem names no %certificate --filename")
+    assert hub_view(spoke).startswith("[!] Encrypted DNS\n    (Error: --ca=missing.pem")
+
+
+def test_leaving_writes_the_module_and_stages_the_installer(installer, spoke, test_ca, capsys):
+    module, etc_upper, load = installer
+    load(kickstart(test_ca.pem))
+    screen_text(spoke)
+    spoke._editor.set_resolve_mode("prefer")  # pylint: disable=protected-access
+    state = spoke.input(None, "c")
+    assert module.ResolveMode == "prefer"
+    assert spoke.status == "3 DoT servers, prefer"
+    keyfile = etc_upper / NM_KEYFILE_PATH[len("/etc/"):]
+    assert "resolve-mode=prefer" in keyfile.read_text()
+    assert not os.path.exists(NM_KEYFILE_PATH)  # the overlay took it, not this machine
+    # NetworkManager does not run here: reloading it fails, the spoke says so and stays.
+    assert state == InputState.DISCARDED
+    printed = " ".join(capsys.readouterr().out.split())
+    assert printed.startswith("error: ") and "nmcli general reload" in printed, printed
+    assert spoke.input(None, "c") == InputState.PROCESSED_AND_CLOSE

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 
 import pytest
 from dasbus.connection import AddressedMessageBus
@@ -139,25 +140,22 @@ def bus(bus_address):
     connection.disconnect()
 
 
-@pytest.fixture
-def start_template_service(bus, bus_address):
-    """Factory: start the stand-alone service (python3 -m org_edns_addon.dbus_service),
-    with the state of the kickstart at KICKSTART if given; return (proxy, process)."""
-    started = []
-
-    def start(kickstart=None):
-        process = start_service(template_service_argv(bus_address, kickstart), bus,
-                                DBUS_SERVICE_NAME, env=python_env())
-        started.append(process)
-        return bus.get_proxy(DBUS_SERVICE_NAME, DBUS_OBJECT_PATH), process
-    yield start
-    for process in started:
+@contextmanager
+def running_template_service(bus, bus_address, kickstart=None):
+    """The stand-alone service (python3 -m org_edns_addon.dbus_service), with the state of
+    the kickstart at KICKSTART if given, while in the block: (proxy, process)."""
+    process = start_service(template_service_argv(bus_address, kickstart), bus,
+                            DBUS_SERVICE_NAME, env=python_env())
+    try:
+        yield bus.get_proxy(DBUS_SERVICE_NAME, DBUS_OBJECT_PATH), process
+    finally:
         stop_service(process)
         wait_for(lambda: not bus.proxy.NameHasOwner(DBUS_SERVICE_NAME),
                  what="the service name to be released")
 
 
 @pytest.fixture
-def edns_proxy(start_template_service):
+def edns_proxy(bus, bus_address):
     """A fresh stand-alone service and its proxy."""
-    return start_template_service()
+    with running_template_service(bus, bus_address) as started:
+        yield started

@@ -2,13 +2,14 @@
 pyanaconda) on a private dbus-daemon, against real Unbound DoT upstreams on loopback."""
 
 import subprocess
+from contextlib import ExitStack
 
 import pytest
 from dasbus.typing import Str, get_variant
 
 from org_edns_addon.dbus_interface import InvalidConfigurationError, InvalidValueError
 from tests.dbus_fixtures import (TIMEOUT, bus, bus_address, edns_proxy,  # noqa: F401
-                                 plain_structures, python_env, start_template_service,
+                                 plain_structures, python_env, running_template_service,
                                  template_service_argv)
 from tests.dot_fixtures import TLS_NAME, dot_kickstart, dot_pki, dot_upstream, free_port  # noqa: F401
 
@@ -23,15 +24,22 @@ def reply_of(proxy, timeout=CHECK_SECONDS):
     return plain_structures(reply)
 
 
-def service_for(start_template_service, write_ks, server_lines, ca_pem):
-    proxy, _ = start_template_service(write_ks(dot_kickstart(server_lines, ca_pem)))
-    return proxy
+@pytest.fixture
+def service_for(bus, bus_address, write_ks):
+    """Factory: the stand-alone service holding a kickstart with SERVER_LINES and CA_PEM
+    as its --ca certificate; returns its proxy."""
+    with ExitStack() as services:
+        def start(server_lines, ca_pem):
+            path = write_ks(dot_kickstart(server_lines, ca_pem))
+            proxy, _ = services.enter_context(running_template_service(bus, bus_address, path))
+            return proxy
+        yield start
 
 
 def test_a_good_server_is_ok_with_its_round_trip_and_a_closed_port_is_refused(
-        start_template_service, write_ks, dot_upstream, dot_pki):
+        service_for, dot_upstream, dot_pki):
     closed = free_port(dot_upstream.address)
-    proxy = service_for(start_template_service, write_ks, [
+    proxy = service_for([
         dot_upstream.server_line(), "dns+tls://%s:%d#%s" % (dot_upstream.address, closed,
                                                              TLS_NAME)], dot_pki.ca.pem)
     good, refused = reply_of(proxy)
@@ -45,10 +53,8 @@ def test_a_good_server_is_ok_with_its_round_trip_and_a_closed_port_is_refused(
         "reason": "nothing accepts connections on this address and port; check both"}
 
 
-def test_a_server_whose_ca_is_not_the_kickstarts_is_unknown(start_template_service, write_ks,
-                                                             dot_upstream, dot_pki):
-    proxy = service_for(start_template_service, write_ks, [dot_upstream.server_line()],
-                        dot_pki.other_ca.pem)
+def test_a_server_whose_ca_is_not_the_kickstarts_is_unknown(service_for, dot_upstream, dot_pki):
+    proxy = service_for([dot_upstream.server_line()], dot_pki.other_ca.pem)
     [check] = reply_of(proxy)
     assert (check["outcome"], check["rtt-ms"]) == ("unknown CA", 0.0)
     assert check["reason"] == ("the server's certificate (issued by CN=Test DNS CA) is not "
@@ -56,10 +62,8 @@ def test_a_server_whose_ca_is_not_the_kickstarts_is_unknown(start_template_servi
                                "issued it")
 
 
-def test_servers_set_over_dbus_are_the_ones_checked(start_template_service, write_ks,
-                                                    dot_upstream, dot_pki):
-    proxy = service_for(start_template_service, write_ks, [dot_upstream.server_line()],
-                        dot_pki.ca.pem)
+def test_servers_set_over_dbus_are_the_ones_checked(service_for, dot_upstream, dot_pki):
+    proxy = service_for([dot_upstream.server_line()], dot_pki.ca.pem)
     [server] = proxy.Servers
     server["name"] = get_variant(Str, "resolver.test")
     proxy.Servers = [server]

@@ -10,8 +10,7 @@ from gi.repository import Gio, GLib
 
 from org_edns_addon.constants import DBUS_INTERFACE_NAME, DBUS_OBJECT_PATH, DBUS_SERVICE_NAME
 from org_edns_addon.dbus_interface import INVALID_VALUE_ERROR, DotServerData, InvalidValueError
-from tests.dbus_fixtures import (bus, bus_address, edns_proxy,  # noqa: F401 (fixtures)
-                                 start_template_service, wait_for)
+from tests.dbus_fixtures import bus, bus_address, edns_proxy, wait_for  # noqa: F401 (fixtures)
 
 
 def server(address, name="", port=None, domains=(), tls=True):

@@ -8,13 +8,14 @@ import argparse
 import os
 import sys
 
-from org_edns_addon import __version__, packaging
-from org_edns_addon.ks.convert import ConvertError, convert_kickstart
-from org_edns_addon.ks.parse import parse_kickstart
-from org_edns_addon import initrd, staging
-from org_edns_addon.constants import ADDON_NAME, CHECK_TIMEOUT_SECONDS
+from org_edns_addon import __version__
+from org_edns_addon.constants import (ADDON_NAME, CHECK_TIMEOUT_SECONDS, PHASE_INSTALLER,
+                                      PHASE_TARGET)
 from org_edns_addon.fileio import write_atomically
-from org_edns_addon.model import ModelError, normalize_dns_name
+
+# Each command imports what it needs when it runs: pykickstart, cryptography,
+# dnspython and the staging code cost tens of milliseconds each to import, and
+# `check` and `validate` are run by scripts and installer test VMs in loops.
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -31,6 +32,8 @@ def _problem_json(problem):
 
 
 def run_validate(args):
+    from org_edns_addon.ks.parse import parse_kickstart
+
     results = [parse_kickstart(path) for path in args.kickstarts]
     errors = sum(len(r.errors) for r in results)
     warnings = sum(len(r.warnings) for r in results)
@@ -54,6 +57,8 @@ def run_validate(args):
 
 
 def run_convert(args):
+    from org_edns_addon.ks.convert import ConvertError, convert_kickstart
+
     try:
         converted = convert_kickstart(args.kickstart, args.output)
     except ConvertError as error:
@@ -74,6 +79,9 @@ def run_convert(args):
 
 def _staging_input(path, done="applied"):
     """The staging input of the kickstart at PATH, or None after printing why it is not DONE."""
+    from org_edns_addon import staging
+    from org_edns_addon.ks.parse import parse_kickstart
+
     parsed = parse_kickstart(path)
     for problem in parsed.errors:
         print(problem, file=sys.stderr)
@@ -85,6 +93,8 @@ def _staging_input(path, done="applied"):
 
 
 def run_apply(args):
+    from org_edns_addon import staging
+
     _, data = _staging_input(args.kickstart)
     if data is None:
         return EXIT_FAILED
@@ -100,6 +110,8 @@ def run_apply(args):
 
 
 def run_boot_args(args):
+    from org_edns_addon import staging
+
     _, data = _staging_input(args.kickstart)
     if data is None:
         return EXIT_FAILED
@@ -113,6 +125,8 @@ def run_boot_args(args):
 
 
 def run_overlay(args):
+    from org_edns_addon import initrd, staging
+
     parsed, data = _staging_input(args.kickstart)
     if data is None:
         return EXIT_FAILED
@@ -142,6 +156,8 @@ def run_overlay(args):
 
 
 def run_updates_img(args):
+    from org_edns_addon import packaging
+
     try:
         image = packaging.updates_image()
         write_atomically(args.output, image, 0o644)
@@ -154,6 +170,7 @@ def run_updates_img(args):
     print("wrote %s (%d bytes); boot the installer with inst.updates=URL-OF-%s"
           % (args.output, len(image), os.path.basename(args.output)))
     return EXIT_OK
+
 
 def run_check(args):
     from org_edns_addon.probe import check_staging_input
@@ -178,6 +195,8 @@ def _positive_seconds(text):
 
 
 def _query_name(text):
+    from org_edns_addon.model import ModelError, normalize_dns_name
+
     try:
         return normalize_dns_name(text, "query name")
     except ModelError as error:
@@ -248,8 +267,8 @@ def build_parser():
     apply.add_argument("kickstart", metavar="KICKSTART")
     apply.add_argument("--root", required=True, metavar="DIR",
                        help="the root to write below (an existing directory)")
-    apply.add_argument("--phase", default=staging.Phase.TARGET.value,
-                       choices=[phase.value for phase in staging.Phase],
+    apply.add_argument("--phase", default=PHASE_TARGET,
+                       choices=[PHASE_TARGET, PHASE_INSTALLER],
                        help="target: the installed system (default); installer: the "
                        "installer environment")
     apply.set_defaults(run=run_apply)

@@ -13,6 +13,10 @@ DBUS_INTERFACE_NAME = DBUS_SERVICE_NAME
 # Larger input is not a kickstart; refusing it keeps validation's memory and time bounded.
 MAX_KICKSTART_BYTES = 16 * 1024 * 1024
 
+# Phases: where staging writes (the installer's root, or the installed system's).
+PHASE_INSTALLER = "installer"
+PHASE_TARGET = "target"
+
 # Ports.
 DOT_PORT = 853
 PLAIN_DNS_PORT = 53

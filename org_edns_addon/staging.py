@@ -33,8 +33,8 @@ GENERATED_HEADER = "# Written by org_edns_addon from the kickstart; changes are 
 
 
 class Phase(str, enum.Enum):
-    INSTALLER = "installer"   # root "/" in the installer (also the initrd overlay content)
-    TARGET = "target"         # the installed system's root (conf.target.system_root)
+    INSTALLER = c.PHASE_INSTALLER   # root "/" in the installer (also the overlay content)
+    TARGET = c.PHASE_TARGET         # the installed system's root (conf.target.system_root)
 
 
 class StagingError(Exception):

@@ -6,7 +6,7 @@ import pytest
 
 from org_edns_addon import constants as c
 from org_edns_addon import staging
-from org_edns_addon.model import Backend
+from org_edns_addon.model import Backend, DotServer, EdnsConfig, ResolveMode
 from tests import certs
 from tests.conftest import certificate_section
 from tests.staging_fixtures import (edns_kickstart, networkmanager_config, require_tools,
@@ -109,10 +109,13 @@ def test_unbound_checkconf_would_reject_a_broken_file(write_ks, test_ca, tmp_pat
     assert unbound_checkconf(tmp_path, root).returncode != 0
 
 
-def test_unbound_backend_refuses_a_plaintext_server(write_ks, test_ca):
-    data = staging_input(write_ks, edns_kickstart(
-        test_ca.pem, "--backend=unbound --resolve-mode=backup",
-        servers="dns+tls://192.0.2.53#dot.corp.example\ndns+udp://192.0.2.99\n"))
+def test_unbound_backend_refuses_a_plaintext_server():
+    # Validation already refuses this kickstart; staging must not trust a config
+    # built by hand either, as a plaintext server would turn TLS off for its zone.
+    config = EdnsConfig(servers=(DotServer.parse_uri("dns+tls://192.0.2.53#dot.corp.example"),
+                                 DotServer.parse_uri("dns+udp://192.0.2.99")),
+                        resolve_mode=ResolveMode.BACKUP, backend=Backend.UNBOUND)
+    data = staging.StagingInput(config=config, certificates=(), ca_bundle=None)
     with pytest.raises(staging.StagingError, match="dns\\+udp://192.0.2.99 is plaintext"):
         staging.build_plan(data, staging.Phase.TARGET, "/")
 

@@ -28,7 +28,6 @@ def test_edits_written_to_the_module_come_back(edns_proxy):
     editor.add_server("192.0.2.60#dot.lab.example domain=lab.example")
     editor.set_resolve_mode("backup")
     editor.add_server("dns+udp://192.0.2.1")
-    editor.set_backend("unbound")
     editor.set_searches("corp.example")
     write_config(proxy, editor.config)
     assert read_editor(proxy).config == editor.config

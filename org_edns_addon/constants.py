@@ -99,6 +99,9 @@ DBUS_CONF_FILE = DBUS_SERVICE_NAME + ".conf"
 
 # Pre-flight check of the DNS servers (`edns-addon check`).
 CHECK_TIMEOUT_SECONDS = 5.0
+# The longest CheckServers may take: it answers within timeout + about 1 s, which
+# must stay below the 25 s a D-Bus client (GLib) waits for a reply by default.
+DBUS_CHECK_TIMEOUT_MAX_SECONDS = 20.0
 CHECK_QUERY_TYPE = "A"
 
 # The text UI: a PEM file larger than this is not a CA certificate.

@@ -2,10 +2,11 @@
 
 Importable without pyanaconda: tests and the benchmark publish it on a
 private bus (``org_edns_addon.dbus_service``); the Anaconda module interface
-(``service/edns_interface.py``) adds it to Anaconda's
-``KickstartModuleInterface``. It only translates between D-Bus types and the
-model; every value is checked by the model, and a bad one is answered with
-the D-Bus error ``INVALID_VALUE_ERROR`` while the service keeps running.
+(``service/edns_interface.py``) adds its members, and its task method, to
+Anaconda's ``KickstartModuleInterface``. It only translates between D-Bus
+types and the model; every value is checked by the model, and a bad one is
+answered with the D-Bus error ``INVALID_VALUE_ERROR`` while the service keeps
+running.
 """
 
 from contextlib import contextmanager
@@ -15,22 +16,30 @@ from dasbus.server.interface import dbus_interface
 from dasbus.server.property import emits_properties_changed
 from dasbus.server.template import InterfaceTemplate
 from dasbus.structure import DBusData, DBusStructureError
-from dasbus.typing import Bool, List, Str, Structure, UInt16  # pylint: disable=unused-import
+from dasbus.typing import (Bool, Double, List, Str, Structure,  # pylint: disable=unused-import
+                           UInt16)
 
-from org_edns_addon.constants import DBUS_INTERFACE_NAME
+from org_edns_addon.constants import DBUS_CHECK_TIMEOUT_MAX_SECONDS, DBUS_INTERFACE_NAME
 from org_edns_addon.model import DotServer, ModelError
 
 INVALID_VALUE_ERROR = DBUS_INTERFACE_NAME + ".Error.InvalidValue"
+INVALID_CONFIGURATION_ERROR = DBUS_INTERFACE_NAME + ".Error.InvalidConfiguration"
 
 
 class InvalidValueError(DBusError):
     """A value given over D-Bus is not valid; the message says why and how to fix it."""
 
 
+class InvalidConfigurationError(DBusError):
+    """The configuration has errors, so it cannot be used yet; the message lists them."""
+
+
 def register_errors(error_mapper):
-    """Map ``InvalidValueError`` to ``INVALID_VALUE_ERROR`` in ERROR_MAPPER (both ways)."""
+    """Map our exceptions to their D-Bus error names in ERROR_MAPPER (both ways)."""
     error_mapper.add_rule(ErrorRule(exception_type=InvalidValueError,
                                     error_name=INVALID_VALUE_ERROR))
+    error_mapper.add_rule(ErrorRule(exception_type=InvalidConfigurationError,
+                                    error_name=INVALID_CONFIGURATION_ERROR))
 
 
 @contextmanager
@@ -42,17 +51,24 @@ def refusing_invalid_values():
         raise InvalidValueError(str(error)) from None
 
 
-class DotServerData(DBusData):
-    """One DNS server: ``address``, ``port`` (0: the default, 853 or 53 for
-    plaintext), TLS ``name`` ("" for none), routed ``domains`` (empty: every
-    domain) and ``tls`` (False: plaintext)."""
+@contextmanager
+def refusing_invalid_configuration():
+    """Turn a configuration with errors (``staging.StagingError``) into
+    ``InvalidConfigurationError``."""
+    from org_edns_addon.staging import StagingError
+    try:
+        yield
+    except StagingError as error:
+        raise InvalidConfigurationError(str(error)) from None
+
+
+class ServerAddressData(DBusData):
+    """Where a DNS server is: the fields every structure about a server starts with."""
 
     def __init__(self):
         self._address = ""
         self._port = 0
         self._name = ""
-        self._domains = []
-        self._tls = True
 
     @property
     def address(self) -> Str:
@@ -78,6 +94,26 @@ class DotServerData(DBusData):
     def name(self, value: Str):
         self._name = value
 
+    @classmethod
+    def at_server(cls, server):
+        """A structure with the address, port and TLS name of SERVER (a ``DotServer``)."""
+        data = cls()
+        data.address = str(server.address)
+        data.port = server.port
+        data.name = server.name or ""
+        return data
+
+
+class DotServerData(ServerAddressData):
+    """One DNS server: ``address``, ``port`` (0: the default, 853 or 53 for
+    plaintext), TLS ``name`` ("" for none), routed ``domains`` (empty: every
+    domain) and ``tls`` (False: plaintext)."""
+
+    def __init__(self):
+        super().__init__()
+        self._domains = []
+        self._tls = True
+
     @property
     def domains(self) -> List[Str]:
         return self._domains
@@ -97,10 +133,7 @@ class DotServerData(DBusData):
     @classmethod
     def from_server(cls, server):
         """The structure of a model ``DotServer``."""
-        data = cls()
-        data.address = str(server.address)
-        data.port = server.port
-        data.name = server.name or ""
+        data = cls.at_server(server)
         data.domains = list(server.domains)
         data.tls = server.tls
         return data
@@ -111,10 +144,64 @@ class DotServerData(DBusData):
                                     self.tls)
 
 
-@dbus_interface(DBUS_INTERFACE_NAME)
-class EdnsInterfaceTemplate(InterfaceTemplate):
+class ServerCheckData(ServerAddressData):
+    """The pre-flight check of one server: its ``address``, ``port`` and TLS
+    ``name``; the ``outcome`` ("ok", else why not: a ``probe.Outcome`` value);
+    ``reason``, a sentence; ``rtt_ms`` (``rtt-ms`` on D-Bus), the time to the
+    answer in milliseconds (0 unless ok)."""
+
+    def __init__(self):
+        super().__init__()
+        self._outcome = ""
+        self._reason = ""
+        self._rtt_ms = 0.0
+
+    @property
+    def outcome(self) -> Str:
+        return self._outcome
+
+    @outcome.setter
+    def outcome(self, value: Str):
+        self._outcome = value
+
+    @property
+    def reason(self) -> Str:
+        return self._reason
+
+    @reason.setter
+    def reason(self, value: Str):
+        self._reason = value
+
+    @property
+    def rtt_ms(self) -> Double:
+        return self._rtt_ms
+
+    @rtt_ms.setter
+    def rtt_ms(self, value: Double):
+        self._rtt_ms = value
+
+    @classmethod
+    def structures_of(cls, checks):
+        """The structures of ``probe.ServerCheck`` results CHECKS, in their order."""
+        data = []
+        for check in checks:
+            item = cls.at_server(check.server)
+            item.outcome = check.outcome.value
+            item.reason = check.reason
+            item.rtt_ms = check.rtt_ms or 0.0
+            data.append(item)
+        return cls.to_structure_list(data)
+
+
+class EdnsInterfaceMembers(InterfaceTemplate):
     """Properties and methods of the encrypted DNS module (implementation:
-    ``EdnsModuleState``)."""
+    ``EdnsModuleState``), not yet named as an interface.
+
+    ``EdnsInterfaceTemplate`` names them ``DBUS_INTERFACE_NAME``; the Anaconda
+    module's interface names them together with its task method (dasbus builds
+    one interface from the members of the class it decorates, so a second
+    declaration of a name would replace the first one's members).
+    """
 
     def connect_signals(self):
         super().connect_signals()
@@ -186,3 +273,19 @@ class EdnsInterfaceTemplate(InterfaceTemplate):
         (``error: ...`` or ``warning: ...``); empty when it can be applied."""
         return ["%s: %s" % (problem.severity.value, problem.message)
                 for problem in self.implementation.validate()]
+
+    def CheckServers(self, timeout: Double) -> List[Structure]:
+        """Check every server now, within TIMEOUT seconds (at most
+        ``DBUS_CHECK_TIMEOUT_MAX_SECONDS``), with the trust the installation will use:
+        ``ServerCheckData`` structures in the order of ``Servers``. The service answers
+        nothing else meanwhile; Anaconda's module offers ``CheckServersWithTask``."""
+        if not 0 < timeout <= DBUS_CHECK_TIMEOUT_MAX_SECONDS:
+            raise InvalidValueError("%g is not a number of seconds from 0 to %g" % (
+                timeout, DBUS_CHECK_TIMEOUT_MAX_SECONDS))
+        with refusing_invalid_configuration():
+            return ServerCheckData.structures_of(self.implementation.check_servers(timeout))
+
+
+@dbus_interface(DBUS_INTERFACE_NAME)
+class EdnsInterfaceTemplate(EdnsInterfaceMembers):
+    """The interface of the encrypted DNS module, without Anaconda's parts."""

@@ -12,7 +12,8 @@ from dasbus.signal import Signal
 
 from org_edns_addon import constants
 from org_edns_addon.constants import (BOOT_OPTION_BACKEND, BOOT_OPTION_DNS,
-                                      BOOT_OPTION_RESOLVE_MODE, CA_PACKAGE, DNSCONFD_PACKAGES,
+                                      BOOT_OPTION_RESOLVE_MODE, CA_PACKAGE,
+                                      CHECK_TIMEOUT_SECONDS, DNSCONFD_PACKAGES,
                                       UNBOUND_PACKAGES)
 from org_edns_addon.model import (Backend, EdnsConfig, ModelError, ResolveMode, check_ca_name,
                                   normalize_domains)
@@ -118,6 +119,18 @@ class EdnsModuleState:
         """Every problem of the current state, as ``Problem`` objects."""
         return self.parsed_kickstart(now).problems
 
+    def staging_input(self):
+        """The ``StagingInput`` of the state: what the tasks stage, its DoT CA bundle
+        included. Raises ``staging.StagingError`` naming the problems of a state with
+        errors."""
+        return staging_input_of(self.parsed_kickstart())
+
+    def check_servers(self, timeout=CHECK_TIMEOUT_SECONDS):
+        """Check every server with the trust the installation will use (``probe``);
+        the ``ServerCheck`` results in the order of the servers."""
+        from org_edns_addon.probe import check_staging_input
+        return check_staging_input(self.staging_input(), timeout=timeout)
+
 
 def required_packages(config, installer_root="/"):
     """The packages the installed system needs for CONFIG, as (name, reason) pairs.
@@ -169,8 +182,17 @@ def stage_parsed_kickstart(parsed, phase, root, import_certificates=True, runner
     Raises ``staging.StagingError`` with the problems when PARSED has errors.
     """
     from org_edns_addon import staging
+    return staging.stage(staging_input_of(parsed), phase, root,
+                         runner=runner, import_certificates=import_certificates)
+
+
+def staging_input_of(parsed):
+    """The ``StagingInput`` of PARSED (a checked ``ParsedKickstart`` with a section).
+
+    Raises ``staging.StagingError`` with the problems when PARSED has errors.
+    """
+    from org_edns_addon import staging
     if parsed.errors:
         raise staging.StagingError("the encrypted DNS configuration has errors: %s" % "; ".join(
             problem.message for problem in parsed.errors))
-    return staging.stage(staging.staging_input_from_kickstart(parsed), phase, root,
-                         runner=runner, import_certificates=import_certificates)
+    return staging.staging_input_from_kickstart(parsed)

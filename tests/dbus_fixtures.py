@@ -8,10 +8,12 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 
 import pytest
 from dasbus.connection import AddressedMessageBus
 from dasbus.error import ErrorMapper
+from dasbus.typing import unwrap_variant
 from gi.repository import GLib
 
 from org_edns_addon.constants import DBUS_OBJECT_PATH, DBUS_SERVICE_NAME
@@ -41,6 +43,12 @@ def client_bus(address):
     error_mapper = ErrorMapper()
     register_errors(error_mapper)
     return AddressedMessageBus(address, error_mapper=error_mapper)
+
+
+def plain_structures(structures):
+    """A D-Bus list of structures (``aa{sv}``) as dicts of plain values."""
+    return [{name: unwrap_variant(value) for name, value in structure.items()}
+            for structure in structures]
 
 
 def wait_for(predicate, timeout=TIMEOUT, what="the condition"):
@@ -106,8 +114,9 @@ def python_env(extra_path=()):
     return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in path if p))
 
 
-def template_service_argv(address):
-    return [sys.executable, "-m", "org_edns_addon.dbus_service", "--address", address]
+def template_service_argv(address, kickstart=None):
+    argv = [sys.executable, "-m", "org_edns_addon.dbus_service", "--address", address]
+    return argv + ["--kickstart", str(kickstart)] if kickstart else argv
 
 
 @pytest.fixture(scope="session")
@@ -131,14 +140,22 @@ def bus(bus_address):
     connection.disconnect()
 
 
-@pytest.fixture
-def edns_proxy(bus, bus_address):
-    """A fresh stand-alone service (python3 -m org_edns_addon.dbus_service) and its proxy."""
-    process = start_service(template_service_argv(bus_address), bus, DBUS_SERVICE_NAME,
-                            env=python_env())
+@contextmanager
+def running_template_service(bus, bus_address, kickstart=None):
+    """The stand-alone service (python3 -m org_edns_addon.dbus_service), with the state of
+    the kickstart at KICKSTART if given, while in the block: (proxy, process)."""
+    process = start_service(template_service_argv(bus_address, kickstart), bus,
+                            DBUS_SERVICE_NAME, env=python_env())
     try:
         yield bus.get_proxy(DBUS_SERVICE_NAME, DBUS_OBJECT_PATH), process
     finally:
         stop_service(process)
         wait_for(lambda: not bus.proxy.NameHasOwner(DBUS_SERVICE_NAME),
                  what="the service name to be released")
+
+
+@pytest.fixture
+def edns_proxy(bus, bus_address):
+    """A fresh stand-alone service and its proxy."""
+    with running_template_service(bus, bus_address) as started:
+        yield started

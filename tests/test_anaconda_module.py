@@ -9,6 +9,7 @@ import os
 import sys
 
 import pytest
+from gi.repository import Gio
 
 pytestmark = pytest.mark.anaconda
 
@@ -21,12 +22,15 @@ try:
     from pyanaconda.modules.common.structures.requirement import Requirement
     from pyanaconda.modules.common.task import sync_run_task
     from pykickstart.version import makeVersion
+    from dasbus.typing import unwrap_variant
+    from pyanaconda.modules.common.constants.interfaces import KICKSTART_MODULE
 except ImportError as error:   # pragma: no cover - depends on the machine
     pytest.skip("pyanaconda is not importable (%s); put an anaconda checkout on PYTHONPATH, "
                 "see shared/TESTING.md" % error, allow_module_level=True)
 
 # pylint: disable=wrong-import-position
 from org_edns_addon import constants as c
+from org_edns_addon.dbus_interface import InvalidConfigurationError
 from org_edns_addon.model import DotServer
 from org_edns_addon.service import edns as edns_module
 from org_edns_addon.service.edns import EdnsService
@@ -34,8 +38,9 @@ from org_edns_addon.service.installation import StageEncryptedDnsTask
 from org_edns_addon.staging import Phase
 from tests import certs
 from tests.conftest import certificate_section
-from tests.dbus_fixtures import (bus, bus_address, python_env, start_service,  # noqa: F401
-                                 stop_service, wait_for)
+from tests.dbus_fixtures import (bus, bus_address, plain_structures,  # noqa: F401
+                                 python_env, start_service, stop_service, wait_for)
+from tests.dot_fixtures import TLS_NAME, dot_kickstart, dot_pki, dot_upstream, free_port  # noqa: F401
 
 SECURITY_SERVICE = "org.fedoraproject.Anaconda.Modules.Security"
 
@@ -301,3 +306,47 @@ def test_boot_options_that_differ_are_logged_and_the_kickstart_wins(test_ca, mon
                         "dot.corp.example, rd.net.dns=dns+tls://[2001:db8::53]:8853#"
                         "dot.corp.example); the kickstart wins."]
     assert service.servers[0].uri() == "dns+tls://192.0.2.53#dot.corp.example"
+
+
+def test_check_servers_task_publishes_the_results(start_module, bus, dot_upstream, dot_pki,
+                                                  tmp_path):
+    proxy = start_module("org_edns_addon.service", c.DBUS_SERVICE_NAME)
+    closed = free_port(dot_upstream.address)
+    path = tmp_path / "ks.cfg"
+    path.write_text("lang en_US.UTF-8\n" + dot_kickstart([
+        dot_upstream.server_line(),
+        "dns+tls://%s:%d#%s" % (dot_upstream.address, closed, TLS_NAME)], dot_pki.ca.pem))
+    assert boss_read(bus, path).is_valid()
+    task = bus.get_proxy(c.DBUS_SERVICE_NAME, proxy.CheckServersWithTask())
+    assert task.Name == "Check the encrypted DNS servers"
+    sync_run_task(task)
+    good, refused = plain_structures(unwrap_variant(task.GetResult()))
+    assert (good["address"], good["port"], good["name"], good["outcome"], good["reason"]) == \
+        (dot_upstream.address, dot_upstream.port, TLS_NAME, "ok",
+         "dot.test A: NOERROR, 1 record")
+    assert good["rtt-ms"] > 0
+    assert (refused["port"], refused["outcome"], refused["rtt-ms"]) == \
+        (closed, "connection refused", 0.0)
+
+
+def test_check_servers_task_is_refused_for_a_configuration_with_errors(start_module):
+    proxy = start_module("org_edns_addon.service", c.DBUS_SERVICE_NAME)
+    with pytest.raises(InvalidConfigurationError) as raised:
+        proxy.CheckServersWithTask()
+    assert "no DNS server is given" in str(raised.value)
+    assert proxy.Validate()
+
+
+def test_module_interface_has_the_template_members_and_the_task_method(start_module, bus):
+    start_module("org_edns_addon.service", c.DBUS_SERVICE_NAME)
+    introspectable = bus.get_proxy(c.DBUS_SERVICE_NAME, c.DBUS_OBJECT_PATH,
+                                   interface_name="org.freedesktop.DBus.Introspectable")
+    node = Gio.DBusNodeInfo.new_for_xml(introspectable.Introspect())
+    ours = node.lookup_interface(c.DBUS_INTERFACE_NAME)
+    assert [m.name for m in ours.methods] == ["CheckServers", "CheckServersWithTask",
+                                              "Validate"]
+    assert [p.name for p in ours.properties] == ["Backend", "CaNames", "ResolveMode",
+                                                 "SearchDomains", "Servers"]
+    assert ours.lookup_method("CheckServersWithTask").out_args[0].signature == "o"
+    anacondas = node.lookup_interface(KICKSTART_MODULE.interface_name)
+    assert anacondas.lookup_method("GenerateKickstart") is not None

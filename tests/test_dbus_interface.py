@@ -60,8 +60,11 @@ def test_introspection_shows_the_typed_properties(edns_proxy, bus):
     assert types == {"Servers": ("aa{sv}", readwrite), "ResolveMode": ("s", readwrite),
                      "Backend": ("s", readwrite), "SearchDomains": ("as", readwrite),
                      "CaNames": ("as", readwrite)}
-    assert [m.name for m in interface.methods] == ["Validate"]
+    assert [m.name for m in interface.methods] == ["CheckServers", "Validate"]
     assert interface.lookup_method("Validate").out_args[0].signature == "as"
+    check = interface.lookup_method("CheckServers")
+    assert ([a.signature for a in check.in_args], [a.signature for a in check.out_args]) == \
+        (["d"], ["aa{sv}"])
 
 
 def test_servers_are_stored_normalized_and_valid(edns_proxy):

@@ -22,6 +22,7 @@ from org_edns_addon.ks.module import parsed_kickstart
 from org_edns_addon.model import Severity
 from org_edns_addon.module_state import (BOOT_OPTION_NAMES, EdnsModuleState,
                                          boot_option_differences, required_packages)
+from org_edns_addon.service.check import CheckServersTask
 from org_edns_addon.service.edns_interface import EdnsInterface
 from org_edns_addon.service.installation import StageEncryptedDnsTask
 from org_edns_addon.service.kickstart import EdnsKickstartSpecification
@@ -109,6 +110,11 @@ class EdnsService(KickstartService, EdnsModuleState):
             return []
         return [Requirement.for_package(name, reason=reason)
                 for name, reason in required_packages(self.config, INSTALLER_ROOT)]
+
+    def check_servers_with_task(self):
+        """The pre-flight check of the servers as a task; ``staging.StagingError`` if the
+        configuration has errors."""
+        return CheckServersTask(self.staging_input())
 
     def _stage_tasks(self, phase, root):
         if not self.configured:

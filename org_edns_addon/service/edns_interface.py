@@ -1,15 +1,23 @@
-"""The module's D-Bus interface: Anaconda's ``KickstartModuleInterface`` plus our template."""
+"""The module's D-Bus interface: Anaconda's ``KickstartModuleInterface`` plus our members."""
 
-from dasbus.server.interface import dbus_class
+from dasbus.server.interface import dbus_interface
+from dasbus.typing import ObjPath
 
 from pyanaconda.modules.common.base import KickstartModuleInterface
+from pyanaconda.modules.common.containers import TaskContainer
 
-from org_edns_addon.dbus_interface import EdnsInterfaceTemplate
+from org_edns_addon.constants import DBUS_INTERFACE_NAME
+from org_edns_addon.dbus_interface import EdnsInterfaceMembers, refusing_invalid_configuration
 
 
-# dbus_class, not dbus_interface: the class adds no interface of its own, it
-# joins org.fedoraproject.Anaconda.KickstartModule and the addon's interface
-# (redefining the addon's interface name here would replace the template's).
-@dbus_class
-class EdnsInterface(EdnsInterfaceTemplate, KickstartModuleInterface):
+# The members, not EdnsInterfaceTemplate: declaring DBUS_INTERFACE_NAME over the
+# template would replace its members by CheckServersWithTask alone.
+@dbus_interface(DBUS_INTERFACE_NAME)
+class EdnsInterface(EdnsInterfaceMembers, KickstartModuleInterface):
     """D-Bus interface of the encrypted DNS module (implementation: ``EdnsService``)."""
+
+    def CheckServersWithTask(self) -> ObjPath:
+        """The pre-flight check of every server as a task; its result (``GetResult``)
+        is what ``CheckServers`` returns. A configuration with errors is refused."""
+        with refusing_invalid_configuration():
+            return TaskContainer.to_object_path(self.implementation.check_servers_with_task())

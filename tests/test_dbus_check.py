@@ -1,0 +1,100 @@
+"""CheckServers: the pre-flight check over D-Bus, through the stand-alone service (no
+pyanaconda) on a private dbus-daemon, against real Unbound DoT upstreams on loopback."""
+
+import subprocess
+from contextlib import ExitStack
+
+import pytest
+from dasbus.typing import Str, get_variant
+
+from org_edns_addon.dbus_interface import InvalidConfigurationError, InvalidValueError
+from tests.dbus_fixtures import (TIMEOUT, bus, bus_address, edns_proxy,  # noqa: F401
+                                 plain_structures, python_env, running_template_service,
+                                 template_service_argv)
+from tests.dot_fixtures import TLS_NAME, dot_kickstart, dot_pki, dot_upstream, free_port  # noqa: F401
+
+CHECK_SECONDS = 5.0
+FIELDS = {"address", "port", "name", "outcome", "reason", "rtt-ms"}
+
+
+def reply_of(proxy, timeout=CHECK_SECONDS):
+    """CheckServers' reply as plain dicts, after checking every field is there."""
+    reply = proxy.CheckServers(timeout)
+    assert all(set(check) == FIELDS for check in reply), reply
+    return plain_structures(reply)
+
+
+@pytest.fixture
+def service_for(bus, bus_address, write_ks):
+    """Factory: the stand-alone service holding a kickstart with SERVER_LINES and CA_PEM
+    as its --ca certificate; returns its proxy."""
+    with ExitStack() as services:
+        def start(server_lines, ca_pem):
+            path = write_ks(dot_kickstart(server_lines, ca_pem))
+            proxy, _ = services.enter_context(running_template_service(bus, bus_address, path))
+            return proxy
+        yield start
+
+
+def test_a_good_server_is_ok_with_its_round_trip_and_a_closed_port_is_refused(
+        service_for, dot_upstream, dot_pki):
+    closed = free_port(dot_upstream.address)
+    proxy = service_for([
+        dot_upstream.server_line(), "dns+tls://%s:%d#%s" % (dot_upstream.address, closed,
+                                                             TLS_NAME)], dot_pki.ca.pem)
+    good, refused = reply_of(proxy)
+    assert good["rtt-ms"] > 0
+    assert dict(good, **{"rtt-ms": None}) == {
+        "address": dot_upstream.address, "port": dot_upstream.port, "name": TLS_NAME,
+        "outcome": "ok", "reason": "dot.test A: NOERROR, 1 record", "rtt-ms": None}
+    assert refused == {
+        "address": dot_upstream.address, "port": closed, "name": TLS_NAME,
+        "outcome": "connection refused", "rtt-ms": 0.0,
+        "reason": "nothing accepts connections on this address and port; check both"}
+
+
+def test_a_server_whose_ca_is_not_the_kickstarts_is_unknown(service_for, dot_upstream, dot_pki):
+    proxy = service_for([dot_upstream.server_line()], dot_pki.other_ca.pem)
+    [check] = reply_of(proxy)
+    assert (check["outcome"], check["rtt-ms"]) == ("unknown CA", 0.0)
+    assert check["reason"] == ("the server's certificate (issued by CN=Test DNS CA) is not "
+                               "signed by a CA of the kickstart's --ca bundle; add the CA that "
+                               "issued it")
+
+
+def test_servers_set_over_dbus_are_the_ones_checked(service_for, dot_upstream, dot_pki):
+    proxy = service_for([dot_upstream.server_line()], dot_pki.ca.pem)
+    [server] = proxy.Servers
+    server["name"] = get_variant(Str, "resolver.test")
+    proxy.Servers = [server]
+    [check] = reply_of(proxy)
+    assert (check["name"], check["outcome"]) == ("resolver.test", "ok")
+    assert check["reason"] == "resolver.test A: NXDOMAIN, 0 records"
+
+
+@pytest.mark.parametrize("timeout", [0.0, -1.0, 20.5, float("inf"), float("nan")])
+def test_a_timeout_out_of_range_is_refused(edns_proxy, timeout):
+    proxy, process = edns_proxy
+    with pytest.raises(InvalidValueError) as raised:
+        proxy.CheckServers(timeout)
+    assert "is not a number of seconds from 0 to 20" in str(raised.value)
+    assert process.poll() is None and proxy.Backend == "dnsconfd"
+
+
+def test_a_configuration_with_errors_is_refused_with_its_problems(edns_proxy):
+    proxy, process = edns_proxy
+    with pytest.raises(InvalidConfigurationError) as raised:
+        proxy.CheckServers(CHECK_SECONDS)
+    assert str(raised.value) == ("the encrypted DNS configuration has errors: no DNS server "
+                                 "is given; add a line like dns+tls://192.0.2.53#dot.example")
+    assert process.poll() is None and proxy.Validate()
+
+
+def test_the_service_refuses_a_kickstart_with_errors_without_a_traceback(bus_address,
+                                                                          write_ks):
+    path = write_ks("%addon org_edns_addon\ndns+tls://192.0.2.53\n%end\n")
+    result = subprocess.run(template_service_argv(bus_address, path), env=python_env(),
+                            capture_output=True, text=True, timeout=TIMEOUT)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr.startswith("%s:2: " % path) and "has no TLS name" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -40,7 +40,8 @@ from tests import certs
 from tests.conftest import certificate_section
 from tests.dbus_fixtures import (bus, bus_address, plain_structures,  # noqa: F401
                                  python_env, start_service, stop_service, wait_for)
-from tests.dot_fixtures import TLS_NAME, dot_kickstart, dot_pki, dot_upstream, free_port  # noqa: F401
+from tests.dot_fixtures import dot_pki, dot_upstream  # noqa: F401 (fixtures)
+from tests.dotlab import TLS_NAME, dot_kickstart, free_port
 
 SECURITY_SERVICE = "org.fedoraproject.Anaconda.Modules.Security"
 

@@ -11,7 +11,8 @@ from org_edns_addon.dbus_interface import InvalidConfigurationError, InvalidValu
 from tests.dbus_fixtures import (TIMEOUT, bus, bus_address, edns_proxy,  # noqa: F401
                                  plain_structures, python_env, running_template_service,
                                  template_service_argv)
-from tests.dot_fixtures import TLS_NAME, dot_kickstart, dot_pki, dot_upstream, free_port  # noqa: F401
+from tests.dot_fixtures import dot_pki, dot_upstream  # noqa: F401 (fixtures)
+from tests.dotlab import TLS_NAME, dot_kickstart, free_port
 
 CHECK_SECONDS = 5.0
 FIELDS = {"address", "port", "name", "outcome", "reason", "rtt-ms"}

@@ -1,16 +1,20 @@
 """The ``edns-addon`` command line: argument parsing and printing only.
 
-Exit codes: 0 success, 1 the input has errors (or a check failed), 2 usage.
+Exit codes: 0 success, 1 the input has errors (or a check failed, or the
+output could not be delivered), 2 usage, 130 interrupted (Ctrl-C, SIGTERM,
+SIGHUP; an apply interrupted while writing first restores what it wrote).
 No traceback for bad input: every user error is a sentence naming the file.
 """
 
 import argparse
+import math
 import os
+import signal
 import sys
 
 from org_edns_addon import __version__
-from org_edns_addon.constants import (ADDON_NAME, CHECK_TIMEOUT_SECONDS, PHASE_INSTALLER,
-                                      PHASE_TARGET)
+from org_edns_addon.constants import (ADDON_NAME, CHECK_TIMEOUT_MAX_SECONDS,
+                                      CHECK_TIMEOUT_SECONDS, PHASE_INSTALLER, PHASE_TARGET)
 from org_edns_addon.fileio import write_atomically
 
 # Each command imports what it needs when it runs: pykickstart, cryptography,
@@ -20,6 +24,12 @@ from org_edns_addon.fileio import write_atomically
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130   # 128 + SIGINT, what shells report for Ctrl-C
+
+
+def _sentence(error):
+    """ERROR's message; for an OSError its text alone, without "[Errno N]"."""
+    return getattr(error, "strerror", None) or str(error)
 
 
 def _plural(count, word):
@@ -77,8 +87,8 @@ def run_convert(args):
     return EXIT_OK
 
 
-def _staging_input(path, done="applied"):
-    """The staging input of the kickstart at PATH, or None after printing why it is not DONE."""
+def _staging_input(path, refusal):
+    """The staging input of the kickstart at PATH, or None after printing REFUSAL and why."""
     from org_edns_addon import staging
     from org_edns_addon.ks.parse import parse_kickstart
 
@@ -88,14 +98,14 @@ def _staging_input(path, done="applied"):
     try:
         return parsed, staging.staging_input_from_kickstart(parsed)
     except ValueError as error:
-        print("%s: not %s: %s" % (path, done, error), file=sys.stderr)
+        print("%s: %s: %s" % (path, refusal, error), file=sys.stderr)
         return parsed, None
 
 
 def run_apply(args):
     from org_edns_addon import staging
 
-    _, data = _staging_input(args.kickstart)
+    _, data = _staging_input(args.kickstart, "not applied")
     if data is None:
         return EXIT_FAILED
     root = os.path.abspath(args.root)
@@ -112,7 +122,7 @@ def run_apply(args):
 def run_boot_args(args):
     from org_edns_addon import staging
 
-    _, data = _staging_input(args.kickstart)
+    _, data = _staging_input(args.kickstart, "no boot options")
     if data is None:
         return EXIT_FAILED
     print(" ".join(staging.boot_options(data.config)))
@@ -124,25 +134,38 @@ def run_boot_args(args):
     return EXIT_OK
 
 
+def _is_same_file(one, other):
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return False
+
+
 def run_overlay(args):
     from org_edns_addon import initrd, staging
 
-    parsed, data = _staging_input(args.kickstart)
+    if _is_same_file(args.output, args.kickstart):
+        return _usage_error("overlay", "-o %s is the kickstart itself; name the image to "
+                            "write, like -o overlay.img" % args.output)
+    parsed, data = _staging_input(args.kickstart, "no overlay written")
     if data is None:
         return EXIT_FAILED
     try:
-        image = initrd.build_overlay(parsed)
-        write_atomically(args.output, image, 0o644)
-    except (initrd.OverlayError, staging.StagingError) as error:
-        print("%s: no overlay written: %s" % (args.kickstart, error), file=sys.stderr)
+        plan = initrd.overlay_plan(parsed)
+        image = initrd.overlay_image(plan)
+    except (initrd.OverlayError, staging.StagingError, OSError) as error:
+        print("%s: no overlay written: %s" % (args.kickstart, _sentence(error)),
+              file=sys.stderr)
         return EXIT_FAILED
+    try:
+        write_atomically(args.output, image, 0o644)
     except OSError as error:
-        print("%s: cannot write %s: %s" % (args.kickstart, args.output,
-                                           error.strerror or error), file=sys.stderr)
+        print("%s: cannot write %s: %s" % (args.kickstart, args.output, _sentence(error)),
+              file=sys.stderr)
         return EXIT_FAILED
     name = os.path.basename(args.output)
     print("%s: wrote %s (%d bytes): %s" % (args.kickstart, args.output, len(image), ", ".join(
-        planned.path for planned in initrd.overlay_plan(parsed).files)))
+        planned.path for planned in plan.files)))
     print()
     print("Boot the installer with these options:")
     print("  " + " ".join(initrd.overlay_boot_options(data.config)))
@@ -165,7 +188,7 @@ def run_updates_img(args):
         print("no updates image written: %s" % error, file=sys.stderr)
         return EXIT_FAILED
     except OSError as error:
-        print("cannot write %s: %s" % (args.output, error.strerror or error), file=sys.stderr)
+        print("cannot write %s: %s" % (args.output, _sentence(error)), file=sys.stderr)
         return EXIT_FAILED
     print("wrote %s (%d bytes); boot the installer with inst.updates=URL-OF-%s"
           % (args.output, len(image), os.path.basename(args.output)))
@@ -175,7 +198,7 @@ def run_updates_img(args):
 def run_check(args):
     from org_edns_addon.probe import check_staging_input
 
-    _, data = _staging_input(args.kickstart, "checked")
+    _, data = _staging_input(args.kickstart, "not checked")
     if data is None:
         return EXIT_FAILED
     checks = check_staging_input(data, args.name, args.timeout)
@@ -188,17 +211,29 @@ def _positive_seconds(text):
     try:
         value = float(text)
     except ValueError:
-        value = 0
-    if not 0 < value <= 300:
-        raise argparse.ArgumentTypeError("%r is not a number of seconds from 0 to 300" % text)
+        value = math.nan
+    if not 0 < value <= CHECK_TIMEOUT_MAX_SECONDS:   # also refuses nan
+        raise argparse.ArgumentTypeError("%r is not a number of seconds above 0 and at most "
+                                         "%g" % (text, CHECK_TIMEOUT_MAX_SECONDS))
     return value
+
+
+def _argv_text(text):
+    """TEXT from the command line as UTF-8, also where the locale's encoding is not."""
+    return os.fsencode(text).decode("utf-8", "surrogateescape")
+
+
+def _path(text):
+    if not text:
+        raise argparse.ArgumentTypeError("the path is empty; give a file or directory name")
+    return text
 
 
 def _query_name(text):
     from org_edns_addon.model import ModelError, normalize_dns_name
 
     try:
-        return normalize_dns_name(text, "query name")
+        return normalize_dns_name(_argv_text(text), "query name")
     except ModelError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -207,6 +242,16 @@ def run_tui(args):
     output = args.output or args.kickstart
     if output is None:
         return _usage_error("tui", "give KICKSTART to edit, or -o OUT to write a new one")
+    if args.kickstart is not None and not os.path.lexists(args.kickstart):
+        return _usage_error("tui", "%s does not exist; to write a new kickstart there, run "
+                            "edns-addon tui -o %s" % (args.kickstart, args.kickstart))
+    # Said before the editing starts, not when saving at its end.
+    directory = os.path.dirname(os.path.abspath(output))
+    if os.path.isdir(output) or not os.path.isdir(directory):
+        return _usage_error("tui", "cannot write %s: %s; give the path of a file in an "
+                            "existing directory" % (output, "it is a directory"
+                                                    if os.path.isdir(output) else
+                                                    "%s is not a directory" % directory))
     if not sys.stdin.isatty():
         return _usage_error("tui", "the text UI needs a terminal on standard input")
     # Imported here: simpleline is needed by this command only.
@@ -257,7 +302,7 @@ def build_parser():
         "convert", help="rewrite a top-level %%edns as %%addon org_edns_addon, "
         "leaving every other byte alone")
     convert.add_argument("kickstart", metavar="KICKSTART")
-    convert.add_argument("-o", "--output", metavar="OUT",
+    convert.add_argument("-o", "--output", metavar="OUT", type=_path,
                          help="write here (atomically) instead of standard output")
     convert.set_defaults(run=run_convert)
 
@@ -265,7 +310,7 @@ def build_parser():
         "apply", help="write the encrypted DNS files of a phase below a root and run its "
         "actions (what the installer module does)")
     apply.add_argument("kickstart", metavar="KICKSTART")
-    apply.add_argument("--root", required=True, metavar="DIR",
+    apply.add_argument("--root", required=True, metavar="DIR", type=_path,
                        help="the root to write below (an existing directory)")
     apply.add_argument("--phase", default=PHASE_TARGET,
                        choices=[PHASE_TARGET, PHASE_INSTALLER],
@@ -282,14 +327,14 @@ def build_parser():
         "overlay", help="write an initrd overlay (gzip'd cpio) with the kickstart, the "
         "certificates and the DoT configuration, and print how to boot with it")
     overlay.add_argument("kickstart", metavar="KICKSTART")
-    overlay.add_argument("-o", "--output", required=True, metavar="FILE",
+    overlay.add_argument("-o", "--output", required=True, metavar="FILE", type=_path,
                          help="the overlay image to write, like overlay.img")
     overlay.set_defaults(run=run_overlay)
 
     updates = commands.add_parser(
         "updates-img", help="write an Anaconda updates image (gzip'd cpio) holding the addon "
         "and its D-Bus files")
-    updates.add_argument("-o", "--output", required=True, metavar="FILE",
+    updates.add_argument("-o", "--output", required=True, metavar="FILE", type=_path,
                          help="the image to write, like updates.img")
     updates.set_defaults(run=run_updates_img)
 
@@ -308,10 +353,14 @@ def build_parser():
         "tui", help="edit the encrypted DNS sections of a kickstart in a text UI")
     tui.add_argument("kickstart", nargs="?", metavar="KICKSTART",
                      help="start from its %%certificate and %%addon %s sections" % ADDON_NAME)
-    tui.add_argument("-o", "--output", metavar="OUT",
+    tui.add_argument("-o", "--output", metavar="OUT", type=_path,
                      help="write here (atomically); default: KICKSTART itself")
     tui.set_defaults(run=run_tui)
     return parser
+
+
+def _interrupt(signum, _frame):
+    raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
 def main(argv=None):
@@ -321,12 +370,24 @@ def main(argv=None):
         if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
+    if sys.stdout is None:
+        # Python's stand-in when descriptor 1 is closed: every line printed would be lost.
+        return _usage_error(args.command, "standard output is closed; redirect it to a file "
+                            "or to /dev/null instead")
+    # Killed or hung up like interrupted: temporary files and trees are cleaned up.
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) == signal.SIG_DFL:   # not when ignored (nohup)
+            signal.signal(signum, _interrupt)
     try:
         return args.run(args)
     except KeyboardInterrupt:
-        return 130
+        print("edns-addon %s: interrupted" % args.command, file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
-        return EXIT_OK
+        # The reader went away (`| head`): what was not printed is lost, so this is no
+        # success; stdout points at /dev/null so that the exit does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
 
 
 if __name__ == "__main__":

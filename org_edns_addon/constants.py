@@ -12,6 +12,11 @@ DBUS_INTERFACE_NAME = DBUS_SERVICE_NAME
 
 # Larger input is not a kickstart; refusing it keeps validation's memory and time bounded.
 MAX_KICKSTART_BYTES = 16 * 1024 * 1024
+# Deeper %include nesting is a mistake (or a loop through ever new names); it would
+# otherwise end in Python's recursion limit.
+MAX_INCLUDE_DEPTH = 50
+# The longest file name (one path component) Linux file systems take, in bytes (NAME_MAX).
+MAX_FILE_NAME_BYTES = 255
 
 # Phases: where staging writes (the installer's root, or the installed system's).
 PHASE_INSTALLER = "installer"
@@ -99,6 +104,8 @@ DBUS_CONF_FILE = DBUS_SERVICE_NAME + ".conf"
 
 # Pre-flight check of the DNS servers (`edns-addon check`).
 CHECK_TIMEOUT_SECONDS = 5.0
+# The longest --timeout `edns-addon check` takes: longer is a typo, not a slow server.
+CHECK_TIMEOUT_MAX_SECONDS = 300.0
 # The longest CheckServers may take: it answers within timeout + about 1 s, which
 # must stay below the 25 s a D-Bus client (GLib) waits for a reply by default.
 DBUS_CHECK_TIMEOUT_MAX_SECONDS = 20.0

@@ -14,21 +14,38 @@ import argparse
 import sys
 
 from dasbus.connection import AddressedMessageBus
-from dasbus.error import ErrorMapper
+from dasbus.error import DBusError, ErrorMapper
 from dasbus.loop import EventLoop
+from gi.repository import GLib
 
 from org_edns_addon.constants import DBUS_OBJECT_PATH, DBUS_SERVICE_NAME
 from org_edns_addon.dbus_interface import EdnsInterfaceTemplate, register_errors
 from org_edns_addon.module_state import EdnsModuleState
 
 
+class ServeError(Exception):
+    """The service cannot be published; the message is a sentence for users."""
+
+
 def serve(address, state):
-    """Publish the interface over STATE on the bus at ADDRESS and run until killed."""
+    """Publish the interface over STATE on the bus at ADDRESS and run until killed.
+
+    Raises ServeError when the bus cannot be reached or refuses the name.
+    """
     error_mapper = ErrorMapper()
     register_errors(error_mapper)
     bus = AddressedMessageBus(address, error_mapper=error_mapper)
-    bus.publish_object(DBUS_OBJECT_PATH, EdnsInterfaceTemplate(state))
-    bus.register_service(DBUS_SERVICE_NAME)
+    try:
+        bus.publish_object(DBUS_OBJECT_PATH, EdnsInterfaceTemplate(state))
+        bus.register_service(DBUS_SERVICE_NAME)
+    except (GLib.Error, DBusError) as error:
+        raise ServeError("cannot serve on the D-Bus bus at %r: %s; give the address that "
+                         "dbus-daemon --print-address printed, like unix:path=/tmp/bus.socket"
+                         % (address, getattr(error, "message", None) or error)) from None
+    except ConnectionError:
+        # dasbus's answer when the bus gives the name to someone else.
+        raise ServeError("%s is already owned on the bus at %s; stop the service that owns "
+                         "it first" % (DBUS_SERVICE_NAME, address)) from None
     EventLoop().run()
 
 
@@ -47,20 +64,32 @@ def state_of_kickstart(path):
     return state
 
 
+def _path(text):
+    if not text:
+        raise argparse.ArgumentTypeError("the path is empty; give a kickstart file")
+    return text
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python3 -m org_edns_addon.dbus_service",
         description="Serve the encrypted DNS addon's D-Bus interface (no Anaconda needed).")
     parser.add_argument("--address", required=True,
                         help="the D-Bus address of the bus to serve on")
-    parser.add_argument("--kickstart", metavar="FILE",
+    parser.add_argument("--kickstart", metavar="FILE", type=_path,
                         help="start with what this kickstart says (%%addon org_edns_addon or "
                              "%%edns, and its %%certificate sections)")
     args = parser.parse_args(argv)
-    state = state_of_kickstart(args.kickstart) if args.kickstart else EdnsModuleState()
+    state = EdnsModuleState() if args.kickstart is None else state_of_kickstart(args.kickstart)
     if state is None:
         return 1
-    serve(args.address, state)
+    try:
+        serve(args.address, state)
+    except ServeError as error:
+        print("%s: %s" % (parser.prog, error), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130   # stopped with Ctrl-C: the usual way to end it by hand
     return 0
 
 

@@ -1,7 +1,24 @@
 """Atomic file writes: a reader sees the old file or the new one, never half of one."""
 
+import contextlib
+import errno
 import os
 import secrets
+import signal
+import stat
+
+# Held back while a temporary file exists, so Ctrl-C or a kill cannot leave one behind.
+_DEFERRED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def signals_deferred():
+    """Deliver SIGINT, SIGTERM and SIGHUP only after the block (they wait, blocked)."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def write_in_directory(dir_fd, name, data, mode, sync_directory=True):
@@ -10,29 +27,48 @@ def write_in_directory(dir_fd, name, data, mode, sync_directory=True):
     With ``sync_directory=False`` the caller fsyncs DIR_FD itself (once for many files).
     """
     temporary = ".%s.%s.tmp" % (name, secrets.token_hex(4))
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                 0o600, dir_fd=dir_fd)
-    try:
-        with os.fdopen(fd, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fchmod(stream.fileno(), mode)
-            os.fsync(stream.fileno())
-        os.rename(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except BaseException:
+    with signals_deferred():
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW |
+                     os.O_CLOEXEC, 0o600, dir_fd=dir_fd)
         try:
-            os.unlink(temporary, dir_fd=dir_fd)
-        except FileNotFoundError:
-            pass
-        raise
+            with os.fdopen(fd, "wb") as stream:
+                stream.write(data)
+                stream.flush()
+                os.fchmod(stream.fileno(), mode)
+                os.fsync(stream.fileno())
+            os.rename(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            try:
+                os.unlink(temporary, dir_fd=dir_fd)
+            except FileNotFoundError:
+                pass
+            raise
     if sync_directory:
         os.fsync(dir_fd)
 
 
 def write_atomically(path, data, mode=0o644):
-    """Write DATA (bytes) to PATH via a temporary file in the same directory, fsync, rename."""
-    directory = os.path.dirname(os.path.abspath(path))
-    dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    """Write DATA (bytes) to PATH via a temporary file in the same directory, fsync, rename.
+
+    A symlink at PATH is followed (its target is replaced, like a shell's ``>``);
+    anything there that is not a regular file (a device, a FIFO, a directory) is
+    refused with an OSError rather than replaced.
+    """
+    path = os.path.realpath(path)
+    try:
+        kind = os.stat(path).st_mode
+    except FileNotFoundError:
+        kind = None
+    if kind is not None and not stat.S_ISREG(kind):
+        raise OSError(errno.EISDIR if stat.S_ISDIR(kind) else errno.EEXIST,
+                      "it is a directory; give the path of a file in it" if stat.S_ISDIR(kind)
+                      else "it exists and is not a regular file; choose another path", path)
+    directory = os.path.dirname(path)
+    try:
+        dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise FileNotFoundError(errno.ENOENT, "the directory %s does not exist; create it "
+                                "first" % directory, directory) from None
     try:
         write_in_directory(dir_fd, os.path.basename(path), data, mode)
     finally:

@@ -16,7 +16,6 @@ import tempfile
 from org_edns_addon import constants as c
 from org_edns_addon import staging
 from org_edns_addon.ks.convert import convert_text
-from org_edns_addon.ks.parse import read_kickstart_text
 
 # The kickstart may hold password hashes: only root reads it.
 KICKSTART_MODE = 0o600
@@ -29,7 +28,7 @@ class OverlayError(Exception):
 
 def overlay_kickstart(parsed):
     """The kickstart text with every top-level ``%edns`` rewritten as ``%addon``."""
-    text = read_kickstart_text(parsed.filename)
+    text = parsed.text
     match = _INCLUDE.search(text)
     if match:
         lineno = text.count("\n", 0, match.start()) + 1
@@ -65,10 +64,14 @@ def newc_archive(tree):
     for name in reversed(names):   # children first, so a directory's time is not touched again
         os.utime(os.path.join(tree, name), (c.OVERLAY_MTIME, c.OVERLAY_MTIME),
                  follow_symlinks=False)
-    result = subprocess.run(["cpio", "--create", "--format=newc", "--owner=0:0",
-                             "--reproducible", "--quiet", "--null"],
-                            input=b"".join(name.encode() + b"\0" for name in names),
-                            cwd=tree, capture_output=True, check=False)
+    try:
+        result = subprocess.run(["cpio", "--create", "--format=newc", "--owner=0:0",
+                                 "--reproducible", "--quiet", "--null"],
+                                input=b"".join(os.fsencode(name) + b"\0" for name in names),
+                                cwd=tree, capture_output=True, check=False)
+    except OSError as error:
+        raise OverlayError("cannot run cpio: %s; install cpio (the package of that name)"
+                           % (error.strerror or error)) from None
     if result.returncode != 0:
         raise OverlayError("cpio failed: %s" % result.stderr.decode(errors="replace").strip())
     return result.stdout
@@ -79,7 +82,11 @@ def build_overlay(parsed):
 
     Raises ValueError if the kickstart has errors, OverlayError if it cannot be packed.
     """
-    plan = overlay_plan(parsed)
+    return overlay_image(overlay_plan(parsed))
+
+
+def overlay_image(plan):
+    """The overlay image (gzip'd newc cpio) of PLAN (from ``overlay_plan``)."""
     with tempfile.TemporaryDirectory(prefix="edns-overlay.") as tree:
         staging.apply_plan(plan, tree)
         archive = newc_archive(tree)

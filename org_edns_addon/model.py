@@ -139,7 +139,7 @@ def check_ca_name(name):
     """Return NAME if it can be a ``%certificate --filename`` (a plain file name)."""
     if not isinstance(name, str) or not _CA_NAME.match(name) or name in (".", ".."):
         raise ModelError("%r is not a %%certificate --filename; use the plain file name, "
-                         "like corp-ca.pem" % (name,))
+                         "like corp-ca.pem (letters, digits and . _ + - only)" % (name,))
     return name
 
 

@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 from org_edns_addon import constants as c
-from org_edns_addon.fileio import write_atomically
+from org_edns_addon import staging
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 DATA_DIR = os.path.join(os.path.dirname(PACKAGE_DIR), "data")
@@ -53,27 +53,38 @@ def layout():
 
 
 def install_tree(destdir):
-    """Install the layout below DESTDIR (created if needed); return the paths written."""
-    written = []
-    for path, source in layout():
-        target = os.path.join(destdir, path.lstrip("/"))
-        os.makedirs(os.path.dirname(target), mode=c.DIR_MODE, exist_ok=True)
-        with open(source, "rb") as stream:
-            write_atomically(target, stream.read(), c.FILE_MODE)
-        written.append(target)
-    return written
+    """Install the layout below DESTDIR (created if needed); return the paths installed.
+
+    The files are written the way staging writes a root: confined to DESTDIR
+    (a symlink inside it that leads outside is refused), each atomically, and
+    nothing at all when any path is refused. Raises PackagingError.
+    """
+    if not destdir:
+        raise PackagingError("the destination directory is empty; give one, like "
+                             "--destdir=/tmp/edns-root")
+    destdir = os.path.abspath(destdir)
+    files = []
+    try:
+        for path, source in layout():
+            with open(source, "rb") as stream:
+                files.append(staging.PlannedFile(path, stream.read(), c.FILE_MODE))
+        os.makedirs(destdir, mode=c.DIR_MODE, exist_ok=True)
+        staging.apply_plan(staging.Plan(staging.Phase.TARGET, tuple(files), ()), destdir)
+    except OSError as error:
+        raise PackagingError("cannot install below %s: %s: %s" % (
+            destdir, error.filename, error.strerror or error)) from None
+    except staging.StagingError as error:
+        raise PackagingError(str(error)) from None
+    return [os.path.join(destdir, planned.path.lstrip("/")) for planned in files]
 
 
 def updates_image():
     """The updates image: a deterministic, root-owned, gzip'd newc cpio of the layout."""
-    # initrd's cpio writer is the project's one; it loads staging, so only here.
+    # initrd's cpio writer is the project's one; it loads pykickstart, so only here.
     from org_edns_addon.initrd import OverlayError, newc_archive
     tree = tempfile.mkdtemp(prefix="edns-updates.")
     try:
         install_tree(tree)
-        for directory, subdirs, _ in os.walk(tree):
-            for name in subdirs:
-                os.chmod(os.path.join(directory, name), c.DIR_MODE)
         archive = newc_archive(tree)
     except OverlayError as error:
         raise PackagingError(str(error)) from None
@@ -90,7 +101,7 @@ def main(argv=None):
     try:
         for path in install_tree(args.destdir):
             print(path)
-    except (PackagingError, OSError) as error:
+    except PackagingError as error:
         print("not installed: %s" % error, file=sys.stderr)
         return 1
     return 0

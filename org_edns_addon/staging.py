@@ -19,12 +19,13 @@ import secrets
 import shutil
 import stat
 import subprocess
+import sys
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from org_edns_addon import constants as c
 from org_edns_addon.certificates import build_bundle
-from org_edns_addon.fileio import write_in_directory
+from org_edns_addon.fileio import signals_deferred, write_in_directory
 from org_edns_addon.model import Backend, EdnsConfig
 
 log = logging.getLogger(__name__)
@@ -409,7 +410,8 @@ class ConfinedRoot:
         try:
             self.fd = os.open(self.real, _DIR_FLAGS)
         except OSError as error:
-            raise StagingError("cannot open the root %s: %s" % (root, error.strerror)) from None
+            raise StagingError("cannot open the root %s: %s; give an existing directory"
+                               % (root, error.strerror)) from None
         self._fds = [self.fd]
         self._parents: Dict[str, int] = {}
         # Parents not there yet; forgotten whenever a directory is made.
@@ -522,9 +524,10 @@ class ConfinedRoot:
         return inside
 
     def _mkdir(self, dir_fd, name):
-        os.mkdir(name, c.DIR_MODE, dir_fd=dir_fd)
+        with signals_deferred():   # made and recorded together, so a rollback finds it
+            os.mkdir(name, c.DIR_MODE, dir_fd=dir_fd)
+            self.created.append((self._keep(os.dup(dir_fd)), name))
         self._missing.clear()
-        self.created.append((self._keep(os.dup(dir_fd)), name))
         fd = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
         os.fchmod(fd, c.DIR_MODE)   # not subject to the umask
         return fd
@@ -583,12 +586,13 @@ def _read_existing(place):
 def symlink_in_directory(dir_fd, name, target):
     """Atomically make NAME in DIR_FD a symlink to TARGET."""
     temporary = ".%s.%s.tmp" % (name, secrets.token_hex(4))
-    os.symlink(target, temporary, dir_fd=dir_fd)
-    try:
-        os.rename(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except BaseException:
-        os.unlink(temporary, dir_fd=dir_fd)
-        raise
+    with signals_deferred():
+        os.symlink(target, temporary, dir_fd=dir_fd)
+        try:
+            os.rename(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            os.unlink(temporary, dir_fd=dir_fd)
+            raise
     os.fsync(dir_fd)
 
 
@@ -624,6 +628,13 @@ def check_plan(plan, root):
             continue
         seen.add(planned.path)
         try:
+            os.fsencode(planned.path)
+        except UnicodeEncodeError:
+            refused.append("%s: its name cannot be written in this locale's file name encoding "
+                           "(%s); run with a UTF-8 locale, like LC_ALL=C.UTF-8"
+                           % (shown, sys.getfilesystemencoding()))
+            continue
+        try:
             place = root.place(planned.path)
         except StagingError as error:
             refused.append(str(error))
@@ -640,7 +651,11 @@ def check_plan(plan, root):
                 and existing.mode == planned.mode:
             unchanged.append(planned.path)
         elif not os.access(".", os.W_OK, dir_fd=place.dir_fd):
-            refused.append("%s: its directory is not writable" % shown)
+            parents = path_components(planned.path)[:-1]
+            blocking = root.shown("/" + "/".join(
+                parents[:len(parents) - len(place.missing)])).rstrip("/") or "/"
+            refused.append("%s: its directory is not writable (%s); make that directory "
+                           "writable or choose another root" % (shown, blocking))
         else:
             changes.append((planned, existing))
     if refused:
@@ -649,22 +664,36 @@ def check_plan(plan, root):
 
 
 def _write_files(root, changes):
-    """Write CHANGES in order; on failure restore every file already written and raise."""
+    """Write CHANGES in order; on failure (or Ctrl-C) restore every file already written
+    and raise."""
     done = []
     directories = {}
-    for number, (planned, existing) in enumerate(changes):
-        try:
+    try:
+        for planned, existing in changes:
             place = root.place(planned.path, create=True)
-            write_in_directory(place.dir_fd, place.name, planned.content, planned.mode,
-                               sync_directory=False)
+            with signals_deferred():   # a file written is a file recorded, for the rollback
+                write_in_directory(place.dir_fd, place.name, planned.content, planned.mode,
+                                   sync_directory=False)
+                done.append((planned, existing))
             directories[place.dir_fd] = planned.path
-        except (OSError, StagingError) as error:
-            failed = "writing %s failed (%s)" % (root.shown(planned.path), _reason(error))
-            _roll_back(root, done, failed, [p.path for p, _ in changes[number:]])
-        done.append((planned, existing))
-    # The renames are durable once their directories are: one fsync per directory.
-    for dir_fd in directories:
-        os.fsync(dir_fd)
+        # The renames are durable once their directories are: one fsync per directory.
+        for dir_fd in directories:
+            os.fsync(dir_fd)
+    except KeyboardInterrupt:
+        # Ctrl-C stays an interrupt for the caller, but leaves the root as it was.
+        try:
+            _roll_back(root, done, "writing the files was interrupted",
+                       [planned.path for planned, _ in changes[len(done):]])
+        except StagingError as rolled_back:
+            log.info("%s", rolled_back)
+        raise
+    except (OSError, StagingError) as error:
+        if len(done) < len(changes):
+            failed = "writing %s failed (%s)" % (root.shown(changes[len(done)][0].path),
+                                                _reason(error))
+        else:
+            failed = "making the written files durable failed (%s)" % _reason(error)
+        _roll_back(root, done, failed, [planned.path for planned, _ in changes[len(done):]])
     return [planned.path for planned, _ in done]
 
 

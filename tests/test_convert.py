@@ -122,8 +122,8 @@ def test_an_output_directory_that_does_not_exist_is_an_error_not_a_traceback(wri
     path = write_ks(edns_section(GOOD, spelling="%edns"))
     result = run_cli("convert", path, "-o", tmp_path / "nowhere" / "out.ks")
     assert result.returncode == 1
-    assert result.stderr == "%s: not converted: cannot write %s: No such file or directory\n" % (
-        path, tmp_path / "nowhere" / "out.ks")
+    assert result.stderr == "%s: not converted: cannot write %s: the directory %s does not " \
+        "exist; create it first\n" % (path, tmp_path / "nowhere" / "out.ks", tmp_path / "nowhere")
 
 
 def test_an_addon_kickstart_is_left_as_it_is(write_ks):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from org_edns_addon.constants import ADDON_SECTION_OPEN, SECTION_OPEN
 from org_edns_addon.fileio import write_atomically
-from org_edns_addon.ks.parse import parse_kickstart, read_kickstart_text
+from org_edns_addon.ks.parse import parse_kickstart
 
 _HEADER = re.compile(r"^(\s*)%s(?=\s|$)" % re.escape(SECTION_OPEN))
 
@@ -56,7 +56,7 @@ def convert_kickstart(path, output=None):
     if elsewhere:
         raise ConvertError("%%edns is in the included file %s; convert that file"
                            % elsewhere[0].filename)
-    converted = convert_text(read_kickstart_text(path), [place.lineno for place in ours])
+    converted = convert_text(result.text, [place.lineno for place in ours])
     if output is not None:
         mode = 0o644
         try:

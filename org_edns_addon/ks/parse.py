@@ -21,6 +21,7 @@ from pykickstart.version import makeVersion
 
 from org_edns_addon import certificates as pem
 from org_edns_addon.constants import (ADDON_SECTION_OPEN, CERT_TYPE_ANCHOR,
+                                     MAX_FILE_NAME_BYTES, MAX_INCLUDE_DEPTH,
                                      MAX_KICKSTART_BYTES, SECTION_OPEN)
 from org_edns_addon.ks.edns import EdnsData, EdnsSection, is_our_addon
 from org_edns_addon.model import Problem, Severity
@@ -68,6 +69,9 @@ class ParsedKickstart:
     edns_places: List[SectionPlace]
     certificates: List[KickstartCertificate]
     problems: List[Problem]
+    # The text of the file itself as it was read (None if unreadable): what
+    # rewrites start from, never a second read that may differ (a pipe, an edit).
+    text: Optional[str] = None
 
     @property
     def config(self):
@@ -226,6 +230,7 @@ class KickstartReader(KickstartParser):
         self.edns_places = []
         self._sources = []
         self._reading = []
+        self.kickstart_text = None
 
     # pykickstart calls setupSections() from __init__, before our attributes exist.
     def setupSections(self):
@@ -324,6 +329,11 @@ class KickstartReader(KickstartParser):
             self.add_problem(Severity.ERROR, "%%include %s includes a file that is already "
                              "being read; remove the loop" % f)
             return
+        if len(self._reading) >= MAX_INCLUDE_DEPTH:
+            self.add_problem(Severity.ERROR, "%%include %s is nested more than %d files deep; "
+                             "include the files from fewer levels, or flatten the kickstart "
+                             "(ksflatten)" % (f, MAX_INCLUDE_DEPTH))
+            return
         try:
             self._read_file(f, reset)
         except KickstartReadError as error:
@@ -335,6 +345,8 @@ class KickstartReader(KickstartParser):
 
     def _read_file(self, f, reset):
         text = read_kickstart_text(f)
+        if not self._reading:
+            self.kickstart_text = text
         self._reading.append(f)
         try:
             self.readKickstartFromString(text, reset=reset)
@@ -403,7 +415,8 @@ def parse_kickstart(path, now=None):
         warnings.showwarning = show_warning
         outcome = _read_all(reader, path)
         result = ParsedKickstart(path, handler, handler.edns, reader.edns_places,
-                                 reader.certificates, reader.problems.items)
+                                 reader.certificates, reader.problems.items,
+                                 reader.kickstart_text)
         if outcome != _UNREADABLE:
             check_rules(result, now, read_to_end=outcome == _READ_TO_END)
     result.problems.sort(key=_reading_order(result.problems))
@@ -480,6 +493,23 @@ def check_rules(result, now=None, read_to_end=True):
             (problem.filename or head.filename, problem.lineno or head.lineno))
 
 
+def _too_long(name):
+    return len(name.encode("utf-8")) > MAX_FILE_NAME_BYTES
+
+
+def _check_certificate_dir(directory, place, add):
+    """Report a --dir that could not be a directory below a root."""
+    if not os.path.isabs(directory):
+        add(Severity.ERROR, "--dir=%s must be an absolute path, like /etc/pki/dns/"
+            % directory, place)
+    elif ".." in directory.split("/"):
+        add(Severity.ERROR, "--dir=%s must not contain '..'; give the directory itself, like "
+            "/etc/pki/dns/" % directory, place)
+    elif any(_too_long(part) for part in directory.split("/")):
+        add(Severity.ERROR, "--dir=%s has a directory name longer than %d bytes; choose "
+            "shorter names" % (directory, MAX_FILE_NAME_BYTES), place)
+
+
 def _check_certificates(result, now, add):
     names = {}
     for cert in result.certificates:
@@ -494,9 +524,11 @@ def _check_certificates(result, now, add):
         if os.sep in cert.filename or cert.filename in ("", ".", ".."):
             add(Severity.ERROR, "--filename=%s must be a plain file name, without '/'"
                 % cert.filename, place)
-        if cert.data.dir is not None and not os.path.isabs(cert.data.dir):
-            add(Severity.ERROR, "--dir=%s must be an absolute path, like /etc/pki/dns/"
-                % cert.data.dir, place)
+        elif _too_long(cert.filename):
+            add(Severity.ERROR, "--filename=%s is longer than a file name may be (%d bytes); "
+                "choose a shorter name" % (cert.filename, MAX_FILE_NAME_BYTES), place)
+        if cert.data.dir is not None:
+            _check_certificate_dir(cert.data.dir, place, add)
         if cert.data.type is not None and cert.data.type != CERT_TYPE_ANCHOR:
             add(Severity.ERROR, "--type=%s is unknown; the only type is %s"
                 % (cert.data.type, CERT_TYPE_ANCHOR), place)

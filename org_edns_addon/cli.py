@@ -183,10 +183,11 @@ def run_updates_img(args):
 
     try:
         image = packaging.updates_image()
-        write_atomically(args.output, image, 0o644)
-    except packaging.PackagingError as error:
-        print("no updates image written: %s" % error, file=sys.stderr)
+    except (packaging.PackagingError, OSError) as error:
+        print("no updates image written: %s" % _sentence(error), file=sys.stderr)
         return EXIT_FAILED
+    try:
+        write_atomically(args.output, image, 0o644)
     except OSError as error:
         print("cannot write %s: %s" % (args.output, _sentence(error)), file=sys.stderr)
         return EXIT_FAILED

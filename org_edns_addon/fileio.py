@@ -1,11 +1,14 @@
-"""Atomic file writes: a reader sees the old file or the new one, never half of one."""
+"""Atomic file writes (a reader sees the old file or the new one, never half of one)
+and temporary trees that Ctrl-C or a kill cannot leave behind."""
 
 import contextlib
 import errno
 import os
 import secrets
+import shutil
 import signal
 import stat
+import tempfile
 
 # Held back while a temporary file exists, so Ctrl-C or a kill cannot leave one behind.
 _DEFERRED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -19,6 +22,20 @@ def signals_deferred():
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+@contextlib.contextmanager
+def temporary_directory(prefix):
+    """A new directory in $TMPDIR for the block, removed with all its content afterwards."""
+    path = None
+    try:
+        with signals_deferred():   # made and known together
+            path = tempfile.mkdtemp(prefix=prefix)
+        yield path
+    finally:
+        if path is not None:
+            with signals_deferred():   # never removed half-way
+                shutil.rmtree(path)
 
 
 def write_in_directory(dir_fd, name, data, mode, sync_directory=True):

@@ -11,10 +11,10 @@ import gzip
 import os
 import re
 import subprocess
-import tempfile
 
 from org_edns_addon import constants as c
 from org_edns_addon import staging
+from org_edns_addon.fileio import temporary_directory
 from org_edns_addon.ks.convert import convert_text
 
 # The kickstart may hold password hashes: only root reads it.
@@ -87,7 +87,7 @@ def build_overlay(parsed):
 
 def overlay_image(plan):
     """The overlay image (gzip'd newc cpio) of PLAN (from ``overlay_plan``)."""
-    with tempfile.TemporaryDirectory(prefix="edns-overlay.") as tree:
+    with temporary_directory("edns-overlay.") as tree:
         staging.apply_plan(plan, tree)
         archive = newc_archive(tree)
     return gzip.compress(archive, compresslevel=9, mtime=0)

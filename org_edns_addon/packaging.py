@@ -11,12 +11,11 @@ in the same places either way: the ``org_edns_addon`` package under
 import argparse
 import gzip
 import os
-import shutil
 import sys
-import tempfile
 
 from org_edns_addon import constants as c
 from org_edns_addon import staging
+from org_edns_addon.fileio import temporary_directory
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 DATA_DIR = os.path.join(os.path.dirname(PACKAGE_DIR), "data")
@@ -82,14 +81,12 @@ def updates_image():
     """The updates image: a deterministic, root-owned, gzip'd newc cpio of the layout."""
     # initrd's cpio writer is the project's one; it loads pykickstart, so only here.
     from org_edns_addon.initrd import OverlayError, newc_archive
-    tree = tempfile.mkdtemp(prefix="edns-updates.")
-    try:
+    with temporary_directory("edns-updates.") as tree:
         install_tree(tree)
-        archive = newc_archive(tree)
-    except OverlayError as error:
-        raise PackagingError(str(error)) from None
-    finally:
-        shutil.rmtree(tree)
+        try:
+            archive = newc_archive(tree)
+        except OverlayError as error:
+            raise PackagingError(str(error)) from None
     return gzip.compress(archive, compresslevel=9, mtime=0)
 
 

@@ -160,6 +160,15 @@ def check_ca_certificate(cert, now=None):
         raise CertificateError(problem, cert.line)
 
 
+def load_ca_certificates(text, now=None):
+    """``load_pem_certificates`` of TEXT, refusing any block that is not a CA valid at NOW:
+    the checks of a ``%certificate`` that authenticates DNS servers (``--ca``)."""
+    blocks = load_pem_certificates(text)
+    for block in blocks:
+        check_ca_certificate(block, now)
+    return blocks
+
+
 def build_bundle(certificates):
     """A PEM bundle of CERTIFICATES in the given order, duplicates (by fingerprint) removed."""
     seen = set()

@@ -28,7 +28,7 @@ PLAIN_DNS_PORT = 53
 
 # Files below a root.
 DOT_CA_BUNDLE_PATH = "/etc/pki/dns/extracted/pem/tls-ca-bundle.pem"
-# Where a %certificate added in the text UI is placed (its --dir).
+# Where a %certificate added in the text UI or over D-Bus is placed (its --dir).
 DOT_CA_DIR = "/etc/pki/dns/"
 CA_TRUST_ANCHORS_DIR = "/etc/pki/ca-trust/source/anchors"
 NM_CONF_DIR = "/etc/NetworkManager/conf.d"
@@ -111,5 +111,6 @@ CHECK_TIMEOUT_MAX_SECONDS = 300.0
 DBUS_CHECK_TIMEOUT_MAX_SECONDS = 20.0
 CHECK_QUERY_TYPE = "A"
 
-# The text UI: a PEM file larger than this is not a CA certificate.
+# PEM text larger than this (a file in the text UI, AddCertificate over D-Bus) is not
+# a CA certificate.
 MAX_PEM_FILE_BYTES = 1024 * 1024

@@ -193,6 +193,75 @@ class ServerCheckData(ServerAddressData):
         return cls.to_structure_list(data)
 
 
+class CertificateData(DBusData):
+    """One ``%certificate``: the fields of Anaconda's ``CertificateData`` (the Security
+    module's ``Certificates``), so one reader takes both lists: ``filename``, ``cert``
+    (the PEM text), ``dir`` and ``type`` ("" when not given); and ``added``: True when
+    it was added over D-Bus (``AddCertificate``), False when it is the kickstart's."""
+
+    def __init__(self):
+        self._filename = ""
+        self._cert = ""
+        self._dir = ""
+        self._type = ""
+        self._added = False
+
+    @property
+    def filename(self) -> Str:
+        return self._filename
+
+    @filename.setter
+    def filename(self, value: Str):
+        self._filename = value
+
+    @property
+    def cert(self) -> Str:
+        return self._cert
+
+    @cert.setter
+    def cert(self, value: Str):
+        self._cert = value
+
+    @property
+    def dir(self) -> Str:
+        return self._dir
+
+    @dir.setter
+    def dir(self, value: Str):
+        self._dir = value
+
+    @property
+    def type(self) -> Str:
+        return self._type
+
+    @type.setter
+    def type(self, value: Str):
+        self._type = value
+
+    @property
+    def added(self) -> Bool:
+        return self._added
+
+    @added.setter
+    def added(self, value: Bool):
+        self._added = value
+
+    @classmethod
+    def structures_of(cls, certificates, added):
+        """The structures of pykickstart ``Certificate`` objects CERTIFICATES, in order;
+        those in ADDED were added over D-Bus."""
+        data = []
+        for certificate in certificates:
+            item = cls()
+            item.filename = certificate.filename
+            item.cert = certificate.cert
+            item.dir = certificate.dir or ""
+            item.type = certificate.type or ""
+            item.added = certificate in added
+            data.append(item)
+        return cls.to_structure_list(data)
+
+
 class EdnsInterfaceMembers(InterfaceTemplate):
     """Properties and methods of the encrypted DNS module (implementation:
     ``EdnsModuleState``), not yet named as an interface.
@@ -210,6 +279,7 @@ class EdnsInterfaceMembers(InterfaceTemplate):
         self.watch_property("Backend", self.implementation.backend_changed)
         self.watch_property("SearchDomains", self.implementation.search_domains_changed)
         self.watch_property("CaNames", self.implementation.ca_names_changed)
+        self.watch_property("Certificates", self.implementation.certificates_changed)
 
     @property
     def Servers(self) -> List[Structure]:
@@ -267,6 +337,24 @@ class EdnsInterfaceMembers(InterfaceTemplate):
     def CaNames(self, names: List[Str]):
         with refusing_invalid_values():
             self.implementation.set_ca_names(names)
+
+    @property
+    def Certificates(self) -> List[Structure]:
+        """Every ``%certificate`` ``CaNames`` may name (``CertificateData`` structures):
+        the kickstart's, then those added by ``AddCertificate``."""
+        return CertificateData.structures_of(self.implementation.certificates,
+                                             self.implementation.added_certificates)
+
+    @emits_properties_changed
+    def AddCertificate(self, filename: Str, pem: Str):
+        """Add ``%certificate --filename=FILENAME --dir=/etc/pki/dns/`` holding the CA
+        certificate(s) of the PEM text; it is written and generated into the kickstart
+        with the configuration. Refused (``InvalidValue``) as the kickstart rules refuse
+        a ``--ca`` certificate: a private key, anything but certificate blocks, a
+        certificate that is not a CA or not valid now, a file name that is not plain or
+        is taken. Name it in ``CaNames`` to authenticate the servers with it."""
+        with refusing_invalid_values():
+            self.implementation.add_certificate(filename, pem)
 
     def Validate(self) -> List[Str]:
         """Every problem of the current configuration, one sentence each

@@ -13,8 +13,8 @@ from dasbus.signal import Signal
 from org_edns_addon import constants
 from org_edns_addon.constants import (BOOT_OPTION_BACKEND, BOOT_OPTION_DNS,
                                       BOOT_OPTION_RESOLVE_MODE, CA_PACKAGE,
-                                      CHECK_TIMEOUT_SECONDS, DNSCONFD_PACKAGES,
-                                      UNBOUND_PACKAGES)
+                                      CHECK_TIMEOUT_SECONDS, DNSCONFD_PACKAGES, DOT_CA_DIR,
+                                      MAX_PEM_FILE_BYTES, UNBOUND_PACKAGES)
 from org_edns_addon.model import (Backend, EdnsConfig, ModelError, ResolveMode, check_ca_name,
                                   normalize_domains)
 
@@ -38,11 +38,13 @@ class EdnsModuleState:
         super().__init__()
         self._config = EdnsConfig()
         self._certificates = ()
+        self._added_certificates = ()
         self.servers_changed = Signal()
         self.resolve_mode_changed = Signal()
         self.backend_changed = Signal()
         self.search_domains_changed = Signal()
         self.ca_names_changed = Signal()
+        self.certificates_changed = Signal()
 
     @property
     def config(self):
@@ -51,8 +53,14 @@ class EdnsModuleState:
 
     @property
     def certificates(self):
-        """The pykickstart ``Certificate`` objects of the kickstart, in order."""
-        return self._certificates
+        """The pykickstart ``Certificate`` objects: the kickstart's, then the added ones."""
+        return self._certificates + self._added_certificates
+
+    @property
+    def added_certificates(self):
+        """The ``Certificate`` objects added by ``add_certificate``: only this module has
+        them (Anaconda's Security module holds the kickstart's)."""
+        return self._added_certificates
 
     @property
     def configured(self):
@@ -102,18 +110,50 @@ class EdnsModuleState:
         self._replace(self.ca_names_changed,
                       ca_names=tuple(check_ca_name(name) for name in names))
 
+    def add_certificate(self, filename, text, now=None):
+        """Add ``%certificate --filename=FILENAME --dir=DOT_CA_DIR`` holding the PEM TEXT.
+
+        Checked as the kickstart rules check a ``--ca`` certificate, since that
+        directory's certificates are there to authenticate the DNS servers: only
+        certificate blocks (no private key), each a CA valid at NOW. FILENAME must be
+        a plain file name no other ``%certificate`` has. Raises ``ModelError``.
+        """
+        from pykickstart.parser import Certificate
+        from org_edns_addon.certificates import CertificateError, load_ca_certificates
+        check_ca_name(filename)
+        if any(cert.filename == filename for cert in self.certificates):
+            raise ModelError("a %%certificate --filename=%s is already there; choose another "
+                             "name" % filename)
+        if len(text) > MAX_PEM_FILE_BYTES:
+            raise ModelError("the PEM text of %s is larger than %d KiB; that is not a CA "
+                             "certificate" % (filename, MAX_PEM_FILE_BYTES // 1024))
+        try:
+            blocks = load_ca_certificates(text, now)
+        except CertificateError as error:
+            where = ", line %d" % (error.line + 1) if error.line is not None else ""
+            raise ModelError("the PEM text of %s%s: %s" % (filename, where, error.message)) \
+                from None
+        # Stored as the parsed blocks print themselves: nothing but PEM reaches a file.
+        pem = b"".join(block.to_pem() for block in blocks).decode("ascii")
+        self._added_certificates += (Certificate(cert=pem.rstrip("\n"), filename=filename,
+                                                 dir=DOT_CA_DIR),)
+        self.certificates_changed.emit()
+
     def set_kickstart(self, config, certificates):
-        """Take what a kickstart said: CONFIG and its ``Certificate`` objects."""
+        """Take what a kickstart said: CONFIG and its ``Certificate`` objects (they
+        replace every certificate, the added ones included)."""
         self._config = config
         self._certificates = tuple(certificates)
+        self._added_certificates = ()
         for signal in (self.servers_changed, self.resolve_mode_changed, self.backend_changed,
-                       self.search_domains_changed, self.ca_names_changed):
+                       self.search_domains_changed, self.ca_names_changed,
+                       self.certificates_changed):
             signal.emit()
 
     def parsed_kickstart(self, now=None):
         """The state as a checked ``ParsedKickstart`` (what staging takes)."""
         from org_edns_addon.ks.module import parsed_configuration
-        return parsed_configuration(self._config, self._certificates, now)
+        return parsed_configuration(self._config, self.certificates, now)
 
     def validate(self, now=None):
         """Every problem of the current state, as ``Problem`` objects."""
@@ -176,14 +216,20 @@ def boot_option_differences(kickstart_options, present):
     return sentences
 
 
-def stage_parsed_kickstart(parsed, phase, root, import_certificates=True, runner=None):
+def stage_parsed_kickstart(parsed, phase, root, written_certificates=None, runner=None):
     """Stage PARSED (a checked ``ParsedKickstart``) below ROOT for PHASE.
 
-    Raises ``staging.StagingError`` with the problems when PARSED has errors.
+    WRITTEN_CERTIFICATES are the ``--filename``s of the ``%certificate`` sections to
+    write (None: all): the others are written by Anaconda's Security module, so only
+    their part of the DoT CA bundle is staged. Raises ``staging.StagingError`` with
+    the problems when PARSED has errors.
     """
     from org_edns_addon import staging
-    return staging.stage(staging_input_of(parsed), phase, root,
-                         runner=runner, import_certificates=import_certificates)
+    data = staging_input_of(parsed)
+    if written_certificates is not None:
+        data = dataclasses.replace(data, certificates=tuple(
+            cert for cert in data.certificates if cert.filename in written_certificates))
+    return staging.stage(data, phase, root, runner=runner)
 
 
 def staging_input_of(parsed):

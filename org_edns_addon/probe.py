@@ -117,9 +117,12 @@ def check_staging_input(data, qname=None, timeout=CHECK_TIMEOUT_SECONDS):
     With ``--ca`` (``data.ca_bundle``) only those certificates authenticate the
     servers; without it the system store plus every ``%certificate --type=anchor``.
     """
-    anchors = "".join(cert.pem for cert in data.certificates if cert.type == CERT_TYPE_ANCHOR)
-    return check_servers(data.config, data.ca_bundle, qname, timeout,
-                         anchors.encode("ascii") or None)
+    from org_edns_addon.certificates import build_bundle, load_pem_certificates
+
+    anchors = build_bundle([block for cert in data.certificates
+                            if cert.type == CERT_TYPE_ANCHOR
+                            for block in load_pem_certificates(cert.pem)])
+    return check_servers(data.config, data.ca_bundle, qname, timeout, anchors or None)
 
 
 def _verifying_context(ca_bundle, anchors):

@@ -37,7 +37,7 @@ from org_edns_addon.service.edns import EdnsService
 from org_edns_addon.service.installation import StageEncryptedDnsTask
 from org_edns_addon.staging import Phase
 from tests import certs
-from tests.conftest import certificate_section
+from tests.conftest import certificate_section, run_cli
 from tests.dbus_fixtures import (bus, bus_address, plain_structures,  # noqa: F401
                                  python_env, start_service, stop_service, wait_for)
 from tests.dot_fixtures import dot_pki, dot_upstream  # noqa: F401 (fixtures)
@@ -96,16 +96,28 @@ def start_module(bus, bus_address, anaconda_conf, tmp_path):
         wait_for(lambda: not bus.proxy.NameHasOwner(name), what="%s to go" % name)
 
 
-def boss_read(bus, path, service_names=(c.DBUS_SERVICE_NAME,)):
-    """What Anaconda's boss does with a kickstart file: split, distribute to the modules
-    of SERVICE_NAMES, merge reports."""
+def boss_kickstart_manager(bus, service_names):
+    """Anaconda's boss's kickstart manager over the modules of SERVICE_NAMES."""
     observers = [ModuleObserver(bus, name) for name in service_names]
     for observer in observers:
         observer.connect_once_available()
         wait_for(lambda o=observer: o.is_service_available, what="the module observer")
     manager = KickstartManager()
     manager.on_module_observers_changed(observers)
-    return manager.read_kickstart_file(str(path))
+    return manager
+
+
+def boss_read(bus, path, service_names=(c.DBUS_SERVICE_NAME,)):
+    """What Anaconda's boss does with a kickstart file: split, distribute to the modules
+    of SERVICE_NAMES, merge reports."""
+    return boss_kickstart_manager(bus, service_names).read_kickstart_file(str(path))
+
+
+@pytest.fixture
+def anaconda_bus(bus_address, monkeypatch):
+    """The private bus as Anaconda's bus of a module created in the test process: the module
+    asks it whether the Security module is there (it is not)."""
+    monkeypatch.setenv("DBUS_STARTER_ADDRESS", bus_address)
 
 
 def test_boss_split_gives_the_module_only_its_sections(test_ca, tmp_path):
@@ -176,29 +188,33 @@ def test_a_parse_error_is_reported_not_raised(tmp_path):
     assert not service.configured
 
 
-def test_generate_kickstart_round_trips(test_ca):
+def test_generate_kickstart_round_trips(test_ca, anaconda_bus):
     first = EdnsService()
     assert first.read_kickstart(certificate_section(test_ca.pem) + EDNS_SECTION).is_valid()
     generated = first.generate_kickstart()
-    assert generated == ("\n%addon org_edns_addon --resolve-mode=exclusive --backend=dnsconfd "
+    # No Security module on the bus: the module generates the %certificate itself.
+    assert generated == ("\n%certificate --filename=\"dns-ca.pem\" --dir=\"/etc/pki/dns/\"\n" +
+                         test_ca.pem + "%end\n"
+                         "\n%addon org_edns_addon --resolve-mode=exclusive --backend=dnsconfd "
                          "--search=corp.example --ca=dns-ca.pem\n"
                          "dns+tls://192.0.2.53#dot.corp.example\n"
                          "dns+tls://[2001:db8::53]:8853#dot.corp.example\n"
                          "dns+tls://198.51.100.60#dot.lab.example domain=lab.example\n"
                          "%end\n")
     second = EdnsService()
-    assert second.read_kickstart(certificate_section(test_ca.pem) + generated).is_valid()
+    assert second.read_kickstart(generated).is_valid()
     assert second.config == first.config
     assert second.generate_kickstart() == generated
 
 
-def test_top_level_edns_is_read_and_generated_as_addon(test_ca):
+def test_top_level_edns_is_read_and_generated_as_addon(test_ca, anaconda_bus):
     service = EdnsService()
     report = service.read_kickstart(certificate_section(test_ca.pem) +
                                     EDNS_SECTION.replace("%addon org_edns_addon", "%edns"))
     assert report.is_valid()
     assert "stock Anaconda rejects a top-level %edns" in report.warning_messages[0].message
-    assert service.generate_kickstart().startswith("\n%addon org_edns_addon ")
+    generated = service.generate_kickstart()
+    assert "\n%addon org_edns_addon --resolve-mode=" in generated and "%edns" not in generated
 
 
 def test_no_section_means_no_kickstart_and_no_tasks(test_ca):
@@ -209,7 +225,7 @@ def test_no_section_means_no_kickstart_and_no_tasks(test_ca):
     assert service.collect_requirements() == []
 
 
-def test_certificates_without_our_section_can_still_be_named_later(test_ca):
+def test_certificates_without_our_section_can_still_be_named_later(test_ca, anaconda_bus):
     service = EdnsService()
     assert service.read_kickstart(certificate_section(test_ca.pem)).is_valid()
     service.set_servers([DotServer.parse_uri("dns+tls://192.0.2.53#dot.example")])
@@ -252,14 +268,22 @@ def test_install_task_stages_the_target_over_dbus(start_module, bus, anaconda_co
     assert (sysroot / "etc/pki/dns/dns-ca.pem").read_text().strip() == test_ca.pem.strip()
 
 
-def test_with_anacondas_security_module_the_certificate_is_not_imported_twice(
-        start_module, bus, anaconda_conf, test_ca, tmp_path):
-    _, sysroot = anaconda_conf
+@pytest.fixture
+def beside_security(start_module, bus, test_ca, tmp_path):
+    """Anaconda's Security module and ours, both given kickstart(test_ca.pem) by the boss;
+    yields our module's proxy."""
     start_module("pyanaconda.modules.security", SECURITY_SERVICE)
     proxy = start_module("org_edns_addon.service", c.DBUS_SERVICE_NAME)
     path = tmp_path / "ks.cfg"
     path.write_text(kickstart(test_ca.pem))
-    assert boss_read(bus, path).is_valid()
+    assert boss_read(bus, path, (SECURITY_SERVICE, c.DBUS_SERVICE_NAME)).is_valid()
+    return proxy
+
+
+def test_with_anacondas_security_module_the_certificate_is_not_imported_twice(
+        beside_security, bus, anaconda_conf, test_ca):
+    _, sysroot = anaconda_conf
+    proxy = beside_security
     [task_path] = proxy.InstallWithTasks()
     sync_run_task(bus.get_proxy(c.DBUS_SERVICE_NAME, task_path))
     assert not (sysroot / "etc/pki/dns/dns-ca.pem").exists()
@@ -267,10 +291,38 @@ def test_with_anacondas_security_module_the_certificate_is_not_imported_twice(
     assert (sysroot / c.NM_KEYFILE_PATH.lstrip("/")).is_file()
 
 
+def test_a_certificate_added_beside_the_security_module_is_written_and_generated_once(
+        beside_security, bus, anaconda_conf, test_ca, tmp_path):
+    _, sysroot = anaconda_conf
+    proxy = beside_security
+    corp_ca = certs.make_ca("Corp CA")
+    proxy.AddCertificate("corp-ca.pem", corp_ca.pem)
+    proxy.CaNames = ["dns-ca.pem", "corp-ca.pem"]
+    assert proxy.Validate() == []
+
+    [task_path] = proxy.InstallWithTasks()
+    sync_run_task(bus.get_proxy(c.DBUS_SERVICE_NAME, task_path))
+    # Only this module has the added certificate, so it writes it; the Security module
+    # writes the kickstart's own.
+    assert (sysroot / "etc/pki/dns/corp-ca.pem").read_text() == corp_ca.pem
+    assert not (sysroot / "etc/pki/dns/dns-ca.pem").exists()
+    assert (sysroot / c.DOT_CA_BUNDLE_PATH.lstrip("/")).read_text() == \
+        test_ca.pem + corp_ca.pem
+
+    generated = boss_kickstart_manager(bus, (SECURITY_SERVICE, c.DBUS_SERVICE_NAME)) \
+        .generate_kickstart()
+    assert [line for line in generated.splitlines() if line.startswith("%certificate")] == [
+        '%certificate --filename="corp-ca.pem" --dir="/etc/pki/dns/"',
+        '%certificate --filename="dns-ca.pem" --dir="/etc/pki/dns/"']
+    again = tmp_path / "generated.ks"
+    again.write_text(generated)
+    validated = run_cli("validate", again)
+    assert validated.returncode == 0, validated.stdout + validated.stderr
+    assert "--ca=dns-ca.pem,corp-ca.pem" in generated
+
+
 def test_configure_task_targets_the_installer_and_runs_on_a_scratch_root(
-        test_ca, tmp_path, bus_address, monkeypatch):
-    # The module asks the bus whether the Security module is there.
-    monkeypatch.setenv("DBUS_STARTER_ADDRESS", bus_address)
+        test_ca, tmp_path, anaconda_bus):
     service = EdnsService()
     assert service.read_kickstart(certificate_section(test_ca.pem) + EDNS_SECTION).is_valid()
     [task] = service.configure_with_tasks()
@@ -344,10 +396,10 @@ def test_module_interface_has_the_template_members_and_the_task_method(start_mod
                                    interface_name="org.freedesktop.DBus.Introspectable")
     node = Gio.DBusNodeInfo.new_for_xml(introspectable.Introspect())
     ours = node.lookup_interface(c.DBUS_INTERFACE_NAME)
-    assert [m.name for m in ours.methods] == ["CheckServers", "CheckServersWithTask",
-                                              "Validate"]
-    assert [p.name for p in ours.properties] == ["Backend", "CaNames", "ResolveMode",
-                                                 "SearchDomains", "Servers"]
+    assert [m.name for m in ours.methods] == ["AddCertificate", "CheckServers",
+                                              "CheckServersWithTask", "Validate"]
+    assert [p.name for p in ours.properties] == ["Backend", "CaNames", "Certificates",
+                                                 "ResolveMode", "SearchDomains", "Servers"]
     assert ours.lookup_method("CheckServersWithTask").out_args[0].signature == "o"
     anacondas = node.lookup_interface(KICKSTART_MODULE.interface_name)
     assert anacondas.lookup_method("GenerateKickstart") is not None

@@ -11,7 +11,7 @@ import pytest
 from org_edns_addon.ks.parse import parse_kickstart
 from org_edns_addon.probe import Outcome, check_staging_input
 from org_edns_addon.staging import staging_input_from_kickstart
-from tests.conftest import run_cli
+from tests.conftest import certificate_section, run_cli
 from tests.dot_fixtures import dot_pki, dot_upstream, expired_upstream, unbound_forwarder  # noqa: F401
 from tests.dotlab import REFUSED_ZONE, TLS_NAME, dot_kickstart, forward_zone_config, free_port
 
@@ -102,6 +102,16 @@ def test_without_ca_option_an_anchor_certificate_is_trusted(write_ks, dot_upstre
     result = check(write_ks, [dot_upstream.server_line()], dot_pki.ca.pem, header_options="",
                    certificate_options="--type=anchor")
     assert result.returncode == 0, result.stdout
+    assert ": ok, " in result.stdout
+
+
+def test_without_ca_option_every_anchor_certificate_is_trusted(write_ks, dot_upstream, dot_pki):
+    # Kickstart bodies end without a newline; the anchors must still form one bundle.
+    other_anchor = certificate_section(dot_pki.other_ca.pem, "other-root.pem", "--type=anchor")
+    result = run_cli("check", write_ks(other_anchor + dot_kickstart(
+        [dot_upstream.server_line()], dot_pki.ca.pem, header_options="",
+        certificate_options="--type=anchor")))
+    assert result.returncode == 0, result.stdout + result.stderr
     assert ": ok, " in result.stdout
 
 

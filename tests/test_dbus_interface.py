@@ -10,7 +10,10 @@ from gi.repository import Gio, GLib
 
 from org_edns_addon.constants import DBUS_INTERFACE_NAME, DBUS_OBJECT_PATH, DBUS_SERVICE_NAME
 from org_edns_addon.dbus_interface import INVALID_VALUE_ERROR, DotServerData, InvalidValueError
-from tests.dbus_fixtures import bus, bus_address, edns_proxy, wait_for  # noqa: F401 (fixtures)
+from tests import certs
+from tests.conftest import certificate_section
+from tests.dbus_fixtures import (bus, bus_address, edns_proxy,  # noqa: F401 (fixtures)
+                                 plain_structures, running_template_service, wait_for)
 
 
 def server(address, name="", port=None, domains=(), tls=True):
@@ -56,11 +59,16 @@ def test_introspection_shows_the_typed_properties(edns_proxy, bus):
     node = Gio.DBusNodeInfo.new_for_xml(introspectable.Introspect())
     interface = node.lookup_interface(DBUS_INTERFACE_NAME)
     types = {p.name: (p.signature, int(p.flags)) for p in interface.properties}
+    readable = int(Gio.DBusPropertyInfoFlags.READABLE)
     readwrite = int(Gio.DBusPropertyInfoFlags.READABLE | Gio.DBusPropertyInfoFlags.WRITABLE)
     assert types == {"Servers": ("aa{sv}", readwrite), "ResolveMode": ("s", readwrite),
                      "Backend": ("s", readwrite), "SearchDomains": ("as", readwrite),
-                     "CaNames": ("as", readwrite)}
-    assert [m.name for m in interface.methods] == ["CheckServers", "Validate"]
+                     "CaNames": ("as", readwrite), "Certificates": ("aa{sv}", readable)}
+    assert [m.name for m in interface.methods] == ["AddCertificate", "CheckServers",
+                                                   "Validate"]
+    add = interface.lookup_method("AddCertificate")
+    assert ([(a.name, a.signature) for a in add.in_args], add.out_args) == (
+        [("filename", "s"), ("pem", "s")], [])
     assert interface.lookup_method("Validate").out_args[0].signature == "as"
     check = interface.lookup_method("CheckServers")
     assert ([a.signature for a in check.in_args], [a.signature for a in check.out_args]) == \
@@ -207,3 +215,86 @@ def test_server_port_keeps_its_dbus_type(edns_proxy):
                       "port": get_variant(UInt16, 8853)}]
     assert proxy.Servers[0]["port"].get_type_string() == "q"
     assert servers_of(proxy) == [("192.0.2.53", 8853, "dot.example", [], True)]
+
+
+# Certificates.
+
+def test_added_certificate_is_listed_signalled_and_can_be_named(edns_proxy, test_ca):
+    proxy, _ = edns_proxy
+    changes = []
+    proxy.PropertiesChanged.connect(lambda iface, changed, invalid: changes.append(
+        unwrapped(changed)))
+    proxy.AddCertificate("corp-ca.pem", "\n" + test_ca.pem.replace("\n", "\r\n") + "\n\n")
+    added = {"filename": "corp-ca.pem", "cert": test_ca.pem.rstrip("\n"),
+             "dir": "/etc/pki/dns/", "type": "", "added": True}
+    assert plain_structures(proxy.Certificates) == [added]
+    wait_for(lambda: changes, what="PropertiesChanged")
+    assert [list(change) for change in changes] == [["Certificates"]]
+    assert plain_structures(changes[0]["Certificates"]) == [added]
+    proxy.Servers = [server("192.0.2.53", "dot.example")]
+    proxy.CaNames = ["corp-ca.pem"]
+    assert proxy.Validate() == []
+
+
+def test_kickstart_certificates_come_first_and_keep_their_names(bus, bus_address, tmp_path,
+                                                                 test_ca):
+    kickstart = tmp_path / "ks.cfg"
+    kickstart.write_text(certificate_section(test_ca.pem) +
+                         "%addon org_edns_addon --ca=dns-ca.pem\n192.0.2.53#dot.example\n"
+                         "%end\n")
+    with running_template_service(bus, bus_address, kickstart) as (proxy, process):
+        with pytest.raises(InvalidValueError, match="a %certificate --filename=dns-ca.pem is "
+                                                    "already there; choose another name"):
+            proxy.AddCertificate("dns-ca.pem", certs.make_ca("Other CA").pem)
+        proxy.AddCertificate("other-ca.pem", certs.make_ca("Other CA").pem)
+        assert [(c["filename"], c["dir"], c["added"])
+                for c in plain_structures(proxy.Certificates)] == [
+            ("dns-ca.pem", "/etc/pki/dns/", False), ("other-ca.pem", "/etc/pki/dns/", True)]
+        assert_still_answering(proxy, process)
+
+
+BAD_CERTIFICATES = [
+    ("corp-ca.pem", lambda ca: ca.pem + ca.key_pem,
+     "the PEM text of corp-ca.pem, line 11: a private key is pasted here"),
+    ("corp-ca.pem", lambda ca: ca.key_pem, "a private key is pasted here"),
+    ("corp-ca.pem", lambda ca: certs.make_server(ca).pem,
+     "the PEM text of corp-ca.pem, line 1: Not a valid CA certificate: CN=dot.test "
+     "(basicConstraints CA:TRUE is missing)"),
+    ("corp-ca.pem", lambda ca: certs.make_ca("No Sign", key_cert_sign=False).pem,
+     "keyUsage lacks keyCertSign"),
+    ("corp-ca.pem", lambda ca: certs.make_ca("Old CA", not_before=certs.now() - 10 * certs.DAY,
+                                             not_after=certs.now() - certs.DAY).pem,
+     "expired on"),
+    ("corp-ca.pem", lambda ca: "garbage\n", "unexpected text 'garbage' outside a PEM block"),
+    ("corp-ca.pem", lambda ca: ca.pem.replace("-----END CERTIFICATE-----", ""),
+     "has no matching -----END line"),
+    ("corp-ca.pem", lambda ca: "", "no -----BEGIN CERTIFICATE----- block is found"),
+    ("corp-ca.pem", lambda ca: ca.pem + "%end\n%post\nrm -rf /\n%end\n",
+     "unexpected text '%end' outside a PEM block"),
+    ("../../etc/shadow", lambda ca: ca.pem, "is not a %certificate --filename"),
+    ("corp ca.pem", lambda ca: ca.pem, "is not a %certificate --filename"),
+    ("corp-ca.pem", lambda ca: "x" * (1024 * 1024 + 1), "larger than 1024 KiB"),
+]
+
+
+@pytest.mark.parametrize("filename, make_text, message", BAD_CERTIFICATES,
+                         ids=["%d" % i for i in range(len(BAD_CERTIFICATES))])
+def test_bad_certificate_is_refused_and_the_service_keeps_answering(edns_proxy, test_ca,
+                                                                    filename, make_text,
+                                                                    message):
+    proxy, process = edns_proxy
+    with pytest.raises(InvalidValueError) as raised:
+        proxy.AddCertificate(filename, make_text(test_ca))
+    assert message in str(raised.value)
+    assert proxy.Certificates == []
+    assert_still_answering(proxy, process)
+
+
+def test_a_certificate_name_is_refused_twice(edns_proxy, test_ca):
+    proxy, process = edns_proxy
+    proxy.AddCertificate("corp-ca.pem", test_ca.pem)
+    with pytest.raises(InvalidValueError, match="a %certificate --filename=corp-ca.pem is "
+                                                "already there"):
+        proxy.AddCertificate("corp-ca.pem", certs.make_ca("Other CA").pem)
+    assert [c["filename"] for c in plain_structures(proxy.Certificates)] == ["corp-ca.pem"]
+    assert_still_answering(proxy, process)

@@ -125,7 +125,10 @@ def test_pasted_ca_is_added_selected_and_bundled(test_ca):
     assert name == "test-dns-ca.pem"
     editor.add_certificate(blocks, name)
     assert editor.config.ca_names == ("test-dns-ca.pem",)
-    assert editor.ca_bundle() == test_ca.pem.encode("ascii")
+    staged = editor.staging_input()
+    assert staged.ca_bundle == test_ca.pem.encode("ascii")
+    assert [(c.filename, c.directory, c.pem) for c in staged.certificates] == [
+        ("test-dns-ca.pem", "/etc/pki/dns/", test_ca.pem.rstrip("\n"))]
     assert editor.added_certificates[0].kickstart_section() == (
         "%certificate --filename=test-dns-ca.pem --dir=/etc/pki/dns/\n" + test_ca.pem + "%end\n")
     assert editor.suggest_filename(blocks) == "test-dns-ca-2.pem"
@@ -178,7 +181,6 @@ def test_existing_certificate_is_checked_when_selected(test_ca):
         editor.toggle_ca("server.pem")
     editor.toggle_ca("ca.pem")
     assert editor.config.ca_names == ()
-    assert editor.ca_bundle() is None
 
 
 def test_removing_a_certificate_deselects_it(test_ca):
@@ -195,10 +197,27 @@ def test_unknown_ca_name_is_an_error():
            "or add it" in editor.errors()
 
 
-def test_editor_without_certificate_source_refuses_new_ones(test_ca):
-    editor = EdnsEditor(owns_certificates=False)
-    with pytest.raises(EditError, match="cannot be added here"):
-        editor.add_certificate(read_ca_pem(test_ca.pem), "ca.pem")
+def test_servers_are_checked_with_the_trust_the_module_stages(test_ca):
+    anchor_ca = certs.make_ca("Anchor CA")
+    known = [CaCertificate("anchor.pem", read_ca_pem(anchor_ca.pem), directory=None,
+                           cert_type="anchor"),
+             CaCertificate("dns-ca.pem", read_ca_pem(test_ca.pem))]
+    editor = EdnsEditor(EdnsConfig(), known)
+    editor.add_server("dns+tls://192.0.2.1#dot.example")
+    # Without --ca: no DoT bundle, the system store plus the anchor (probe.check_staging_input).
+    staged = editor.staging_input()
+    assert staged.ca_bundle is None
+    assert [(c.filename, c.type) for c in staged.certificates] == [
+        ("anchor.pem", "anchor"), ("dns-ca.pem", None)]
+    editor.toggle_ca("dns-ca.pem")
+    assert editor.staging_input().ca_bundle == test_ca.pem.encode("ascii")
+
+
+def test_a_configuration_with_errors_is_not_checked():
+    editor = editor_with("dns+tls://192.0.2.1#dot.example domain=lab.example")
+    with pytest.raises(EditError, match="^the encrypted DNS configuration has errors: every "
+                                        "server is routed with domain="):
+        editor.check_servers()
 
 
 def test_kickstart_section_is_the_addon_form():

@@ -8,10 +8,13 @@ import pytest
 from dasbus.typing import Str, get_variant
 
 from org_edns_addon.model import EdnsConfig
-from org_edns_addon.tui.editor import EditError
+from org_edns_addon.tui.editor import EditError, read_ca_pem
 from org_edns_addon.tui.module_proxy import (certificates_from_structures, module_state,
-                                             read_editor, write_config)
-from tests.dbus_fixtures import bus, bus_address, edns_proxy  # noqa: F401 (fixtures)
+                                             read_editor, write_config, write_editor)
+from tests import certs
+from tests.conftest import certificate_section
+from tests.dbus_fixtures import (bus, bus_address, edns_proxy,  # noqa: F401 (fixtures)
+                                 plain_structures, running_template_service)
 
 
 def test_fresh_module_is_not_configured(edns_proxy):
@@ -69,3 +72,49 @@ def test_certificates_of_anaconda_structures(test_ca):
     assert (cert.filename, cert.directory, cert.cert_type, cert.removable, cert.source) == (
         "dns-ca.pem", "/etc/pki/dns/", None, False, "the kickstart")
     assert cert.pem_text() == test_ca.pem
+
+
+def test_a_certificate_added_in_the_editor_reaches_the_module_once(edns_proxy, test_ca):
+    proxy, _ = edns_proxy
+    editor = read_editor(proxy)
+    editor.add_server("dns+tls://192.0.2.53#dot.example")
+    editor.add_certificate(read_ca_pem(test_ca.pem), "corp-ca.pem")
+    write_editor(proxy, editor)
+    write_editor(proxy, editor)  # again, as after a failed leave: not added twice
+    assert [(c["filename"], c["cert"], c["added"]) for c in plain_structures(
+        proxy.Certificates)] == [("corp-ca.pem", test_ca.pem.rstrip("\n"), True)]
+    assert proxy.CaNames == ["corp-ca.pem"]
+    assert module_state(proxy).completed
+    [cert] = read_editor(proxy).certificates
+    assert (cert.filename, cert.source, cert.removable, cert.is_anchor) == (
+        "corp-ca.pem", "added in the installer", False, False)
+
+
+def test_the_editor_offers_the_kickstart_certificates_of_the_module(bus, bus_address,
+                                                                    tmp_path, test_ca):
+    kickstart = tmp_path / "ks.cfg"
+    kickstart.write_text(certificate_section(test_ca.pem) + certificate_section(
+        certs.make_ca("Anchor CA").pem, "anchor.pem", "--type=anchor") +
+        "%addon org_edns_addon\n192.0.2.53#dot.example\n%end\n")
+    with running_template_service(bus, bus_address, kickstart) as (proxy, _):
+        editor = read_editor(proxy)
+        assert [(c.filename, c.directory, c.cert_type, c.source, c.removable)
+                for c in editor.certificates] == [
+            ("dns-ca.pem", "/etc/pki/dns/", None, "the kickstart", False),
+            ("anchor.pem", None, "anchor", "the kickstart", False)]
+        editor.toggle_ca("dns-ca.pem")
+        write_editor(proxy, editor)
+        assert proxy.CaNames == ["dns-ca.pem"] and proxy.Validate() == []
+
+
+def test_a_certificate_the_module_refuses_becomes_an_edit_error(edns_proxy, test_ca):
+    proxy, _ = edns_proxy
+    editor = read_editor(proxy)
+    editor.add_certificate(read_ca_pem(test_ca.pem), "corp-ca.pem")
+    # Another client took the name since the editor read the module.
+    proxy.AddCertificate("corp-ca.pem", certs.make_ca("Other CA").pem)
+    with pytest.raises(EditError, match="^the installer refused the certificate corp-ca.pem: "
+                                        "a %certificate --filename=corp-ca.pem is already "
+                                        "there; choose another name"):
+        write_editor(proxy, editor)
+    assert proxy.CaNames == []

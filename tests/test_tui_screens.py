@@ -130,8 +130,6 @@ def test_ca_screen_marks_selected_certificates(test_ca):
     text = render(CaScreen(editor))
     assert "1) [x] corp-ca.pem (the kickstart)\n       (CN=Test DNS CA, valid until" in text
     assert "2) Paste a PEM certificate" in text and "3) Read a PEM file" in text
-    editor.owns_certificates = False
-    assert "Paste" not in render(CaScreen(editor))
 
 
 def test_summary_shows_the_section_and_the_messages():
@@ -159,6 +157,13 @@ def test_check_screen_reaches_a_loopback_dot_server(dot_pki, dot_upstream):
 
 def test_check_screen_without_servers():
     assert "No server to check; add one first." in render(CheckScreen(EdnsEditor()))
+
+
+def test_check_screen_says_why_a_configuration_with_errors_is_not_checked():
+    editor = EdnsEditor()
+    editor.add_server("dns+tls://192.0.2.1#dot.example domain=lab.example")
+    assert "Not checked: the encrypted DNS configuration has errors: every server is " \
+           "routed with domain=" in " ".join(render(CheckScreen(editor)).split())
 
 
 def test_save_refusal_keeps_the_first_screen(capsys):

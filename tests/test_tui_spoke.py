@@ -29,14 +29,27 @@ except ImportError as error:   # pragma: no cover - depends on the machine
 from simpleline import App
 from simpleline.render.screen import InputState
 
-from org_edns_addon.constants import DBUS_OBJECT_PATH, DBUS_SERVICE_NAME, NM_KEYFILE_PATH
+from org_edns_addon.constants import (DBUS_OBJECT_PATH, DBUS_SERVICE_NAME, DOT_CA_BUNDLE_PATH,
+                                      NM_KEYFILE_PATH)
 from org_edns_addon.tui.screens import CaScreen
 from org_edns_addon.tui.spokes.edns import EncryptedDnsSpoke
 from tests import certs
-from tests.dbus_fixtures import (bus, bus_address, python_env, start_service,  # noqa: F401
-                                 stop_service, wait_for)
-from tests.test_anaconda_module import (SECURITY_SERVICE, anaconda_conf,  # noqa: F401
-                                        boss_read, kickstart)
+from tests.dbus_fixtures import (bus, bus_address, plain_structures, python_env,  # noqa: F401
+                                 start_service, stop_service, wait_for)
+from tests.test_anaconda_module import (EDNS_SECTION, SECURITY_SERVICE,  # noqa: F401
+                                        anaconda_conf, boss_read, kickstart)
+from tests.tui_fixtures import terminal  # noqa: F401 (fixture)
+
+PROMPT = "Please make a selection from the above"
+
+# The spoke as the only screen of a simpleline App, as the hub shows it, in a terminal.
+SPOKE_IN_A_TERMINAL = """
+from simpleline import App
+from org_edns_addon.tui.spokes.edns import EncryptedDnsSpoke
+App.initialize()
+App.get_scheduler().schedule_screen(EncryptedDnsSpoke(None, None, None))
+App.run()
+"""
 
 # The module's process: /etc becomes an overlay whose upper layer is the test's
 # directory ("$0"), then the module itself runs ("$2 -m org_edns_addon.service").
@@ -78,6 +91,12 @@ def installer(bus, bus_address, anaconda_conf, tmp_path, monkeypatch):
             stop_service(process)
         for name in (SECURITY_SERVICE, DBUS_SERVICE_NAME):
             wait_for(lambda: not bus.proxy.NameHasOwner(name), what="%s to go" % name)
+
+
+def spoke_environment(bus_address, conf_path):
+    """What a process showing the spoke needs: this checkout, pyanaconda and Anaconda's bus."""
+    return {"PYTHONPATH": python_env()["PYTHONPATH"], DBUS_ANACONDA_SESSION_ADDRESS: bus_address,
+            "ANACONDA_CONFIG_TMP": str(conf_path)}
 
 
 @pytest.fixture
@@ -125,8 +144,7 @@ def test_valid_kickstart_section_completes_the_spoke(installer, spoke, test_ca):
     assert "Status: 3 DoT servers, exclusive" in text
 
 
-def test_ca_screen_offers_the_kickstart_certificates_from_the_security_module(
-        installer, spoke, test_ca):
+def test_ca_screen_offers_the_kickstart_certificates_and_new_ones(installer, spoke, test_ca):
     installer[2](kickstart(test_ca.pem))
     spoke.setup(None)
     ca_screen = CaScreen(spoke._editor)  # pylint: disable=protected-access
@@ -134,7 +152,44 @@ def test_ca_screen_offers_the_kickstart_certificates_from_the_security_module(
     ca_screen.window.render(80)
     text = "\n".join(line.rstrip() for line in ca_screen.window.get_lines())
     assert "1) [x] dns-ca.pem (the kickstart)\n       (CN=Test DNS CA, valid until" in text
-    assert "Paste a PEM certificate" not in text  # the module takes certificates from the kickstart
+    assert "2) Paste a PEM certificate\n3) Read a PEM file" in text
+
+
+def test_a_ca_pasted_in_the_spoke_reaches_the_module_and_the_installer(
+        installer, terminal, bus_address, anaconda_conf, test_ca):
+    module, etc_upper, load = installer
+    load(kickstart(test_ca.pem, edns=EDNS_SECTION.replace(" --ca=dns-ca.pem", "")))
+    terminal.start_command(["env", *("%s=%s" % item for item in spoke_environment(
+        bus_address, anaconda_conf[0]).items()), sys.executable, "-c", SPOKE_IN_A_TERMINAL])
+    assert "5) CA certificates: system trust store" in terminal.wait_for(PROMPT)
+    terminal.type("5")
+    assert "2) Paste a PEM certificate" in terminal.wait_for(PROMPT)
+    terminal.type("2")
+    terminal.wait_for("PEM:")
+    corp_ca = certs.make_ca("Corp CA")
+    terminal.paste(corp_ca.pem)
+    terminal.type("")
+    terminal.wait_for("File name [corp-ca.pem]:")
+    terminal.type("")
+    assert "2) [x] corp-ca.pem (added here)" in terminal.wait_for(PROMPT)
+    terminal.type("c")
+    assert "5) CA certificates: corp-ca.pem" in terminal.wait_for(PROMPT)
+    terminal.type("c")
+    # The module has it; NetworkManager does not run here, so the spoke says so and stays.
+    assert "nmcli general reload" in " ".join(terminal.wait_for(PROMPT).split())
+    terminal.type("c")
+    assert terminal.exit_status() == 0
+
+    assert [(c["filename"], c["added"]) for c in plain_structures(module.Certificates)] == [
+        ("dns-ca.pem", False), ("corp-ca.pem", True)]
+    assert module.CaNames == ["corp-ca.pem"]
+    assert module.Validate() == []
+    # Staged into the installer: the Security module writes the kickstart's certificate,
+    # ours the one only it has, and the bundle of the CA the servers are checked with.
+    pki = etc_upper / "pki/dns"
+    assert (pki / "corp-ca.pem").read_text() == corp_ca.pem
+    assert not (pki / "dns-ca.pem").exists()
+    assert (etc_upper / DOT_CA_BUNDLE_PATH[len("/etc/"):]).read_text() == corp_ca.pem
 
 
 def test_an_error_in_the_module_stops_an_automated_install(installer, spoke, test_ca):

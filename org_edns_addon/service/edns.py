@@ -100,10 +100,21 @@ class EdnsService(KickstartService, EdnsModuleState):
         for sentence in boot_option_differences(boot_options(parsed.config), present):
             log.warning("%s.", sentence)
 
+    def written_certificates(self):
+        """The ``Certificate`` objects this module writes and generates itself: those
+        added over D-Bus, which only it has, and the kickstart's too when Anaconda's
+        Security module is not there to do it."""
+        if security_module_imports_certificates():
+            return self.added_certificates
+        return self.certificates
+
     def setup_kickstart(self, data):
-        """Emit ``%addon org_edns_addon``; ``%certificate`` is the Security module's to emit."""
+        """Emit ``%addon org_edns_addon`` and the ``%certificate`` sections this module
+        writes (the Security module emits the kickstart's), when there is a configuration
+        to install: a kickstart generated here installs what this installation does."""
         if self.configured:
             getattr(data.addons, ADDON_NAME).set_config(self.config)
+            data.certificates.extend(self.written_certificates())
 
     def collect_requirements(self):
         if not self.configured:
@@ -119,8 +130,8 @@ class EdnsService(KickstartService, EdnsModuleState):
     def _stage_tasks(self, phase, root):
         if not self.configured:
             return []
-        return [StageEncryptedDnsTask(self.parsed_kickstart(), phase, root,
-                                      not security_module_imports_certificates())]
+        return [StageEncryptedDnsTask(self.parsed_kickstart(), phase, root, {
+            certificate.filename for certificate in self.written_certificates()})]
 
     def configure_with_tasks(self):
         """Stage into the installer environment, so the installation itself uses DoT."""

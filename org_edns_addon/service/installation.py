@@ -13,16 +13,16 @@ from org_edns_addon.module_state import stage_parsed_kickstart
 class StageEncryptedDnsTask(Task):
     """Write the encrypted DNS configuration below ROOT for PHASE and run its actions."""
 
-    def __init__(self, parsed, phase, root, import_certificates=True, runner=None):
+    def __init__(self, parsed, phase, root, written_certificates=None, runner=None):
         """PARSED is the checked ``ParsedKickstart`` of the module's state, PHASE a
-        ``staging.Phase``; with IMPORT_CERTIFICATES False, Anaconda's Security
-        module writes the ``%certificate`` files and only the DoT bundle and the
-        dracut items are staged from them."""
+        ``staging.Phase``; WRITTEN_CERTIFICATES the ``--filename``s of the
+        ``%certificate`` sections to write (None: all), as the others are written by
+        Anaconda's Security module: of those only the DoT bundle is staged."""
         super().__init__()
         self._parsed = parsed
         self._phase = phase
         self._root = root
-        self._import_certificates = import_certificates
+        self._written_certificates = written_certificates
         self._runner = runner
 
     @property
@@ -32,5 +32,5 @@ class StageEncryptedDnsTask(Task):
     def run(self):
         """Stage; return the ``ApplyReport`` (what was written and run)."""
         return stage_parsed_kickstart(self._parsed, self._phase, self._root,
-                                      import_certificates=self._import_certificates,
+                                      written_certificates=self._written_certificates,
                                       runner=self._runner)

@@ -14,13 +14,17 @@ from dataclasses import dataclass, replace
 from typing import Optional, Tuple
 
 from cryptography.x509.oid import NameOID
+from pykickstart.parser import Certificate
 
 from org_edns_addon import certificates as pem
 from org_edns_addon.constants import (CERT_TYPE_ANCHOR, CHECK_TIMEOUT_SECONDS, DOT_CA_DIR,
                                       MAX_PEM_FILE_BYTES)
 from org_edns_addon.ks.edns import EdnsData
+from org_edns_addon.ks.module import parsed_configuration
 from org_edns_addon.model import (Backend, DotServer, EdnsConfig, ModelError, Problem,
                                   ResolveMode, Severity, check_ca_name, normalize_domains)
+from org_edns_addon.module_state import staging_input_of
+from org_edns_addon.staging import StagingError
 
 # Typed instead of a list to clear a list of domains.
 CLEAR_WORD = "-"
@@ -35,8 +39,9 @@ class CaCertificate:
     """A ``%certificate`` the editor may name as a CA for the DNS servers.
 
     ``origin`` is the ``SectionPlace`` it was read from, if known; ``added``
-    says it was added in the editor; ``removable`` is False when it lives
-    where the editor does not write (an ``%include``d file, the installer).
+    says it was added in the editor, ``added_in_installer`` that the installer's
+    module had it added earlier; ``removable`` is False when it lives where the
+    editor does not write (an ``%include``d file, the installer).
     """
     filename: str
     blocks: Tuple[pem.PemCertificate, ...]
@@ -45,6 +50,7 @@ class CaCertificate:
     origin: Optional[object] = None
     removable: bool = True
     added: bool = False
+    added_in_installer: bool = False
 
     @property
     def is_anchor(self):
@@ -55,6 +61,8 @@ class CaCertificate:
         """Where the certificate comes from, in words."""
         if self.added:
             return "added here"
+        if self.added_in_installer:
+            return "added in the installer"
         if self.origin is not None:
             return "%s:%d" % (self.origin.filename, self.origin.lineno)
         return "the kickstart"
@@ -67,6 +75,11 @@ class CaCertificate:
         return "; ".join("%s, valid until %s" % (block.subject,
                                                  block.not_after.strftime("%Y-%m-%d"))
                          for block in self.blocks)
+
+    def kickstart_data(self):
+        """This certificate as pykickstart's ``Certificate`` (what staging takes)."""
+        return Certificate(cert=self.pem_text().rstrip("\n"), filename=self.filename,
+                           dir=self.directory, type=self.cert_type)
 
     def kickstart_section(self):
         """This certificate as a ``%certificate`` section."""
@@ -86,9 +99,7 @@ def read_ca_pem(text, source=None):
     SOURCE (a file name) prefixes the message as ``FILE:LINE:``.
     """
     try:
-        blocks = pem.load_pem_certificates(text)
-        for block in blocks:
-            pem.check_ca_certificate(block)
+        blocks = pem.load_ca_certificates(text)
     except pem.CertificateError as error:
         line = error.line + 1 if error.line is not None else None
         if source is not None:
@@ -156,16 +167,13 @@ def status_line(config, errors):
 class EdnsEditor:
     """An encrypted DNS configuration being edited, with its CA certificates."""
 
-    def __init__(self, config=None, certificates=(), owns_certificates=True):
+    def __init__(self, config=None, certificates=()):
         config = config or EdnsConfig()
         # Line numbers of a kickstart mean nothing once the user edits.
         self._config = replace(config, servers=tuple(replace(server, lineno=None)
                                                      for server in config.servers))
         self._certificates = list(certificates)
         self._removed = []
-        # False when CERTIFICATES are someone else's list (the installer's): then
-        # none can be added, and a --ca name missing from it is for them to judge.
-        self.owns_certificates = owns_certificates
         self.dirty = False
 
     @property
@@ -194,30 +202,23 @@ class EdnsEditor:
     def is_selected(self, filename):
         return filename in self._config.ca_names
 
-    def selected_certificates(self):
-        """The certificates named by ``--ca``, in that order."""
-        return [cert for cert in map(self.certificate, self._config.ca_names) if cert]
-
-    def ca_bundle(self):
-        """The PEM bundle of the selected CAs, or None for the system trust store."""
-        selected = self.selected_certificates()
-        if not selected:
-            return None
-        return pem.build_bundle([block for cert in selected for block in cert.blocks])
-
-    def trust_anchors(self):
-        """PEM of every ``%certificate --type=anchor``, or None: with the system store,
-        what authenticates the servers when no CA is selected."""
-        anchors = [block for cert in self._certificates if cert.is_anchor
-                   for block in cert.blocks]
-        return pem.build_bundle(anchors) if anchors else None
+    def staging_input(self):
+        """The ``StagingInput`` an installation would stage from the configuration and
+        the certificates, as the module builds it (the DoT CA bundle included); raise
+        EditError naming the errors of a configuration that has some."""
+        parsed = parsed_configuration(self._config, [cert.kickstart_data()
+                                                     for cert in self._certificates])
+        try:
+            return staging_input_of(parsed)
+        except StagingError as error:
+            raise EditError(str(error)) from None
 
     def check_servers(self, timeout=CHECK_TIMEOUT_SECONDS):
-        """The pre-flight probe of every server, with the trust the installation will use."""
+        """The pre-flight probe of every server, with the trust the installation will use;
+        EditError for a configuration with errors."""
         # dnspython loads only when a user asks for a check.
-        from org_edns_addon.probe import check_servers
-        return check_servers(self._config, self.ca_bundle(), timeout=timeout,
-                             anchors=self.trust_anchors())
+        from org_edns_addon.probe import check_staging_input
+        return check_staging_input(self.staging_input(), timeout=timeout)
 
     def _commit(self, config):
         before = _server_errors(self._config)
@@ -327,9 +328,6 @@ class EdnsEditor:
     def add_certificate(self, blocks, filename):
         """Add BLOCKS (from ``read_ca_pem``) as ``%certificate --filename=FILENAME`` and
         select it as a CA for the DNS servers."""
-        if not self.owns_certificates:
-            raise EditError("a new CA certificate cannot be added here; add its %certificate "
-                            "section to the kickstart")
         self.check_filename(filename)
         self._certificates.append(CaCertificate(filename, tuple(blocks), added=True))
         self._commit(replace(self._config, ca_names=self._config.ca_names + (filename,)))
@@ -352,7 +350,7 @@ class EdnsEditor:
     def problems(self):
         """Everything wrong with the configuration as it stands."""
         found = list(self._config.problems())
-        for name in self._config.ca_names if self.owns_certificates else ():
+        for name in self._config.ca_names:
             if self.certificate(name) is None:
                 found.append(Problem(Severity.ERROR, "the CA certificate %s is not among the "
                                      "%%certificate sections; deselect it or add it" % name))

@@ -8,10 +8,9 @@ MODULE is a proxy of the addon's interface (``EdnsInterfaceTemplate``).
 from dataclasses import dataclass
 
 from dasbus.error import DBusError
-from dasbus.typing import get_native
 
 from org_edns_addon.certificates import CertificateError, load_pem_certificates
-from org_edns_addon.dbus_interface import DotServerData
+from org_edns_addon.dbus_interface import CertificateData, DotServerData
 from org_edns_addon.model import Backend, EdnsConfig, ResolveMode, Severity
 from org_edns_addon.tui.editor import CaCertificate, EditError, EdnsEditor, status_line
 
@@ -29,12 +28,10 @@ def read_config(module):
         ca_names=tuple(module.CaNames))
 
 
-def read_editor(module, certificates=()):
-    """An editor on the module's configuration; CERTIFICATES are the ones it may name.
-
-    New certificates cannot be added: the module takes them from the kickstart only.
-    """
-    return EdnsEditor(read_config(module), certificates, owns_certificates=False)
+def read_editor(module):
+    """An editor on the module's configuration and the certificates it may name (the
+    module's; they stay, the editor may add new ones)."""
+    return EdnsEditor(read_config(module), certificates_from_structures(module.Certificates))
 
 
 def write_config(module, config):
@@ -48,6 +45,22 @@ def write_config(module, config):
         module.CaNames = list(config.ca_names)
     except DBusError as error:
         raise EditError("the installer refused the configuration: %s" % error) from None
+
+
+def write_editor(module, editor):
+    """Add the certificates added in EDITOR that the module does not have yet (an earlier
+    write may have added some), then write its configuration; a refusal becomes EditError."""
+    present = {data.filename: data.cert for data in CertificateData.from_structure_list(
+        module.Certificates)}
+    for cert in editor.added_certificates:
+        if present.get(cert.filename) == cert.pem_text().rstrip("\n"):
+            continue
+        try:
+            module.AddCertificate(cert.filename, cert.pem_text())
+        except DBusError as error:
+            raise EditError("the installer refused the certificate %s: %s"
+                            % (cert.filename, error)) from None
+    write_config(module, editor.config)
 
 
 @dataclass(frozen=True)
@@ -73,15 +86,16 @@ def module_state(module):
 
 
 def certificates_from_structures(structures):
-    """``CaCertificate``s of Anaconda's ``CertificateData`` structures (the Security
-    module's ``Certificates``); one that is not PEM cannot be named and is left out."""
+    """``CaCertificate``s of ``CertificateData`` structures (the module's ``Certificates``,
+    or the Security module's, whose fields they share); one that is not PEM cannot be
+    named and is left out."""
     found = []
-    for fields in map(get_native, structures):
+    for data in CertificateData.from_structure_list(structures):
         try:
-            blocks = tuple(load_pem_certificates(fields["cert"]))
+            blocks = tuple(load_pem_certificates(data.cert))
         except CertificateError:
             continue
-        found.append(CaCertificate(fields["filename"], blocks,
-                                   directory=fields.get("dir") or None,
-                                   cert_type=fields.get("type") or None, removable=False))
+        found.append(CaCertificate(data.filename, blocks, directory=data.dir or None,
+                                   cert_type=data.type or None, removable=False,
+                                   added_in_installer=data.added))
     return found

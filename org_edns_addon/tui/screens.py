@@ -357,11 +357,9 @@ class CaScreen(EditorScreen):
             if self.editor.certificate(name) is None:
                 self.menu.add(CheckboxWidget(title="%s (not among the certificates here)" % name,
                                              completed=True), self._deselect, name)
-        if self.editor.owns_certificates:
-            self.menu.add(TextWidget("Paste a PEM certificate"),
-                          lambda: push(PemPasteScreen(self.editor)))
-            self.menu.add(TextWidget("Read a PEM file"),
-                          lambda: push(pem_file_screen(self.editor)))
+        self.menu.add(TextWidget("Paste a PEM certificate"),
+                      lambda: push(PemPasteScreen(self.editor)))
+        self.menu.add(TextWidget("Read a PEM file"), lambda: push(pem_file_screen(self.editor)))
         self.menu.add_to(window)
 
 
@@ -528,4 +526,7 @@ class CheckScreen(TextScreen):
         if not servers:
             return ["No server to check; add one first."]
         print("Checking %d server%s…" % (len(servers), "" if len(servers) == 1 else "s"))
-        return [check.describe() for check in self._editor.check_servers()]
+        try:
+            return [check.describe() for check in self._editor.check_servers()]
+        except EditError as error:
+            return ["Not checked: %s" % error]

@@ -16,30 +16,18 @@ from simpleline.render.screen import InputState
 
 from pyanaconda.anaconda_loggers import get_module_logger
 from pyanaconda.core.dbus import DBus
-from pyanaconda.modules.common.constants.objects import CERTIFICATES
-from pyanaconda.modules.common.constants.services import SECURITY
 from pyanaconda.modules.common.task import sync_run_task
 from pyanaconda.ui.categories.system import SystemCategory
 from pyanaconda.ui.tui.spokes import NormalTUISpoke
 
 from org_edns_addon.constants import DBUS_OBJECT_PATH, DBUS_SERVICE_NAME
 from org_edns_addon.tui.editor import EditError
-from org_edns_addon.tui.module_proxy import (certificates_from_structures, module_state,
-                                             read_editor, write_config)
+from org_edns_addon.tui.module_proxy import module_state, read_editor, write_editor
 from org_edns_addon.tui.screens import ItemMenu, add_main_menu
 
 log = get_module_logger(__name__)
 
 __all__ = ["EncryptedDnsSpoke"]
-
-
-def installer_certificates():
-    """The kickstart's ``%certificate`` sections, as Anaconda's Security module has them."""
-    try:
-        return certificates_from_structures(SECURITY.get_proxy(CERTIFICATES).Certificates)
-    except DBusError as error:
-        log.debug("No certificates from the Security module: %s", error)
-        return []
 
 
 class EncryptedDnsSpoke(NormalTUISpoke):
@@ -67,7 +55,7 @@ class EncryptedDnsSpoke(NormalTUISpoke):
     def setup(self, args=None):
         """Read the module's state each time the spoke is entered."""
         super().setup(args)
-        self._editor = read_editor(self._module, installer_certificates())
+        self._editor = read_editor(self._module)
         return True
 
     def refresh(self, args=None):
@@ -91,8 +79,8 @@ class EncryptedDnsSpoke(NormalTUISpoke):
         return super().input(args, key)
 
     def apply(self):
-        """Write the edited configuration to the module."""
-        write_config(self._module, self._editor.config)
+        """Write the edited configuration and the certificates added here to the module."""
+        write_editor(self._module, self._editor)
         self._editor.dirty = False
 
     def execute(self):

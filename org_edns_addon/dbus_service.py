@@ -11,6 +11,7 @@ times it against an empty dasbus service.
 """
 
 import argparse
+import signal
 import sys
 
 from dasbus.connection import AddressedMessageBus
@@ -30,8 +31,20 @@ class ServeError(Exception):
 def serve(address, state):
     """Publish the interface over STATE on the bus at ADDRESS and run until killed.
 
-    Raises ServeError when the bus cannot be reached or refuses the name.
+    Raises ServeError when the bus cannot be reached or refuses the name, and
+    KeyboardInterrupt once the loop has ended after a Ctrl-C.
     """
+    loop = EventLoop()
+    interrupted = []
+
+    def stop(_signum, _frame):
+        # PyGObject's own Ctrl-C handling quits the loop directly, and a quit that
+        # comes before the loop runs is lost (the service then never ends); a quit
+        # queued in the loop ends it whenever the signal came.
+        interrupted.append(True)
+        GLib.idle_add(loop.quit)
+
+    signal.signal(signal.SIGINT, stop)
     error_mapper = ErrorMapper()
     register_errors(error_mapper)
     bus = AddressedMessageBus(address, error_mapper=error_mapper)
@@ -46,7 +59,9 @@ def serve(address, state):
         # dasbus's answer when the bus gives the name to someone else.
         raise ServeError("%s is already owned on the bus at %s; stop the service that owns "
                          "it first" % (DBUS_SERVICE_NAME, address)) from None
-    EventLoop().run()
+    loop.run()
+    if interrupted:
+        raise KeyboardInterrupt
 
 
 def state_of_kickstart(path):

@@ -14,7 +14,7 @@ from typing import Optional, Tuple
 
 import idna
 
-from org_edns_addon.constants import DOT_PORT, PLAIN_DNS_PORT
+from org_edns_addon.constants import DOT_PORT, MAX_FILE_NAME_BYTES, PLAIN_DNS_PORT
 
 
 class ModelError(ValueError):
@@ -140,6 +140,9 @@ def check_ca_name(name):
     if not isinstance(name, str) or not _CA_NAME.match(name) or name in (".", ".."):
         raise ModelError("%r is not a %%certificate --filename; use the plain file name, "
                          "like corp-ca.pem (letters, digits and . _ + - only)" % (name,))
+    if len(name) > MAX_FILE_NAME_BYTES:   # ASCII: one byte a character
+        raise ModelError("%r is longer than a file name may be (%d bytes); choose a shorter "
+                         "name" % (name, MAX_FILE_NAME_BYTES))
     return name
 
 

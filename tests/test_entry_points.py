@@ -16,9 +16,12 @@ import time
 import pytest
 
 from org_edns_addon import constants as c
+from org_edns_addon.dbus_interface import InvalidValueError
 from tests import certs
 from tests.conftest import REPO, certificate_section, run_cli
-from tests.dbus_fixtures import bus, bus_address, running_template_service  # noqa: F401
+from tests.dbus_fixtures import (bus, bus_address, python_env,  # noqa: F401 (fixtures)
+                                 running_template_service, start_service, stop_service,
+                                 template_service_argv, wait_for)
 from tests.staging_fixtures import edns_kickstart, tree_digest
 
 SERVER = "dns+tls://192.0.2.53#dot.example\n"
@@ -416,13 +419,33 @@ def test_a_second_service_on_the_same_bus_says_the_name_is_taken(bus, bus_addres
                     "owns it first" % (c.DBUS_SERVICE_NAME, bus_address))
 
 
-def test_the_service_stopped_with_ctrl_c_exits_without_a_traceback(bus, bus_address):
-    with running_template_service(bus, bus_address) as (_, process):
+def test_the_service_stopped_with_ctrl_c_exits_without_a_traceback(bus, bus_address,
+                                                                   tmp_path):
+    log = tmp_path / "service.log"
+    process = start_service(template_service_argv(bus_address), bus, c.DBUS_SERVICE_NAME,
+                            env=python_env(), log_path=log)
+    try:
         process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=30) == 130
+        code = process.wait(timeout=30)
+    finally:
+        stop_service(process)
+        wait_for(lambda: not bus.proxy.NameHasOwner(c.DBUS_SERVICE_NAME),
+                 what="the service name to be released")
+    assert (code, log.read_text()) == (130, "")
 
 
 def test_the_service_with_an_empty_kickstart_path_is_a_usage_error():
     result = run("--address", "unix:path=/nonexistent/bus", "--kickstart", "",
                  module="org_edns_addon.dbus_service")
     assert_sentence(result, 2, "argument --kickstart: the path is empty")
+
+
+def test_a_certificate_name_too_long_for_a_file_is_refused_over_d_bus(bus, bus_address,
+                                                                      test_ca):
+    name = "x" * 252 + ".pem"
+    with running_template_service(bus, bus_address) as (proxy, process):
+        with pytest.raises(InvalidValueError, match="is longer than a file name may be "
+                           r"\(255 bytes\); choose a shorter name"):
+            proxy.AddCertificate(name, test_ca.pem)
+        assert proxy.Certificates == []
+        assert process.poll() is None

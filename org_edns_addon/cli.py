@@ -253,7 +253,7 @@ def run_tui(args):
                             "existing directory" % (output, "it is a directory"
                                                     if os.path.isdir(output) else
                                                     "%s is not a directory" % directory))
-    if not sys.stdin.isatty():
+    if sys.stdin is None or not sys.stdin.isatty():   # None: descriptor 0 is closed
         return _usage_error("tui", "the text UI needs a terminal on standard input")
     # Imported here: simpleline is needed by this command only.
     from org_edns_addon.tui.app import run_standalone

@@ -359,6 +359,16 @@ def test_tui_on_a_missing_kickstart_says_how_to_start_a_new_one(tmp_path):
                     "edns-addon tui -o %s" % (missing, missing))
 
 
+def test_tui_without_standard_input_says_it_needs_a_terminal(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "org_edns_addon.cli", "tui", "-o",
+                             tmp_path / "ks.cfg"], preexec_fn=lambda: os.close(0),
+                            capture_output=True, text=True, timeout=60,
+                            env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert_sentence(result, 2, "edns-addon tui: error: the text UI needs a terminal on "
+                    "standard input")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_tui_refuses_an_output_in_a_missing_directory_before_editing(tmp_path):
     result = run_cli("tui", "-o", tmp_path / "nowhere" / "ks.cfg")
     assert_sentence(result, 2, "cannot write %s: %s is not a directory; give the path of a "

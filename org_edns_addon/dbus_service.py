@@ -11,6 +11,7 @@ times it against an empty dasbus service.
 """
 
 import argparse
+import signal
 import sys
 
 from dasbus.connection import AddressedMessageBus
@@ -27,11 +28,36 @@ class ServeError(Exception):
     """The service cannot be published; the message is a sentence for users."""
 
 
-def serve(address, state):
-    """Publish the interface over STATE on the bus at ADDRESS and run until killed.
+def _stop_on_signals(loop, signals=(signal.SIGINT, signal.SIGTERM)):
+    """Quit LOOP on SIGNALS; return the list that receives the signal taken.
 
-    Raises ServeError when the bus cannot be reached or refuses the name.
+    GLib's own signal sources are used, not Python handlers: a signal that
+    comes after the name is owned but before the loop runs stays pending and
+    quits the loop as soon as it starts (a Python handler's quit() would be
+    lost then, and the service would hang). Python's handler is set to
+    SIG_IGN first so PyGObject does not put its own SIGINT handler back.
     """
+    received = []
+
+    def stop(signum):
+        received.append(signum)
+        loop.quit()
+        return GLib.SOURCE_REMOVE
+
+    for signum in signals:
+        signal.signal(signum, signal.SIG_IGN)
+        GLib.unix_signal_add(GLib.PRIORITY_HIGH, signum, stop, signum)
+    return received
+
+
+def serve(address, state):
+    """Publish the interface over STATE on the bus at ADDRESS and run until a signal.
+
+    Raises ServeError when the bus cannot be reached or refuses the name, and
+    KeyboardInterrupt after SIGINT or SIGTERM.
+    """
+    loop = EventLoop()
+    received = _stop_on_signals(loop)
     error_mapper = ErrorMapper()
     register_errors(error_mapper)
     bus = AddressedMessageBus(address, error_mapper=error_mapper)
@@ -46,7 +72,9 @@ def serve(address, state):
         # dasbus's answer when the bus gives the name to someone else.
         raise ServeError("%s is already owned on the bus at %s; stop the service that owns "
                          "it first" % (DBUS_SERVICE_NAME, address)) from None
-    EventLoop().run()
+    loop.run()
+    if received:
+        raise KeyboardInterrupt
 
 
 def state_of_kickstart(path):
@@ -89,7 +117,7 @@ def main(argv=None):
         print("%s: %s" % (parser.prog, error), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        return 130   # stopped with Ctrl-C: the usual way to end it by hand
+        return 130   # stopped with Ctrl-C or SIGTERM: the usual ways to end it
     return 0
 
 

@@ -28,23 +28,36 @@ class ServeError(Exception):
     """The service cannot be published; the message is a sentence for users."""
 
 
+def _stop_on_signals(loop, signals=(signal.SIGINT, signal.SIGTERM)):
+    """Quit LOOP on SIGNALS; return the list that receives the signal taken.
+
+    GLib's own signal sources are used, not Python handlers: a signal that
+    comes after the name is owned but before the loop runs stays pending and
+    quits the loop as soon as it starts (a Python handler's quit() would be
+    lost then, and the service would hang). Python's handler is set to
+    SIG_IGN first so PyGObject does not put its own SIGINT handler back.
+    """
+    received = []
+
+    def stop(signum):
+        received.append(signum)
+        loop.quit()
+        return GLib.SOURCE_REMOVE
+
+    for signum in signals:
+        signal.signal(signum, signal.SIG_IGN)
+        GLib.unix_signal_add(GLib.PRIORITY_HIGH, signum, stop, signum)
+    return received
+
+
 def serve(address, state):
-    """Publish the interface over STATE on the bus at ADDRESS and run until killed.
+    """Publish the interface over STATE on the bus at ADDRESS and run until a signal.
 
     Raises ServeError when the bus cannot be reached or refuses the name, and
-    KeyboardInterrupt once the loop has ended after a Ctrl-C.
+    KeyboardInterrupt after SIGINT or SIGTERM.
     """
     loop = EventLoop()
-    interrupted = []
-
-    def stop(_signum, _frame):
-        # PyGObject's own Ctrl-C handling quits the loop directly, and a quit that
-        # comes before the loop runs is lost (the service then never ends); a quit
-        # queued in the loop ends it whenever the signal came.
-        interrupted.append(True)
-        GLib.idle_add(loop.quit)
-
-    signal.signal(signal.SIGINT, stop)
+    received = _stop_on_signals(loop)
     error_mapper = ErrorMapper()
     register_errors(error_mapper)
     bus = AddressedMessageBus(address, error_mapper=error_mapper)
@@ -60,7 +73,7 @@ def serve(address, state):
         raise ServeError("%s is already owned on the bus at %s; stop the service that owns "
                          "it first" % (DBUS_SERVICE_NAME, address)) from None
     loop.run()
-    if interrupted:
+    if received:
         raise KeyboardInterrupt
 
 
@@ -104,7 +117,7 @@ def main(argv=None):
         print("%s: %s" % (parser.prog, error), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        return 130   # stopped with Ctrl-C: the usual way to end it by hand
+        return 130   # stopped with Ctrl-C or SIGTERM: the usual ways to end it
     return 0
 
 

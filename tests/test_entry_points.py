@@ -429,13 +429,16 @@ def test_a_second_service_on_the_same_bus_says_the_name_is_taken(bus, bus_addres
                     "owns it first" % (c.DBUS_SERVICE_NAME, bus_address))
 
 
-def test_the_service_stopped_with_ctrl_c_exits_without_a_traceback(bus, bus_address,
-                                                                   tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_the_service_stopped_with_a_signal_right_after_start_exits_130(bus, bus_address,
+                                                                       tmp_path, signum):
+    # Sent as soon as the name is owned, possibly before the loop runs: it must
+    # not be lost (a lost quit() left the service running forever), nor print a traceback.
     log = tmp_path / "service.log"
     process = start_service(template_service_argv(bus_address), bus, c.DBUS_SERVICE_NAME,
                             env=python_env(), log_path=log)
     try:
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signum)
         code = process.wait(timeout=30)
     finally:
         stop_service(process)

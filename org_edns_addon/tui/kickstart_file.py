@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from org_edns_addon.fileio import write_atomically
-from org_edns_addon.ks.parse import SectionPlace, parse_kickstart, read_kickstart_text
+from org_edns_addon.ks.parse import SectionPlace, parse_kickstart
 from org_edns_addon.model import Problem, Severity
 from org_edns_addon.tui.editor import CaCertificate, EdnsEditor
 
@@ -52,8 +52,8 @@ def load_kickstart(path):
         filename=cert.filename, blocks=tuple(cert.blocks), directory=cert.data.dir,
         cert_type=cert.data.type, origin=cert.place,
         removable=cert.place.filename == path) for cert in parsed.certificates]
-    source = KickstartFile(path, read_kickstart_text(path), place,
-                           os.stat(path).st_mode & 0o777)
+    # The text as parsed, never a second read that may differ (a pipe, an edit).
+    source = KickstartFile(path, parsed.text, place, os.stat(path).st_mode & 0o777)
     return source, EdnsEditor(parsed.config, certificates)
 
 

@@ -269,22 +269,21 @@ def _resolver_unit(config):
     return c.UNBOUND_UNIT if config.backend == Backend.UNBOUND else c.DNSCONFD_UNIT
 
 
-def build_plan(data, phase, root, import_certificates=True):
+def build_plan(data, phase, root):
     """The files and actions of PHASE for DATA below ROOT.
 
-    With ``import_certificates=False`` (Anaconda's Security module already
-    writes the ``%certificate`` files) only the DoT bundle of the certificates
-    is planned.
+    Every certificate of DATA is written; the DoT bundle is ``data.ca_bundle``
+    alone, so a caller whose certificates another writer handles (Anaconda's
+    Security module) leaves them out of ``data.certificates`` and keeps the bundle.
     """
     phase = Phase(phase)
     config = data.config
     files = []
     anchors = False
-    if import_certificates:
-        for cert in data.certificates:
-            files.append(PlannedFile(certificate_path(cert), certificate_content(cert),
-                                     c.FILE_MODE))
-            anchors = anchors or cert.type == c.CERT_TYPE_ANCHOR
+    for cert in data.certificates:
+        files.append(PlannedFile(certificate_path(cert), certificate_content(cert),
+                                 c.FILE_MODE))
+        anchors = anchors or cert.type == c.CERT_TYPE_ANCHOR
     if _has_ca_bundle(data):
         files.append(PlannedFile(c.DOT_CA_BUNDLE_PATH, data.ca_bundle, c.FILE_MODE))
     files.append(PlannedFile(c.NM_KEYFILE_PATH, nm_keyfile(data), c.FILE_MODE))
@@ -731,9 +730,9 @@ def apply_plan(plan, root, runner=None):
     return report
 
 
-def stage(data, phase, root, runner=None, import_certificates=True):
+def stage(data, phase, root, runner=None):
     """Build the plan of PHASE and apply it below ROOT."""
-    return apply_plan(build_plan(data, phase, root, import_certificates), root, runner)
+    return apply_plan(build_plan(data, phase, root), root, runner)
 
 
 # ---------------------------------------------------------------------------

@@ -135,8 +135,9 @@ def test_certificates_go_to_their_dir_or_type_place_with_mode_0644(write_ks, tes
 
 
 def test_without_certificate_import_only_the_dot_bundle_is_planned(write_ks, test_ca):
-    data = staging_input(write_ks, edns_kickstart(test_ca.pem))
-    plan = staging.build_plan(data, staging.Phase.TARGET, "/", import_certificates=False)
+    data = dataclasses.replace(staging_input(write_ks, edns_kickstart(test_ca.pem)),
+                               certificates=())
+    plan = staging.build_plan(data, staging.Phase.TARGET, "/")
     assert sorted(files_of(plan)) == sorted([c.DOT_CA_BUNDLE_PATH, c.NM_KEYFILE_PATH,
                                              c.DRACUT_CONF_PATH])
     assert files_of(plan)[c.DOT_CA_BUNDLE_PATH].content == test_ca.pem.encode()

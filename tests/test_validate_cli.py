@@ -51,6 +51,12 @@ def test_errors_are_printed_as_the_library_reports_them_and_exit_1(write_ks, pem
     assert result.stdout.splitlines() == expected + ["%s: 3 errors, 0 warnings" % path]
 
 
+def test_bundled_example_is_clean():
+    result = run_cli("validate", REPO / "data" / "examples" / "corp-dot.ks")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().endswith("0 errors, 0 warnings")
+
+
 def test_several_files_are_checked_in_one_run_with_one_summary(write_ks):
     clean = write_ks(edns_section(GOOD))
     broken = write_ks(edns_section("dns+tls://192.0.2.54"))

@@ -15,9 +15,12 @@ from dataclasses import replace
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from org_edns_addon import staging  # noqa: E402
+from org_edns_addon.staging import plan as staging_plan  # noqa: E402
+from org_edns_addon.staging import apply as staging_apply  # noqa: E402
+from org_edns_addon.staging import actions as staging_actions  # noqa: E402
+from org_edns_addon.certificates import CaCertificate  # noqa: E402
 from org_edns_addon.fileio import write_atomically  # noqa: E402
-from org_edns_addon.ks.parse import parse_kickstart  # noqa: E402
+from org_edns_addon.ks.reader import parse_kickstart  # noqa: E402
 from tests import certs  # noqa: E402
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -25,7 +28,7 @@ EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 RUNS = 31
 
 
-class NoCommands(staging.CommandRunner):
+class NoCommands(staging_actions.CommandRunner):
     def run(self, argv):
         pass
 
@@ -47,12 +50,12 @@ def medians_ms(functions, runs=RUNS):
 
 
 def stage(data):
-    return lambda root: staging.stage(data, staging.Phase.TARGET, root, runner=NoCommands())
+    return lambda root: staging_apply.stage(data, staging_plan.Phase.TARGET, root, runner=NoCommands())
 
 
 def plain_writes(data):
     """The baseline: the same files, written with plain atomic writes."""
-    files = staging.build_plan(data, staging.Phase.TARGET, "/").files
+    files = staging_plan.build_plan(data, staging_plan.Phase.TARGET, "/").files
 
     def write(root):
         for planned in files:
@@ -63,28 +66,28 @@ def plain_writes(data):
 
 
 def with_certificates(data, count, pem):
-    extra = tuple(staging.StagedCertificate("bench-%03d.pem" % number, "/etc/pki/bench", None,
-                                            pem) for number in range(count))
+    extra = tuple(CaCertificate.from_section("bench-%03d.pem" % number, pem, "/etc/pki/bench")
+                  for number in range(count))
     return replace(data, certificates=data.certificates + extra)
 
 
 def main():
-    example = staging.staging_input_from_kickstart(parse_kickstart(EXAMPLE))
+    example = parse_kickstart(EXAMPLE).staging_input()
     pem = certs.make_ca("Benchmark CA").pem
 
     (example_ms, example_cpu), (baseline_ms, baseline_cpu) = medians_ms(
         [stage(example), plain_writes(example)])
     with tempfile.TemporaryDirectory() as root:
-        staging.stage(example, staging.Phase.TARGET, root, runner=NoCommands())
+        staging_apply.stage(example, staging_plan.Phase.TARGET, root, runner=NoCommands())
         start = time.perf_counter()
         for _ in range(RUNS):
-            staging.stage(example, staging.Phase.TARGET, root, runner=NoCommands())
+            staging_apply.stage(example, staging_plan.Phase.TARGET, root, runner=NoCommands())
         again_ms = (time.perf_counter() - start) / RUNS * 1000
 
     print("medians; wall includes waiting for the disk (fsync; noisy on a shared machine), "
           "CPU is user + system time")
     print("example (%d files), plan + write:   wall %7.2f ms  CPU %6.2f ms  (goal < 20 ms)"
-          % (len(staging.build_plan(example, "target", "/").files), example_ms, example_cpu))
+          % (len(staging_plan.build_plan(example, "target", "/").files), example_ms, example_cpu))
     print("  baseline, plain atomic writes:    wall %7.2f ms  CPU %6.2f ms  (ratio wall %.2f, "
           "CPU %.2f)" % (baseline_ms, baseline_cpu, example_ms / baseline_ms,
                          example_cpu / baseline_cpu))

@@ -15,7 +15,7 @@ import sys
 import time
 
 from benchmarks.empty_service import BASELINE_NAME
-from org_edns_addon.constants import DBUS_SERVICE_NAME
+from org_edns_addon.dbus_identifiers import EDNS
 from tests.dbus_fixtures import (client_bus, kill_pid, python_env, start_bus, start_service,
                                  stop_service, template_service_argv, wait_for)
 
@@ -51,14 +51,14 @@ def main(argv=None):
     env = python_env()
     candidates = {
         "addon (org_edns_addon.dbus_service)": (template_service_argv(address),
-                                                DBUS_SERVICE_NAME, env),
+                                                EDNS.interface_name, env),
         "baseline (empty dasbus service)": ([sys.executable, "-m", "benchmarks.empty_service",
                                              address], BASELINE_NAME, env),
     }
     if args.anaconda:
         # The real module as start-module runs it; for information, outside the ratio.
         candidates["Anaconda module (org_edns_addon.service)"] = (
-            [sys.executable, "-m", "org_edns_addon.service"], DBUS_SERVICE_NAME,
+            [sys.executable, "-m", "org_edns_addon.service"], EDNS.interface_name,
             dict(env, DBUS_STARTER_ADDRESS=address))
     results = {label: [] for label in candidates}
     try:

@@ -1,15 +1,28 @@
-"""PEM checks and CA bundle building with ``cryptography``.
+"""A ``%certificate`` section as one validated value, and the PEM checks behind it.
 
-A ``%certificate`` body may hold several PEM blocks (a bundle). Every block
-must be a certificate; a private key pasted by mistake is refused loudly,
-because the kickstart would then publish it to every installed host.
+A ``CaCertificate`` is built once, at an edge (the kickstart reader, the
+module's ``AddCertificate``, the text UI), from its file name, directory,
+type and PEM text; everything after that (rules, staging, the pre-flight
+check, the overlay, D-Bus) uses the value and its parsed blocks and never
+reads the PEM text again.
+
+A body may hold several PEM blocks (a bundle). Every block must be a
+certificate; a private key pasted by mistake is refused loudly, because the
+kickstart would then publish it to every installed host.
+
+``cryptography`` loads when a certificate is first parsed: the rules about
+names and places, and the value itself, cost nothing to import.
 """
 
 import datetime
+import posixpath
 import re
 from dataclasses import dataclass, field
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
+from typing import Optional, Tuple
+
+from org_edns_addon.constants import (CERT_TYPE_ANCHOR, CERT_TYPE_DIRS, MAX_FILE_NAME_BYTES,
+                                      MAX_PATH_BYTES, MAX_PEM_BYTES)
+from org_edns_addon.i18n import _
 
 
 class CertificateError(ValueError):
@@ -21,162 +34,326 @@ class CertificateError(ValueError):
         self.line = line
 
 
-_PRIVATE_KEY = "PRIVATE KEY"
-_PEM_BLOCK = re.compile(
-    r"-----BEGIN (?P<label>[A-Z0-9 ]+)-----(?P<body>.*?)-----END (?P=label)-----",
-    re.DOTALL)
+def _utc(cert, name):
+    # cryptography 42 added the *_utc attributes (and deprecated the naive ones);
+    # EL9 ships cryptography 36, which only has the naive UTC ones.
+    value = getattr(cert, name + "_utc", None)
+    if value is None:
+        value = getattr(cert, name).replace(tzinfo=datetime.timezone.utc)
+    return value
 
 
 @dataclass(frozen=True)
-class PemCertificate:
-    """One parsed certificate and where its PEM block starts in the text."""
+class CertificateBlock:
+    """One parsed X.509 certificate and the line its PEM block starts on (0-based)."""
     fingerprint: str
     der: bytes = field(repr=False)
     subject: str
     not_before: datetime.datetime
     not_after: datetime.datetime
     line: int = field(compare=False)
-    certificate: x509.Certificate = field(compare=False, repr=False)
+    certificate: object = field(compare=False, repr=False)   # cryptography's x509.Certificate
 
     def to_pem(self):
-        return self.certificate.public_bytes(serialization.Encoding.PEM)
+        from cryptography.hazmat.primitives.serialization import Encoding
+        return self.certificate.public_bytes(Encoding.PEM)
 
 
-def _line_of(text, offset):
-    """0-based line of OFFSET, counting line breaks as pykickstart does (str.splitlines)."""
-    return len((text[:offset] + "x").splitlines()) - 1
+_PRIVATE_KEY = "PRIVATE KEY"
+_BEGIN = re.compile(r"-----BEGIN ([A-Z0-9 ]{1,64})-----\Z")
+# OpenSSL's PEM reader wants the BEGIN and END lines at the start of a line;
+# only ASCII whitespace is whitespace to it.
+_ASCII_SPACE = " \t\r\n\f\v"
 
 
-def _line_at(text, offset):
-    """The line holding OFFSET (TEXT[OFFSET] is not a line break), stripped and shortened."""
-    start = offset - len((text[:offset] + "x").splitlines()[-1]) + 1
-    return text[start:].splitlines()[0].strip()[:64]
+def _shown(line):
+    return repr(line.strip(_ASCII_SPACE)[:64])
 
 
 def load_pem_certificates(text):
-    """Parse every PEM block of TEXT; refuse keys, garbage and empty input."""
+    """Parse every PEM block of TEXT (str or bytes) in one pass; refuse keys, garbage,
+    non-ASCII text and empty input with a ``CertificateError`` naming the line."""
     if isinstance(text, bytes):
         try:
             text = text.decode("ascii")
         except UnicodeDecodeError:
-            raise CertificateError("the certificate is not PEM text (it holds non-ASCII "
-                                   "bytes); paste the -----BEGIN CERTIFICATE----- block") from None
+            raise CertificateError(_("the certificate is not PEM text (it holds non-ASCII "
+                                     "bytes); paste the -----BEGIN CERTIFICATE----- block")) \
+                from None
+    if len(text) > MAX_PEM_BYTES:
+        raise CertificateError(_("the certificate text is larger than %d KiB; that is not a "
+                                 "CA certificate or bundle") % (MAX_PEM_BYTES // 1024))
+    lines = text.splitlines()
     # Looked for before anything else, wherever it hides (between, inside or
     # after certificates): a key in a kickstart is copied to every installed host.
-    key_at = text.find(_PRIVATE_KEY)
-    if key_at >= 0:
-        raise CertificateError(
-            "a private key is pasted here (%r); never put a private key in a kickstart: "
-            "remove it and paste only the CA certificate" % _line_at(text, key_at),
-            _line_of(text, key_at))
-    certificates = []
-    position = 0
-    for match in _PEM_BLOCK.finditer(text):
-        _check_between(text, position, match.start())
-        position = match.end()
-        line = _line_of(text, match.start())
-        label = match.group("label")
-        if label != "CERTIFICATE":
-            raise CertificateError("a PEM block of type %r is not a certificate; paste only "
-                                   "-----BEGIN CERTIFICATE----- blocks" % label, line)
-        try:
-            cert = x509.load_pem_x509_certificate(match.group(0).encode("ascii"))
-            der = cert.public_bytes(serialization.Encoding.DER)
-        except ValueError as error:
-            raise CertificateError("the certificate cannot be decoded (%s); paste it again "
-                                   "from the original file" % error, line) from None
-        certificates.append(PemCertificate(
+    for number, line in enumerate(lines):
+        if _PRIVATE_KEY in line:
+            raise CertificateError(_(
+                "a private key is pasted here (%s); never put a private key in a kickstart: "
+                "remove it and paste only the CA certificate") % _shown(line), number)
+    for number, line in enumerate(lines):
+        if not line.isascii():
+            character = next(char for char in line if not char.isascii())
+            raise CertificateError(_("the certificate text holds the non-ASCII character "
+                                     "U+%04X; PEM is ASCII: paste it again from the original "
+                                     "file") % ord(character), number)
+    blocks = []
+    start = None
+    for number, line in enumerate(lines):
+        stripped = line.rstrip(_ASCII_SPACE)
+        if start is None:
+            match = _BEGIN.match(stripped)
+            if match:
+                start, label, body = number, match.group(1), []
+            elif stripped.strip(_ASCII_SPACE):
+                raise CertificateError(_(
+                    "unexpected text %s outside a PEM block; a %%certificate body holds only "
+                    "-----BEGIN CERTIFICATE----- blocks") % _shown(line)[:42], number)
+        elif stripped == "-----END %s-----" % label:
+            blocks.append(_block(label, start, body))
+            start = None
+        elif stripped.lstrip(_ASCII_SPACE).startswith("-----"):
+            break   # a BEGIN or a foreign END inside the block: this block never ends
+        else:
+            body.append(stripped.strip(_ASCII_SPACE))
+    if start is not None:
+        raise CertificateError(_("%s has no matching -----END line; paste the whole block")
+                               % _shown(lines[start]), start)
+    if not blocks:
+        raise CertificateError(_("no -----BEGIN CERTIFICATE----- block is found; paste the CA "
+                                 "certificate in PEM form"), 0)
+    return tuple(blocks)
+
+
+def _block(label, line, body):
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    if label != "CERTIFICATE":
+        raise CertificateError(_("a PEM block of type %r is not a certificate; paste only "
+                                 "-----BEGIN CERTIFICATE----- blocks") % label, line)
+    pem = "-----BEGIN CERTIFICATE-----\n%s\n-----END CERTIFICATE-----\n" % "\n".join(body)
+    try:
+        cert = x509.load_pem_x509_certificate(pem.encode("ascii"))
+        # cryptography parses names and extensions lazily: a damaged one must
+        # fail here, at the edge, not later in a rule, the probe or staging.
+        subject = cert.subject.rfc4514_string()
+        cert.issuer.rfc4514_string()
+        for _extension in cert.extensions:
+            pass
+        return CertificateBlock(
             fingerprint=cert.fingerprint(hashes.SHA256()).hex(),
-            der=der,
-            subject=cert.subject.rfc4514_string(),
-            not_before=cert.not_valid_before_utc,
-            not_after=cert.not_valid_after_utc,
+            der=cert.public_bytes(serialization.Encoding.DER),
+            subject=subject,
+            not_before=_utc(cert, "not_valid_before"),
+            not_after=_utc(cert, "not_valid_after"),
             line=line,
             certificate=cert,
-        ))
-    _check_between(text, position, len(text))
-    if not certificates:
-        raise CertificateError("no -----BEGIN CERTIFICATE----- block is found; paste the "
-                               "CA certificate in PEM form", 0)
-    return certificates
-
-
-def _check_between(text, start, end):
-    """Refuse anything but whitespace between PEM blocks."""
-    between = text[start:end]
-    stripped = between.strip()
-    if not stripped:
-        return
-    offset = start + between.find(stripped[0])
-    begin = between.find("-----BEGIN ")
-    if begin >= 0:
-        raise CertificateError("%r has no matching -----END line; paste the whole block"
-                               % _line_at(text, start + begin),
-                               _line_of(text, start + begin))
-    raise CertificateError("unexpected text %r outside a PEM block; a %%certificate body "
-                           "holds only -----BEGIN CERTIFICATE----- blocks"
-                           % stripped.splitlines()[0][:40], _line_of(text, offset))
+        )
+    except ValueError as error:
+        raise CertificateError(_("the certificate cannot be decoded (%s); paste it again from "
+                                 "the original file") % str(error)[:200], line) from None
 
 
 def _now(now):
     return now if now is not None else datetime.datetime.now(datetime.timezone.utc)
 
 
-def validity_problem(cert, now=None):
-    """A sentence if CERT is expired or not yet valid at NOW, else None."""
+def validity_problem(block, now=None):
+    """A sentence if BLOCK is expired or not yet valid at NOW, else None."""
     now = _now(now)
-    if now > cert.not_after:
-        return "the certificate %s expired on %s; replace it with a current one" % (
-            cert.subject, cert.not_after.strftime("%Y-%m-%d %H:%M:%S UTC"))
-    if now < cert.not_before:
-        return "the certificate %s is not valid before %s; check the clock or the " \
-               "certificate" % (cert.subject, cert.not_before.strftime("%Y-%m-%d %H:%M:%S UTC"))
+    if now > block.not_after:
+        return _("the certificate %s expired on %s; replace it with a current one") % (
+            block.subject, block.not_after.strftime("%Y-%m-%d %H:%M:%S UTC"))
+    if now < block.not_before:
+        return _("the certificate %s is not valid before %s; check the clock or the "
+                 "certificate") % (block.subject,
+                                   block.not_before.strftime("%Y-%m-%d %H:%M:%S UTC"))
     return None
 
 
-def ca_problem(cert):
-    """A sentence if CERT cannot act as a CA, else None (as FreeIPA checks)."""
+def _extension(cert, kind):
+    from cryptography import x509
     try:
-        constraints = cert.certificate.extensions.get_extension_for_class(
-            x509.BasicConstraints).value
+        return cert.extensions.get_extension_for_class(kind).value
     except x509.ExtensionNotFound:
-        constraints = None
-    if constraints is None or not constraints.ca:
-        return "Not a valid CA certificate: %s (basicConstraints CA:TRUE is missing); " \
-               "give the CA that issued the DNS servers' certificates" % cert.subject
-    try:
-        usage = cert.certificate.extensions.get_extension_for_class(x509.KeyUsage).value
-    except x509.ExtensionNotFound:
-        usage = None
+        return None
+
+
+def ca_problem(block):
+    """A sentence if BLOCK cannot act as a CA, else None.
+
+    The rule is OpenSSL's own (``check_ca()`` in ``crypto/x509/v3_purp.c``):
+    keyUsage, when present, must allow certificate signing; basicConstraints,
+    when present, decides; without it a self-signed X.509 v1 certificate is a
+    CA (old roots, and the anchors of rhinstaller/kickstart-tests), and so is
+    one whose keyUsage allows certificate signing.
+    """
+    from cryptography import x509
+    cert = block.certificate
+    constraints = _extension(cert, x509.BasicConstraints)
+    usage = _extension(cert, x509.KeyUsage)
+    if constraints is not None:
+        is_ca = constraints.ca
+    else:
+        self_signed_v1 = cert.version == x509.Version.v1 and cert.issuer == cert.subject
+        is_ca = self_signed_v1 or usage is not None
+    if not is_ca:
+        return _("Not a valid CA certificate: %s (basicConstraints CA:TRUE is missing); give "
+                 "the CA that issued the DNS servers' certificates") % block.subject
     if usage is not None and not usage.key_cert_sign:
-        return "Not a valid CA certificate: %s (keyUsage lacks keyCertSign)" % cert.subject
+        return _("Not a valid CA certificate: %s (keyUsage lacks keyCertSign)") % block.subject
     return None
 
 
-def check_ca_certificate(cert, now=None):
-    """Raise CertificateError unless CERT is a CA valid at NOW."""
-    problem = ca_problem(cert) or validity_problem(cert, now)
-    if problem:
-        raise CertificateError(problem, cert.line)
-
-
-def load_ca_certificates(text, now=None):
-    """``load_pem_certificates`` of TEXT, refusing any block that is not a CA valid at NOW:
-    the checks of a ``%certificate`` that authenticates DNS servers (``--ca``)."""
-    blocks = load_pem_certificates(text)
-    for block in blocks:
-        check_ca_certificate(block, now)
-    return blocks
-
-
-def build_bundle(certificates):
-    """A PEM bundle of CERTIFICATES in the given order, duplicates (by fingerprint) removed."""
+def build_bundle(blocks):
+    """A PEM bundle of BLOCKS in the given order, duplicates (by fingerprint) removed."""
     seen = set()
     chunks = []
-    for cert in certificates:
-        if cert.fingerprint in seen:
-            continue
-        seen.add(cert.fingerprint)
-        chunks.append(cert.to_pem())
+    for block in blocks:
+        if block.fingerprint not in seen:
+            seen.add(block.fingerprint)
+            chunks.append(block.to_pem())
     return b"".join(chunks)
 
+
+def canonical_pem(blocks):
+    """BLOCKS as one PEM text (without the final newline), as they print themselves."""
+    return b"".join(block.to_pem() for block in blocks).decode("ascii").rstrip("\n")
+
+
+def _has_control_character(text):
+    return any(ord(char) < 0x20 or ord(char) == 0x7f for char in text)
+
+
+def file_name_problem(name, option="--filename"):
+    """A sentence unless NAME can be a ``%certificate --filename``; OPTION is how the
+    user gave it (a ``--ca`` name must be such a file name too)."""
+    shown = "%s=%s" % (option, name)
+    if not name or name in (".", "..") or "/" in name:
+        return _("%s must be a plain file name, without '/'") % shown
+    if _has_control_character(name):
+        return _("%s=%r holds a control character; use a plain file name like "
+                 "corp-ca.pem") % (option, name)
+    if len(name.encode("utf-8", "surrogateescape")) > MAX_FILE_NAME_BYTES:
+        return _("%s is longer than a file name may be (%d bytes); choose a shorter "
+                 "name") % (shown[:80] + "...", MAX_FILE_NAME_BYTES)
+    return None
+
+
+def directory_problem(directory):
+    """A sentence unless DIRECTORY can be a ``--dir`` below a root."""
+    shown = directory[:80] + ("..." if len(directory) > 80 else "")
+    if not posixpath.isabs(directory):
+        return _("--dir=%s must be an absolute path, like /etc/pki/dns/") % shown
+    parts = directory.split("/")
+    if ".." in parts:
+        return _("--dir=%s must not contain '..'; give the directory itself, like "
+                 "/etc/pki/dns/") % shown
+    if _has_control_character(directory):
+        return _("--dir=%r holds a control character; give a plain directory like "
+                 "/etc/pki/dns/") % shown
+    encoded = directory.encode("utf-8", "surrogateescape")
+    if any(len(part.encode("utf-8", "surrogateescape")) > MAX_FILE_NAME_BYTES
+           for part in parts):
+        return _("--dir=%s has a directory name longer than %d bytes; choose shorter names") \
+            % (shown, MAX_FILE_NAME_BYTES)
+    if len(encoded) > MAX_PATH_BYTES:
+        return _("--dir=%s is longer than a path may be (%d bytes); choose a shorter "
+                 "directory") % (shown, MAX_PATH_BYTES)
+    return None
+
+
+def type_problem(cert_type):
+    """A sentence unless CERT_TYPE is None or a ``--type`` Anaconda knows."""
+    if cert_type is None or cert_type in CERT_TYPE_DIRS:
+        return None
+    return _("--type=%s is unknown; the only type is %s") % (cert_type, CERT_TYPE_ANCHOR)
+
+
+def placement_problems(filename, directory, cert_type):
+    """Every sentence about where a ``%certificate`` would be written."""
+    problems = [file_name_problem(filename), type_problem(cert_type)]
+    if directory is not None:
+        problems.append(directory_problem(directory))
+    elif cert_type is None:
+        problems.append(_("One of --dir or --type must be specified for %certificate"))
+    return [problem for problem in problems if problem]
+
+
+@dataclass(frozen=True)
+class CaCertificate:
+    """One ``%certificate``: where it goes, its PEM text and its parsed blocks.
+
+    ``pem`` is the body as pykickstart keeps it (no final newline) and as
+    Anaconda's Security module writes it; ``added`` is True for a certificate
+    added in the installer (``AddCertificate``, the text UI) rather than read
+    from the kickstart. ``origin`` (a ``SectionPlace``) and ``body_places``
+    (the kickstart FILE, LINE of each body line) only say where it was read.
+    """
+    filename: str
+    pem: str = field(repr=False)
+    blocks: Tuple[CertificateBlock, ...] = field(repr=False)
+    directory: Optional[str] = None
+    cert_type: Optional[str] = None
+    added: bool = False
+    origin: Optional[object] = field(default=None, compare=False, repr=False)
+    body_places: Tuple[Tuple[str, int], ...] = field(default=(), compare=False, repr=False)
+
+    @classmethod
+    def from_section(cls, filename, pem, directory=None, cert_type=None, added=False):
+        """Check and parse a certificate given outside a kickstart (D-Bus, text UI), kept
+        as its blocks print themselves (nothing but PEM reaches a file); raises
+        ``CertificateError`` with the first problem."""
+        problems = placement_problems(filename, directory, cert_type)
+        if problems:
+            raise CertificateError(problems[0])
+        blocks = load_pem_certificates(pem)
+        return cls(filename, canonical_pem(blocks), blocks, directory, cert_type, added)
+
+    @property
+    def is_anchor(self):
+        return self.cert_type == CERT_TYPE_ANCHOR
+
+    @property
+    def path(self):
+        """Where the file goes below a root: the ``--type`` place, else ``--dir``, as
+        Anaconda's Security module places it (``certificates/installation.py``)."""
+        directory = CERT_TYPE_DIRS.get(self.cert_type) or self.directory
+        parts = [part for part in directory.split("/") if part not in ("", ".")]
+        return "/" + "/".join(parts + [self.filename])
+
+    def file_content(self):
+        """The bytes of the file: the body and one newline, as Anaconda writes it."""
+        return (self.pem + "\n").encode("ascii")
+
+    def where(self, line):
+        """(file, line) in the kickstart of line LINE (0-based) of the body."""
+        if line is not None and 0 <= line < len(self.body_places):
+            return self.body_places[line]
+        if self.origin is None:
+            return None, None
+        return self.origin.filename, self.origin.lineno
+
+    def describe(self):
+        """One line: the subject(s) and until when the certificate is valid."""
+        return "; ".join("%s, valid until %s" % (block.subject,
+                                                 block.not_after.strftime("%Y-%m-%d"))
+                         for block in self.blocks)
+
+    def kickstart_data(self):
+        """This certificate as pykickstart's ``Certificate`` (for generated kickstarts)."""
+        from pykickstart.parser import Certificate
+        return Certificate(cert=self.pem, filename=self.filename, dir=self.directory,
+                           type=self.cert_type)
+
+    def kickstart_section(self):
+        """This certificate as a ``%certificate`` section (options quoted only where a
+        shell-like split needs it, as pykickstart reads them)."""
+        import shlex
+        options = ["--filename=%s" % self.filename]
+        if self.directory:
+            options.append("--dir=%s" % self.directory)
+        if self.cert_type:
+            options.append("--type=%s" % self.cert_type)
+        return "%%certificate %s\n%s\n%%end\n" % (" ".join(map(shlex.quote, options)),
+                                                  self.pem)

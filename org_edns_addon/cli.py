@@ -42,7 +42,7 @@ def _problem_json(problem):
 
 
 def run_validate(args):
-    from org_edns_addon.ks.parse import parse_kickstart
+    from org_edns_addon.ks.reader import parse_kickstart
 
     results = [parse_kickstart(path) for path in args.kickstarts]
     errors = sum(len(r.errors) for r in results)
@@ -89,29 +89,30 @@ def run_convert(args):
 
 def _staging_input(path, refusal):
     """The staging input of the kickstart at PATH, or None after printing REFUSAL and why."""
-    from org_edns_addon import staging
-    from org_edns_addon.ks.parse import parse_kickstart
+    from org_edns_addon.ks.reader import parse_kickstart
 
     parsed = parse_kickstart(path)
     for problem in parsed.errors:
         print(problem, file=sys.stderr)
     try:
-        return parsed, staging.staging_input_from_kickstart(parsed)
+        return parsed, parsed.staging_input()
     except ValueError as error:
         print("%s: %s: %s" % (path, refusal, error), file=sys.stderr)
         return parsed, None
 
 
 def run_apply(args):
-    from org_edns_addon import staging
+    from org_edns_addon.staging import StagingError
+    from org_edns_addon.staging.apply import stage
+    from org_edns_addon.staging.plan import Phase
 
     _, data = _staging_input(args.kickstart, "not applied")
     if data is None:
         return EXIT_FAILED
     root = os.path.abspath(args.root)
     try:
-        report = staging.stage(data, staging.Phase(args.phase), root)
-    except staging.StagingError as error:
+        report = stage(data, Phase(args.phase), root)
+    except StagingError as error:
         print("%s: not applied: %s" % (args.kickstart, error), file=sys.stderr)
         return EXIT_FAILED
     print("%s: %s phase below %s" % (args.kickstart, args.phase, root))
@@ -120,12 +121,12 @@ def run_apply(args):
 
 
 def run_boot_args(args):
-    from org_edns_addon import staging
+    from org_edns_addon.staging.networkmanager import boot_options
 
     _, data = _staging_input(args.kickstart, "no boot options")
     if data is None:
         return EXIT_FAILED
-    print(" ".join(staging.boot_options(data.config)))
+    print(" ".join(boot_options(data.config)))
     if data.config.routed_domains():
         print("%s: note: boot options carry only the servers for all names; the routed "
               "domains (%s) reach the initramfs only through the overlay "
@@ -142,7 +143,8 @@ def _is_same_file(one, other):
 
 
 def run_overlay(args):
-    from org_edns_addon import initrd, staging
+    from org_edns_addon import initrd
+    from org_edns_addon.staging import StagingError
 
     if _is_same_file(args.output, args.kickstart):
         return _usage_error("overlay", "-o %s is the kickstart itself; name the image to "
@@ -153,7 +155,7 @@ def run_overlay(args):
     try:
         plan = initrd.overlay_plan(parsed)
         image = initrd.overlay_image(plan)
-    except (initrd.OverlayError, staging.StagingError, OSError) as error:
+    except (initrd.OverlayError, StagingError, OSError) as error:
         print("%s: no overlay written: %s" % (args.kickstart, _sentence(error)),
               file=sys.stderr)
         return EXIT_FAILED

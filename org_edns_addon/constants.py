@@ -5,18 +5,18 @@ SECTION_NAME = "edns"
 SECTION_OPEN = "%edns"
 ADDON_SECTION_OPEN = "%addon " + ADDON_NAME
 
-# D-Bus identity of the Anaconda module.
-DBUS_SERVICE_NAME = "org.fedoraproject.Anaconda.Addons.Edns"
-DBUS_OBJECT_PATH = "/org/fedoraproject/Anaconda/Addons/Edns"
-DBUS_INTERFACE_NAME = DBUS_SERVICE_NAME
-
 # Larger input is not a kickstart; refusing it keeps validation's memory and time bounded.
 MAX_KICKSTART_BYTES = 16 * 1024 * 1024
 # Deeper %include nesting is a mistake (or a loop through ever new names); it would
 # otherwise end in Python's recursion limit.
 MAX_INCLUDE_DEPTH = 50
-# The longest file name (one path component) Linux file systems take, in bytes (NAME_MAX).
+# The longest file name (one path component) Linux file systems take, in bytes (NAME_MAX),
+# and the longest path (PATH_MAX).
 MAX_FILE_NAME_BYTES = 255
+MAX_PATH_BYTES = 4096
+
+# The gettext domain of every user-visible sentence (Anaconda's addons each have their own).
+TRANSLATION_DOMAIN = "edns-anaconda-addon"
 
 # Phases: where staging writes (the installer's root, or the installed system's).
 PHASE_INSTALLER = "installer"
@@ -99,8 +99,6 @@ OVERLAY_MTIME = 0
 ANACONDA_ADDONS_DIR = "/usr/share/anaconda/addons"
 ANACONDA_DBUS_SERVICES_DIR = "/usr/share/anaconda/dbus/services"
 ANACONDA_DBUS_CONFS_DIR = "/usr/share/anaconda/dbus/confs"
-DBUS_SERVICE_FILE = DBUS_SERVICE_NAME + ".service"
-DBUS_CONF_FILE = DBUS_SERVICE_NAME + ".conf"
 
 # Pre-flight check of the DNS servers (`edns-addon check`).
 CHECK_TIMEOUT_SECONDS = 5.0
@@ -111,6 +109,6 @@ CHECK_TIMEOUT_MAX_SECONDS = 300.0
 DBUS_CHECK_TIMEOUT_MAX_SECONDS = 20.0
 CHECK_QUERY_TYPE = "A"
 
-# PEM text larger than this (a file in the text UI, AddCertificate over D-Bus) is not
-# a CA certificate.
-MAX_PEM_FILE_BYTES = 1024 * 1024
+# PEM text larger than this (a %certificate body, a file in the text UI, AddCertificate
+# over D-Bus) is not a CA certificate or bundle (the whole system trust store is ~250 KiB).
+MAX_PEM_BYTES = 1024 * 1024

@@ -2,8 +2,8 @@
 
     python3 -m org_edns_addon.dbus_service --address ADDRESS [--kickstart FILE]
 
-publishes ``EdnsInterfaceTemplate`` at ``DBUS_OBJECT_PATH`` and owns
-``DBUS_SERVICE_NAME`` on the bus at ADDRESS (a private ``dbus-daemon``), until
+publishes ``EdnsInterfaceTemplate`` at the module's object path and owns its
+service name (``dbus_identifiers``) on the bus at ADDRESS (a private ``dbus-daemon``), until
 it is killed. Its state is fresh, or what FILE says (the section and its
 ``%certificate`` sections, which D-Bus cannot set), as Anaconda's boss would
 hand it to the module. Tests drive it through a proxy; the start-up benchmark
@@ -19,9 +19,9 @@ from dasbus.error import DBusError, ErrorMapper
 from dasbus.loop import EventLoop
 from gi.repository import GLib
 
-from org_edns_addon.constants import DBUS_OBJECT_PATH, DBUS_SERVICE_NAME
+from org_edns_addon.dbus_identifiers import edns_service
 from org_edns_addon.dbus_interface import EdnsInterfaceTemplate, register_errors
-from org_edns_addon.module_state import EdnsModuleState
+from org_edns_addon.state import EdnsState
 
 
 class ServeError(Exception):
@@ -61,9 +61,10 @@ def serve(address, state):
     error_mapper = ErrorMapper()
     register_errors(error_mapper)
     bus = AddressedMessageBus(address, error_mapper=error_mapper)
+    service = edns_service(bus)
     try:
-        bus.publish_object(DBUS_OBJECT_PATH, EdnsInterfaceTemplate(state))
-        bus.register_service(DBUS_SERVICE_NAME)
+        bus.publish_object(service.object_path, EdnsInterfaceTemplate(state))
+        bus.register_service(service.service_name)
     except (GLib.Error, DBusError) as error:
         raise ServeError("cannot serve on the D-Bus bus at %r: %s; give the address that "
                          "dbus-daemon --print-address printed, like unix:path=/tmp/bus.socket"
@@ -71,25 +72,22 @@ def serve(address, state):
     except ConnectionError:
         # dasbus's answer when the bus gives the name to someone else.
         raise ServeError("%s is already owned on the bus at %s; stop the service that owns "
-                         "it first" % (DBUS_SERVICE_NAME, address)) from None
+                         "it first" % (service.service_name, address)) from None
     loop.run()
     if received:
         raise KeyboardInterrupt
 
 
 def state_of_kickstart(path):
-    """An ``EdnsModuleState`` holding what the kickstart at PATH says, or None after
-    printing its errors."""
-    from org_edns_addon.ks.parse import parse_kickstart
+    """An ``EdnsState`` holding what the kickstart at PATH says, or None after printing
+    its errors."""
+    from org_edns_addon.ks.reader import parse_kickstart
     parsed = parse_kickstart(path)
     for problem in parsed.errors:
         print(problem, file=sys.stderr)
     if parsed.errors:
         return None
-    state = EdnsModuleState()
-    state.set_kickstart(parsed.config or state.config,
-                        [certificate.data for certificate in parsed.certificates])
-    return state
+    return EdnsState(parsed.config, parsed.certificates)
 
 
 def _path(text):
@@ -108,7 +106,7 @@ def main(argv=None):
                         help="start with what this kickstart says (%%addon org_edns_addon or "
                              "%%edns, and its %%certificate sections)")
     args = parser.parse_args(argv)
-    state = EdnsModuleState() if args.kickstart is None else state_of_kickstart(args.kickstart)
+    state = EdnsState() if args.kickstart is None else state_of_kickstart(args.kickstart)
     if state is None:
         return 1
     try:

@@ -4,6 +4,7 @@ and temporary trees that Ctrl-C or a kill cannot leave behind."""
 import contextlib
 import errno
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -38,12 +39,21 @@ def temporary_directory(prefix):
                 shutil.rmtree(path)
 
 
+# A temporary file's name: of fixed length (a 255-byte NAME still gets one) and
+# recognisable, so one that a SIGKILL left behind can be removed later.
+TEMPORARY_NAME = re.compile(r"\.edns-[0-9a-f]{16}\.tmp\Z")
+
+
+def temporary_name():
+    return ".edns-%s.tmp" % secrets.token_hex(8)
+
+
 def write_in_directory(dir_fd, name, data, mode, sync_directory=True):
     """Atomically replace NAME in the open directory DIR_FD: temp file, fsync, rename.
 
     With ``sync_directory=False`` the caller fsyncs DIR_FD itself (once for many files).
     """
-    temporary = ".%s.%s.tmp" % (name, secrets.token_hex(4))
+    temporary = temporary_name()
     with signals_deferred():
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW |
                      os.O_CLOEXEC, 0o600, dir_fd=dir_fd)
@@ -62,6 +72,19 @@ def write_in_directory(dir_fd, name, data, mode, sync_directory=True):
             raise
     if sync_directory:
         os.fsync(dir_fd)
+
+
+def symlink_in_directory(dir_fd, name, target):
+    """Atomically make NAME in DIR_FD a symlink to TARGET."""
+    temporary = temporary_name()
+    with signals_deferred():
+        os.symlink(target, temporary, dir_fd=dir_fd)
+        try:
+            os.rename(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            os.unlink(temporary, dir_fd=dir_fd)
+            raise
+    os.fsync(dir_fd)
 
 
 def write_atomically(path, data, mode=0o644):
@@ -90,3 +113,10 @@ def write_atomically(path, data, mode=0o644):
         write_in_directory(dir_fd, os.path.basename(path), data, mode)
     finally:
         os.close(dir_fd)
+
+
+def error_text(error):
+    """ERROR as a sentence: an OSError's text alone (without "[Errno N]"), else its message."""
+    if isinstance(error, OSError):
+        return error.strerror or str(error)
+    return str(error)

@@ -13,9 +13,11 @@ import re
 import subprocess
 
 from org_edns_addon import constants as c
-from org_edns_addon import staging
 from org_edns_addon.fileio import temporary_directory
 from org_edns_addon.ks.convert import convert_text
+from org_edns_addon.staging.apply import apply_plan
+from org_edns_addon.staging.networkmanager import boot_options
+from org_edns_addon.staging.plan import Phase, Plan, PlannedFile, build_plan, initramfs_input
 
 # The kickstart may hold password hashes: only root reads it.
 KICKSTART_MODE = 0o600
@@ -42,11 +44,11 @@ def overlay_kickstart(parsed):
 
 def overlay_plan(parsed):
     """The files of the overlay: the installer phase as its initramfs runs it, and the kickstart."""
-    data = staging.initramfs_input(staging.staging_input_from_kickstart(parsed))
-    files = staging.build_plan(data, staging.Phase.INSTALLER, "/").files
-    kickstart = staging.PlannedFile(c.OVERLAY_KICKSTART_PATH,
-                                    overlay_kickstart(parsed).encode("utf-8"), KICKSTART_MODE)
-    return staging.Plan(staging.Phase.INSTALLER, files + (kickstart,), ())
+    data = initramfs_input(parsed.staging_input())
+    files = build_plan(data, Phase.INSTALLER, "/").files
+    kickstart = PlannedFile(c.OVERLAY_KICKSTART_PATH, overlay_kickstart(parsed).encode("utf-8"),
+                            KICKSTART_MODE)
+    return Plan(Phase.INSTALLER, files + (kickstart,), ())
 
 
 def _entries(tree):
@@ -77,18 +79,10 @@ def newc_archive(tree):
     return result.stdout
 
 
-def build_overlay(parsed):
-    """The overlay image (gzip'd newc cpio) for the kickstart PARSED.
-
-    Raises ValueError if the kickstart has errors, OverlayError if it cannot be packed.
-    """
-    return overlay_image(overlay_plan(parsed))
-
-
 def overlay_image(plan):
     """The overlay image (gzip'd newc cpio) of PLAN (from ``overlay_plan``)."""
     with temporary_directory("edns-overlay.") as tree:
-        staging.apply_plan(plan, tree)
+        apply_plan(plan, tree)
         archive = newc_archive(tree)
     return gzip.compress(archive, compresslevel=9, mtime=0)
 
@@ -96,4 +90,4 @@ def overlay_image(plan):
 def overlay_boot_options(config):
     """Kernel options to boot the installer with the overlay."""
     return (["%s=file:%s" % (c.BOOT_OPTION_KICKSTART, c.OVERLAY_KICKSTART_PATH),
-             c.BOOT_OPTION_NEEDNET] + staging.boot_options(config))
+             c.BOOT_OPTION_NEEDNET] + boot_options(config))

@@ -14,7 +14,7 @@ from typing import Optional, Tuple
 
 import idna
 
-from org_edns_addon.constants import DOT_PORT, MAX_FILE_NAME_BYTES, PLAIN_DNS_PORT
+from org_edns_addon.constants import DOT_PORT, PLAIN_DNS_PORT
 
 
 class ModelError(ValueError):
@@ -54,6 +54,24 @@ class Problem:
         elif self.lineno is not None:
             where = "line %d: " % self.lineno
         return "%s%s: %s" % (where, self.severity.value, self.message)
+
+
+@dataclass
+class SectionPlace:
+    """Where a kickstart section was read: file, header line, the spelling used, last line."""
+    filename: str
+    lineno: int
+    spelling: str = ""
+    end_lineno: Optional[int] = None
+
+
+class ValidationError(ValueError):
+    """A configuration with errors cannot be used; ``problems`` are its errors."""
+
+    def __init__(self, problems, message=None):
+        self.problems = [problem for problem in problems if problem.severity == Severity.ERROR]
+        super().__init__(message or "the encrypted DNS configuration has errors: %s"
+                         % "; ".join(problem.message for problem in self.problems))
 
 
 TLS_SCHEME = "dns+tls"
@@ -130,20 +148,6 @@ def check_port(number):
     if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= 65535:
         _refuse_port(number)
     return number
-
-
-_CA_NAME = re.compile(r"^[A-Za-z0-9_.+-]+\Z")
-
-
-def check_ca_name(name):
-    """Return NAME if it can be a ``%certificate --filename`` (a plain file name)."""
-    if not isinstance(name, str) or not _CA_NAME.match(name) or name in (".", ".."):
-        raise ModelError("%r is not a %%certificate --filename; use the plain file name, "
-                         "like corp-ca.pem (letters, digits and . _ + - only)" % (name,))
-    if len(name) > MAX_FILE_NAME_BYTES:   # ASCII: one byte a character
-        raise ModelError("%r is longer than a file name may be (%d bytes); choose a shorter "
-                         "name" % (name, MAX_FILE_NAME_BYTES))
-    return name
 
 
 @dataclass(frozen=True)

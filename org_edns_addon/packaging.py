@@ -14,8 +14,15 @@ import os
 import sys
 
 from org_edns_addon import constants as c
-from org_edns_addon import staging
+from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.fileio import temporary_directory
+from org_edns_addon.staging import StagingError
+from org_edns_addon.staging.apply import apply_plan
+from org_edns_addon.staging.plan import Phase, Plan, PlannedFile
+
+# The D-Bus files of the module, named after its service (data/).
+DBUS_SERVICE_FILE = EDNS.interface_name + ".service"
+DBUS_CONF_FILE = EDNS.interface_name + ".conf"
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 DATA_DIR = os.path.join(os.path.dirname(PACKAGE_DIR), "data")
@@ -40,10 +47,10 @@ def layout():
     addon_dir = os.path.join(c.ANACONDA_ADDONS_DIR, c.ADDON_NAME)
     files = [(os.path.join(addon_dir, name), os.path.join(PACKAGE_DIR, name))
              for name in _package_files()]
-    files.append((os.path.join(c.ANACONDA_DBUS_SERVICES_DIR, c.DBUS_SERVICE_FILE),
-                  os.path.join(DATA_DIR, c.DBUS_SERVICE_FILE)))
-    files.append((os.path.join(c.ANACONDA_DBUS_CONFS_DIR, c.DBUS_CONF_FILE),
-                  os.path.join(DATA_DIR, c.DBUS_CONF_FILE)))
+    files.append((os.path.join(c.ANACONDA_DBUS_SERVICES_DIR, DBUS_SERVICE_FILE),
+                  os.path.join(DATA_DIR, DBUS_SERVICE_FILE)))
+    files.append((os.path.join(c.ANACONDA_DBUS_CONFS_DIR, DBUS_CONF_FILE),
+                  os.path.join(DATA_DIR, DBUS_CONF_FILE)))
     for _, source in files:
         if not os.path.isfile(source):
             raise PackagingError("%s is missing; build from a source checkout of the addon"
@@ -66,13 +73,13 @@ def install_tree(destdir):
     try:
         for path, source in layout():
             with open(source, "rb") as stream:
-                files.append(staging.PlannedFile(path, stream.read(), c.FILE_MODE))
+                files.append(PlannedFile(path, stream.read(), c.FILE_MODE))
         os.makedirs(destdir, mode=c.DIR_MODE, exist_ok=True)
-        staging.apply_plan(staging.Plan(staging.Phase.TARGET, tuple(files), ()), destdir)
+        apply_plan(Plan(Phase.TARGET, tuple(files), ()), destdir)
     except OSError as error:
         raise PackagingError("cannot install below %s: %s: %s" % (
             destdir, error.filename, error.strerror or error)) from None
-    except staging.StagingError as error:
+    except StagingError as error:
         raise PackagingError(str(error)) from None
     return [os.path.join(destdir, planned.path.lstrip("/")) for planned in files]
 

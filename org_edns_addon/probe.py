@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import List, Optional
 
-from org_edns_addon.constants import CERT_TYPE_ANCHOR, CHECK_QUERY_TYPE, CHECK_TIMEOUT_SECONDS
+from org_edns_addon.constants import CHECK_QUERY_TYPE, CHECK_TIMEOUT_SECONDS
 from org_edns_addon.model import DotServer, EdnsConfig
 
 # OpenSSL's X509_V_ERR_* verification results that mean "issuer not trusted".
@@ -112,17 +112,15 @@ def check_servers(config: EdnsConfig, ca_bundle: Optional[bytes] = None,
 
 
 def check_staging_input(data, qname=None, timeout=CHECK_TIMEOUT_SECONDS):
-    """``check_servers`` with the trust the installation will use for a StagingInput.
+    """``check_servers`` with the trust the installation will use for a StagingInput
+    (``data.trust``: the kickstart's certificates alone, or the system store plus
+    every ``%certificate --type=anchor``)."""
+    from org_edns_addon.certificates import build_bundle
 
-    With ``--ca`` (``data.ca_bundle``) only those certificates authenticate the
-    servers; without it the system store plus every ``%certificate --type=anchor``.
-    """
-    from org_edns_addon.certificates import build_bundle, load_pem_certificates
-
-    anchors = build_bundle([block for cert in data.certificates
-                            if cert.type == CERT_TYPE_ANCHOR
-                            for block in load_pem_certificates(cert.pem)])
-    return check_servers(data.config, data.ca_bundle, qname, timeout, anchors or None)
+    trust = data.trust
+    if trust.explicit:
+        return check_servers(data.config, build_bundle(trust.blocks), qname, timeout)
+    return check_servers(data.config, None, qname, timeout, build_bundle(trust.anchors) or None)
 
 
 def _verifying_context(ca_bundle, anchors):

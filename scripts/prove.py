@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from org_edns_addon import constants as c  # noqa: E402
-from org_edns_addon.ks.parse import parse_kickstart  # noqa: E402
+from org_edns_addon.ks.reader import parse_kickstart  # noqa: E402
 from org_edns_addon.model import Backend  # noqa: E402
 from tests import certs  # noqa: E402
 from tests.dotlab import (LoopbackCapture, PrivateNetwork, ask, resolve_with_libc,  # noqa: E402

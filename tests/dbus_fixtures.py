@@ -16,8 +16,9 @@ from dasbus.error import ErrorMapper
 from dasbus.typing import unwrap_variant
 from gi.repository import GLib
 
-from org_edns_addon.constants import DBUS_OBJECT_PATH, DBUS_SERVICE_NAME
+from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.dbus_interface import register_errors
+from org_edns_addon.dbus_structures import ValidationReport
 from tests.conftest import REPO
 
 TIMEOUT = 20.0
@@ -49,6 +50,13 @@ def plain_structures(structures):
     """A D-Bus list of structures (``aa{sv}``) as dicts of plain values."""
     return [{name: unwrap_variant(value) for name, value in structure.items()}
             for structure in structures]
+
+
+def validation(proxy):
+    """The module's ``Validate()`` report as lines: "error: ..." then "warning: ..."."""
+    report = ValidationReport.from_structure(proxy.Validate())
+    return ["error: " + message for message in report.error_messages] + \
+        ["warning: " + message for message in report.warning_messages]
 
 
 def wait_for(predicate, timeout=TIMEOUT, what="the condition"):
@@ -145,12 +153,12 @@ def running_template_service(bus, bus_address, kickstart=None):
     """The stand-alone service (python3 -m org_edns_addon.dbus_service), with the state of
     the kickstart at KICKSTART if given, while in the block: (proxy, process)."""
     process = start_service(template_service_argv(bus_address, kickstart), bus,
-                            DBUS_SERVICE_NAME, env=python_env())
+                            EDNS.interface_name, env=python_env())
     try:
-        yield bus.get_proxy(DBUS_SERVICE_NAME, DBUS_OBJECT_PATH), process
+        yield bus.get_proxy(EDNS.interface_name, EDNS.object_path), process
     finally:
         stop_service(process)
-        wait_for(lambda: not bus.proxy.NameHasOwner(DBUS_SERVICE_NAME),
+        wait_for(lambda: not bus.proxy.NameHasOwner(EDNS.interface_name),
                  what="the service name to be released")
 
 

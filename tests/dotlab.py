@@ -39,8 +39,9 @@ from pathlib import Path
 from typing import Iterable, List, Sequence, Tuple
 
 from org_edns_addon import constants as c
-from org_edns_addon import staging
-from org_edns_addon.ks.parse import parse_kickstart
+from org_edns_addon.staging import plan as staging_plan
+from org_edns_addon.staging import apply as staging_apply
+from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.model import Backend
 from tests import certs
 from tests.conftest import certificate_section
@@ -418,8 +419,8 @@ def start_forwarder(workdir, config_text, address, port=None,
 # Staging a kickstart and running its resolver
 
 
-def stage_kickstart(path, root, phase=staging.Phase.TARGET):
-    """Stage the kickstart at PATH below ROOT with the installer's code (``staging.stage``).
+def stage_kickstart(path, root, phase=staging_plan.Phase.TARGET):
+    """Stage the kickstart at PATH below ROOT with the installer's code (``staging_apply.stage``).
 
     Returns the staging input and the ApplyReport; ValueError with the
     kickstart's problems if it has errors.
@@ -427,8 +428,8 @@ def stage_kickstart(path, root, phase=staging.Phase.TARGET):
     parsed = parse_kickstart(str(path))
     if parsed.errors:
         raise ValueError("\n".join(str(problem) for problem in parsed.errors))
-    data = staging.staging_input_from_kickstart(parsed)
-    return data, staging.stage(data, phase, str(root))
+    data = parsed.staging_input()
+    return data, staging_apply.stage(data, phase, str(root))
 
 
 _SERVER_URI = re.compile(r"dns\+tls://(\[(?P<ipv6>[^\]]+)\]|(?P<ipv4>[^:#\[]+))"

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from org_edns_addon.ks.parse import parse_kickstart
+from org_edns_addon.ks.reader import parse_kickstart
 from tests import certs
 
 ADDON = "%addon org_edns_addon"

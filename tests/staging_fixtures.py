@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from org_edns_addon import staging
-from org_edns_addon.ks.parse import parse_kickstart
+from org_edns_addon.staging import actions as staging_actions
+from org_edns_addon import constants as c
+from org_edns_addon.ks.reader import parse_kickstart
 from tests.conftest import certificate_section
 
 SERVERS = ("dns+tls://192.0.2.53#dot.corp.example\n"
@@ -33,7 +34,7 @@ def staging_input(write_ks, text):
     """The StagingInput of kickstart TEXT (which must be free of errors)."""
     parsed = parse_kickstart(write_ks(text))
     assert not parsed.errors, parsed.errors
-    return staging.staging_input_from_kickstart(parsed)
+    return parsed.staging_input()
 
 
 def tree_digest(root):
@@ -55,7 +56,7 @@ def tree_digest(root):
     return digest
 
 
-class RecordingRunner(staging.CommandRunner):
+class RecordingRunner(staging_actions.CommandRunner):
     """Records every command instead of running it; fails those named in FAIL."""
 
     def __init__(self, fail=()):
@@ -65,7 +66,7 @@ class RecordingRunner(staging.CommandRunner):
     def run(self, argv):
         self.commands.append(list(argv))
         if argv[0] in self.fail:
-            raise staging.CommandError("%s failed with exit code 1" % " ".join(argv))
+            raise staging_actions.CommandError("%s failed with exit code 1" % " ".join(argv))
 
 
 def networkmanager_config(tmp_path, keyfile_bytes):
@@ -93,7 +94,7 @@ def unbound_checkconf(tmp_path, root, option=None):
     main = tmp_path / "unbound.conf"
     main.write_text('server:\n    chroot: ""\n    username: ""\n    directory: "%s"\n'
                     '    pidfile: ""\ninclude: "%s"\n'
-                    % (root, Path(root) / staging.c.UNBOUND_CONF_PATH.lstrip("/")))
+                    % (root, Path(root) / c.UNBOUND_CONF_PATH.lstrip("/")))
     argv = ["unbound-checkconf"] + (["-o", option] if option else []) + [str(main)]
     return subprocess.run(argv, capture_output=True, text=True, timeout=60)
 

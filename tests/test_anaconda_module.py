@@ -30,6 +30,7 @@ except ImportError as error:   # pragma: no cover - depends on the machine
 
 # pylint: disable=wrong-import-position
 from org_edns_addon import constants as c
+from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.dbus_interface import InvalidConfigurationError
 from org_edns_addon.model import DotServer
 from org_edns_addon.service import edns as edns_module
@@ -38,7 +39,7 @@ from org_edns_addon.service.installation import StageEncryptedDnsTask
 from org_edns_addon.staging import Phase
 from tests import certs
 from tests.conftest import certificate_section, run_cli
-from tests.dbus_fixtures import (bus, bus_address, plain_structures,  # noqa: F401
+from tests.dbus_fixtures import (validation, bus, bus_address, plain_structures,  # noqa: F401
                                  python_env, start_service, stop_service, wait_for)
 from tests.dot_fixtures import dot_pki, dot_upstream  # noqa: F401 (fixtures)
 from tests.dotlab import TLS_NAME, dot_kickstart, free_port
@@ -107,7 +108,7 @@ def boss_kickstart_manager(bus, service_names):
     return manager
 
 
-def boss_read(bus, path, service_names=(c.DBUS_SERVICE_NAME,)):
+def boss_read(bus, path, service_names=(EDNS.interface_name,)):
     """What Anaconda's boss does with a kickstart file: split, distribute to the modules
     of SERVICE_NAMES, merge reports."""
     return boss_kickstart_manager(bus, service_names).read_kickstart_file(str(path))
@@ -146,7 +147,7 @@ def test_boss_split_gives_the_module_only_its_sections(test_ca, tmp_path):
 
 def test_module_on_the_bus_reads_the_kickstart_the_boss_sends(start_module, bus, test_ca,
                                                                tmp_path):
-    proxy = start_module("org_edns_addon.service", c.DBUS_SERVICE_NAME)
+    proxy = start_module("org_edns_addon.service", EDNS.interface_name)
     path = tmp_path / "ks.cfg"
     path.write_text(kickstart(test_ca.pem))
     report = boss_read(bus, path)
@@ -155,12 +156,12 @@ def test_module_on_the_bus_reads_the_kickstart_the_boss_sends(start_module, bus,
     assert proxy.KickstartAddons == ["org_edns_addon"]
     assert proxy.KickstartSections == ["edns", "certificate"]
     assert proxy.CaNames == ["dns-ca.pem"]
-    assert proxy.Validate() == []
+    assert validation(proxy) == []
 
 
 def test_invalid_content_comes_back_in_the_report_with_file_and_line(start_module, bus,
                                                                        tmp_path):
-    start_module("org_edns_addon.service", c.DBUS_SERVICE_NAME)
+    start_module("org_edns_addon.service", EDNS.interface_name)
     not_a_ca = certs.make_ca("Leaf", ca=False)
     text = kickstart(not_a_ca.pem, "%addon org_edns_addon --ca=dns-ca.pem\n"
                                    "dns+tls://192.0.2.53\n%end\n")
@@ -169,10 +170,10 @@ def test_invalid_content_comes_back_in_the_report_with_file_and_line(start_modul
     report = boss_read(bus, path)
     found = [(m.file_name, m.line_number, m.module_name, m.message)
              for m in report.error_messages]
-    assert (str(path), line_of(text, "%certificate"), c.DBUS_SERVICE_NAME,
+    assert (str(path), line_of(text, "%certificate"), EDNS.interface_name,
             "Not a valid CA certificate: CN=Leaf (basicConstraints CA:TRUE is missing); give "
             "the CA that issued the DNS servers' certificates") in found
-    assert (str(path), line_of(text, "%addon"), c.DBUS_SERVICE_NAME,
+    assert (str(path), line_of(text, "%addon"), EDNS.interface_name,
             "the DoT server dns+tls://192.0.2.53 has no TLS name, so it cannot be "
             "authenticated; append #NAME as in its certificate, like "
             "dns+tls://192.0.2.53#dot.example") in found
@@ -235,7 +236,7 @@ def test_certificates_without_our_section_can_still_be_named_later(test_ca, anac
 
 
 def test_requirements_name_the_packages_with_reasons(start_module, bus, test_ca, tmp_path):
-    proxy = start_module("org_edns_addon.service", c.DBUS_SERVICE_NAME)
+    proxy = start_module("org_edns_addon.service", EDNS.interface_name)
     assert proxy.CollectRequirements() == []
     path = tmp_path / "ks.cfg"
     path.write_text(kickstart(test_ca.pem))
@@ -252,12 +253,12 @@ def test_requirements_name_the_packages_with_reasons(start_module, bus, test_ca,
 def test_install_task_stages_the_target_over_dbus(start_module, bus, anaconda_conf, test_ca,
                                                   tmp_path):
     _, sysroot = anaconda_conf
-    proxy = start_module("org_edns_addon.service", c.DBUS_SERVICE_NAME)
+    proxy = start_module("org_edns_addon.service", EDNS.interface_name)
     path = tmp_path / "ks.cfg"
     path.write_text(kickstart(test_ca.pem))
     assert boss_read(bus, path).is_valid()
     [task_path] = proxy.InstallWithTasks()
-    task = bus.get_proxy(c.DBUS_SERVICE_NAME, task_path)
+    task = bus.get_proxy(EDNS.interface_name, task_path)
     assert task.Name == "Configure encrypted DNS (target)"
     sync_run_task(task)
     keyfile = (sysroot / c.NM_KEYFILE_PATH.lstrip("/")).read_text()
@@ -273,10 +274,10 @@ def beside_security(start_module, bus, test_ca, tmp_path):
     """Anaconda's Security module and ours, both given kickstart(test_ca.pem) by the boss;
     yields our module's proxy."""
     start_module("pyanaconda.modules.security", SECURITY_SERVICE)
-    proxy = start_module("org_edns_addon.service", c.DBUS_SERVICE_NAME)
+    proxy = start_module("org_edns_addon.service", EDNS.interface_name)
     path = tmp_path / "ks.cfg"
     path.write_text(kickstart(test_ca.pem))
-    assert boss_read(bus, path, (SECURITY_SERVICE, c.DBUS_SERVICE_NAME)).is_valid()
+    assert boss_read(bus, path, (SECURITY_SERVICE, EDNS.interface_name)).is_valid()
     return proxy
 
 
@@ -285,7 +286,7 @@ def test_with_anacondas_security_module_the_certificate_is_not_imported_twice(
     _, sysroot = anaconda_conf
     proxy = beside_security
     [task_path] = proxy.InstallWithTasks()
-    sync_run_task(bus.get_proxy(c.DBUS_SERVICE_NAME, task_path))
+    sync_run_task(bus.get_proxy(EDNS.interface_name, task_path))
     assert not (sysroot / "etc/pki/dns/dns-ca.pem").exists()
     assert (sysroot / c.DOT_CA_BUNDLE_PATH.lstrip("/")).read_text() == test_ca.pem
     assert (sysroot / c.NM_KEYFILE_PATH.lstrip("/")).is_file()
@@ -298,10 +299,10 @@ def test_a_certificate_added_beside_the_security_module_is_written_and_generated
     corp_ca = certs.make_ca("Corp CA")
     proxy.AddCertificate("corp-ca.pem", corp_ca.pem)
     proxy.CaNames = ["dns-ca.pem", "corp-ca.pem"]
-    assert proxy.Validate() == []
+    assert validation(proxy) == []
 
     [task_path] = proxy.InstallWithTasks()
-    sync_run_task(bus.get_proxy(c.DBUS_SERVICE_NAME, task_path))
+    sync_run_task(bus.get_proxy(EDNS.interface_name, task_path))
     # Only this module has the added certificate, so it writes it; the Security module
     # writes the kickstart's own.
     assert (sysroot / "etc/pki/dns/corp-ca.pem").read_text() == corp_ca.pem
@@ -309,7 +310,7 @@ def test_a_certificate_added_beside_the_security_module_is_written_and_generated
     assert (sysroot / c.DOT_CA_BUNDLE_PATH.lstrip("/")).read_text() == \
         test_ca.pem + corp_ca.pem
 
-    generated = boss_kickstart_manager(bus, (SECURITY_SERVICE, c.DBUS_SERVICE_NAME)) \
+    generated = boss_kickstart_manager(bus, (SECURITY_SERVICE, EDNS.interface_name)) \
         .generate_kickstart()
     assert [line for line in generated.splitlines() if line.startswith("%certificate")] == [
         '%certificate --filename="corp-ca.pem" --dir="/etc/pki/dns/"',
@@ -363,14 +364,14 @@ def test_boot_options_that_differ_are_logged_and_the_kickstart_wins(test_ca, mon
 
 def test_check_servers_task_publishes_the_results(start_module, bus, dot_upstream, dot_pki,
                                                   tmp_path):
-    proxy = start_module("org_edns_addon.service", c.DBUS_SERVICE_NAME)
+    proxy = start_module("org_edns_addon.service", EDNS.interface_name)
     closed = free_port(dot_upstream.address)
     path = tmp_path / "ks.cfg"
     path.write_text("lang en_US.UTF-8\n" + dot_kickstart([
         dot_upstream.server_line(),
         "dns+tls://%s:%d#%s" % (dot_upstream.address, closed, TLS_NAME)], dot_pki.ca.pem))
     assert boss_read(bus, path).is_valid()
-    task = bus.get_proxy(c.DBUS_SERVICE_NAME, proxy.CheckServersWithTask())
+    task = bus.get_proxy(EDNS.interface_name, proxy.CheckServersWithTask())
     assert task.Name == "Check the encrypted DNS servers"
     sync_run_task(task)
     good, refused = plain_structures(unwrap_variant(task.GetResult()))
@@ -383,19 +384,19 @@ def test_check_servers_task_publishes_the_results(start_module, bus, dot_upstrea
 
 
 def test_check_servers_task_is_refused_for_a_configuration_with_errors(start_module):
-    proxy = start_module("org_edns_addon.service", c.DBUS_SERVICE_NAME)
+    proxy = start_module("org_edns_addon.service", EDNS.interface_name)
     with pytest.raises(InvalidConfigurationError) as raised:
         proxy.CheckServersWithTask()
     assert "no DNS server is given" in str(raised.value)
-    assert proxy.Validate()
+    assert validation(proxy)
 
 
 def test_module_interface_has_the_template_members_and_the_task_method(start_module, bus):
-    start_module("org_edns_addon.service", c.DBUS_SERVICE_NAME)
-    introspectable = bus.get_proxy(c.DBUS_SERVICE_NAME, c.DBUS_OBJECT_PATH,
+    start_module("org_edns_addon.service", EDNS.interface_name)
+    introspectable = bus.get_proxy(EDNS.interface_name, EDNS.object_path,
                                    interface_name="org.freedesktop.DBus.Introspectable")
     node = Gio.DBusNodeInfo.new_for_xml(introspectable.Introspect())
-    ours = node.lookup_interface(c.DBUS_INTERFACE_NAME)
+    ours = node.lookup_interface(EDNS.interface_name)
     assert [m.name for m in ours.methods] == ["AddCertificate", "CheckServers",
                                               "CheckServersWithTask", "Validate"]
     assert [p.name for p in ours.properties] == ["Backend", "CaNames", "Certificates",

@@ -8,7 +8,7 @@ import pytest
 from dasbus.typing import Str, get_variant
 
 from org_edns_addon.dbus_interface import InvalidConfigurationError, InvalidValueError
-from tests.dbus_fixtures import (TIMEOUT, bus, bus_address, edns_proxy,  # noqa: F401
+from tests.dbus_fixtures import (validation, TIMEOUT, bus, bus_address, edns_proxy,  # noqa: F401
                                  plain_structures, python_env, running_template_service,
                                  template_service_argv)
 from tests.dot_fixtures import dot_pki, dot_upstream  # noqa: F401 (fixtures)
@@ -88,7 +88,7 @@ def test_a_configuration_with_errors_is_refused_with_its_problems(edns_proxy):
         proxy.CheckServers(CHECK_SECONDS)
     assert str(raised.value) == ("the encrypted DNS configuration has errors: no DNS server "
                                  "is given; add a line like dns+tls://192.0.2.53#dot.example")
-    assert process.poll() is None and proxy.Validate()
+    assert process.poll() is None and validation(proxy)
 
 
 def test_the_service_refuses_a_kickstart_with_errors_without_a_traceback(bus_address,

@@ -8,11 +8,12 @@ import pytest
 from dasbus.typing import Bool, Str, UInt16, get_variant, unwrap_variant
 from gi.repository import Gio, GLib
 
-from org_edns_addon.constants import DBUS_INTERFACE_NAME, DBUS_OBJECT_PATH, DBUS_SERVICE_NAME
-from org_edns_addon.dbus_interface import INVALID_VALUE_ERROR, DotServerData, InvalidValueError
+from org_edns_addon.dbus_identifiers import EDNS
+from org_edns_addon.dbus_interface import INVALID_VALUE_ERROR, InvalidValueError
+from org_edns_addon.dbus_structures import DotServerData
 from tests import certs
 from tests.conftest import certificate_section
-from tests.dbus_fixtures import (bus, bus_address, edns_proxy,  # noqa: F401 (fixtures)
+from tests.dbus_fixtures import (validation, bus, bus_address, edns_proxy,  # noqa: F401 (fixtures)
                                  plain_structures, running_template_service, wait_for)
 
 
@@ -49,15 +50,15 @@ def test_fresh_service_has_defaults_and_says_what_is_missing(edns_proxy):
     assert proxy.Backend == "dnsconfd"
     assert proxy.SearchDomains == []
     assert proxy.CaNames == []
-    assert proxy.Validate() == ["error: no DNS server is given; add a line like "
+    assert validation(proxy) == ["error: no DNS server is given; add a line like "
                                 "dns+tls://192.0.2.53#dot.example"]
 
 
 def test_introspection_shows_the_typed_properties(edns_proxy, bus):
-    introspectable = bus.get_proxy(DBUS_SERVICE_NAME, DBUS_OBJECT_PATH,
+    introspectable = bus.get_proxy(EDNS.interface_name, EDNS.object_path,
                                    interface_name="org.freedesktop.DBus.Introspectable")
     node = Gio.DBusNodeInfo.new_for_xml(introspectable.Introspect())
-    interface = node.lookup_interface(DBUS_INTERFACE_NAME)
+    interface = node.lookup_interface(EDNS.interface_name)
     types = {p.name: (p.signature, int(p.flags)) for p in interface.properties}
     readable = int(Gio.DBusPropertyInfoFlags.READABLE)
     readwrite = int(Gio.DBusPropertyInfoFlags.READABLE | Gio.DBusPropertyInfoFlags.WRITABLE)
@@ -69,7 +70,7 @@ def test_introspection_shows_the_typed_properties(edns_proxy, bus):
     add = interface.lookup_method("AddCertificate")
     assert ([(a.name, a.signature) for a in add.in_args], add.out_args) == (
         [("filename", "s"), ("pem", "s")], [])
-    assert interface.lookup_method("Validate").out_args[0].signature == "as"
+    assert interface.lookup_method("Validate").out_args[0].signature == "a{sv}"
     check = interface.lookup_method("CheckServers")
     assert ([a.signature for a in check.in_args], [a.signature for a in check.out_args]) == \
         (["d"], ["aa{sv}"])
@@ -84,7 +85,7 @@ def test_servers_are_stored_normalized_and_valid(edns_proxy):
         ("192.0.2.53", 853, "dot.corp.example", [], True),
         ("2001:db8::53", 8853, "dot.corp.example", [], True),
         ("198.51.100.60", 853, "dot.lab.example", ["lab.example"], True)]
-    assert proxy.Validate() == []
+    assert validation(proxy) == []
 
 
 @pytest.mark.parametrize("prop, value, expected", [
@@ -101,7 +102,7 @@ def test_setting_a_property_stores_it_and_signals_the_change(edns_proxy, prop, v
     setattr(proxy, prop, value)
     assert getattr(proxy, prop) == expected
     wait_for(lambda: changes, what="PropertiesChanged")
-    assert changes == [(DBUS_INTERFACE_NAME, {prop: expected})]
+    assert changes == [(EDNS.interface_name, {prop: expected})]
 
 
 def test_setting_servers_signals_the_new_list(edns_proxy):
@@ -124,8 +125,8 @@ BAD_VALUES = [
     ("SearchDomains", ["corp.example\nservers=dns+udp://203.0.113.1"],
      "is not a valid DNS search domain"),
     ("SearchDomains", ["a,b.example"], "is not a valid DNS search domain"),
-    ("CaNames", ["../../etc/shadow"], "is not a %certificate --filename"),
-    ("CaNames", ["a.pem,b.pem"], "is not a %certificate --filename"),
+    ("CaNames", ["../../etc/shadow"], "--ca=../../etc/shadow must be a plain file name"),
+    ("CaNames", ["a.pem,b.pem"], "--ca=a.pem,b.pem holds ','"),
     ("Servers", [server("192.0.2.300", "dot.example")], "'192.0.2.300' is not an IPv4 or "
                                                         "IPv6 address"),
     ("Servers", [server("192.0.2.53", "dot#evil.example")], "is not a valid DNS TLS name"),
@@ -137,7 +138,14 @@ BAD_VALUES = [
     ("Servers", [{"address": get_variant(Str, "192.0.2.53"),
                   "bogus": get_variant(Bool, True)}], "Field 'bogus' doesn't exist."),
     ("Servers", [{"address": get_variant(Str, "192.0.2.53"),
-                  "port": get_variant(Str, "853")}], "port '853' is out of range"),
+                  "port": get_variant(Str, "853")}], "the field 'port' must be of type 'q', not "
+                                                     "'s'"),
+    ("Servers", [{"address": get_variant(Str, "192.0.2.53"),
+                  "domains": get_variant(Str, "lab")}], "the field 'domains' must be of type "
+                                                        "'as', not 's'"),
+    ("Servers", [{"address": get_variant(Str, "192.0.2.53"),
+                  "tls": get_variant(Str, "no")}], "the field 'tls' must be of type 'b', not "
+                                                   "'s'"),
 ]
 
 
@@ -158,8 +166,8 @@ def test_bad_value_travels_as_the_invalid_value_dbus_error(edns_proxy, bus):
     proxy, process = edns_proxy
     with pytest.raises(GLib.Error) as raised:
         bus.connection.call_sync(
-            DBUS_SERVICE_NAME, DBUS_OBJECT_PATH, "org.freedesktop.DBus.Properties", "Set",
-            GLib.Variant("(ssv)", (DBUS_INTERFACE_NAME, "Backend", GLib.Variant("s", "bind"))),
+            EDNS.interface_name, EDNS.object_path, "org.freedesktop.DBus.Properties", "Set",
+            GLib.Variant("(ssv)", (EDNS.interface_name, "Backend", GLib.Variant("s", "bind"))),
             None, Gio.DBusCallFlags.NONE, -1, None)
     assert Gio.DBusError.get_remote_error(raised.value) == INVALID_VALUE_ERROR
     assert "'bind' is not a backend" in raised.value.message
@@ -184,7 +192,7 @@ def test_validate_reports_rules_that_span_properties(edns_proxy):
                      server("192.0.2.54", "dot.example", domains=["lab.example"])]
     proxy.CaNames = ["corp-ca.pem"]
     proxy.SearchDomains = ["corp.example", "corp.example"]
-    assert proxy.Validate() == [
+    assert validation(proxy) == [
         "error: --ca=corp-ca.pem names no %certificate --filename (known: none); add that "
         "%certificate or fix the name",
         "error: the plaintext server dns+udp://192.0.2.53 is refused with "
@@ -195,7 +203,7 @@ def test_validate_reports_rules_that_span_properties(edns_proxy):
     proxy.ResolveMode = "backup"
     proxy.CaNames = []
     proxy.SearchDomains = ["corp.example"]
-    assert proxy.Validate() == []
+    assert validation(proxy) == []
 
 
 def test_server_without_a_port_gets_the_default_port_of_its_kind(edns_proxy):
@@ -205,7 +213,7 @@ def test_server_without_a_port_gets_the_default_port_of_its_kind(edns_proxy):
                      server("192.0.2.55", tls=False, port=0)]
     assert [(address, port) for address, port, _, _, _ in servers_of(proxy)] == [
         ("192.0.2.53", 853), ("192.0.2.54", 53), ("192.0.2.55", 53)]
-    assert proxy.Validate() == []
+    assert validation(proxy) == []
 
 
 def test_server_port_keeps_its_dbus_type(edns_proxy):
@@ -233,7 +241,7 @@ def test_added_certificate_is_listed_signalled_and_can_be_named(edns_proxy, test
     assert plain_structures(changes[0]["Certificates"]) == [added]
     proxy.Servers = [server("192.0.2.53", "dot.example")]
     proxy.CaNames = ["corp-ca.pem"]
-    assert proxy.Validate() == []
+    assert validation(proxy) == []
 
 
 def test_kickstart_certificates_come_first_and_keep_their_names(bus, bus_address, tmp_path,
@@ -271,8 +279,9 @@ BAD_CERTIFICATES = [
     ("corp-ca.pem", lambda ca: "", "no -----BEGIN CERTIFICATE----- block is found"),
     ("corp-ca.pem", lambda ca: ca.pem + "%end\n%post\nrm -rf /\n%end\n",
      "unexpected text '%end' outside a PEM block"),
-    ("../../etc/shadow", lambda ca: ca.pem, "is not a %certificate --filename"),
-    ("corp ca.pem", lambda ca: ca.pem, "is not a %certificate --filename"),
+    ("../../etc/shadow", lambda ca: ca.pem, "--filename=../../etc/shadow must be a plain "
+                                            "file name"),
+    ("corp\nca.pem", lambda ca: ca.pem, "holds a control character"),
     ("corp-ca.pem", lambda ca: "x" * (1024 * 1024 + 1), "larger than 1024 KiB"),
 ]
 

@@ -3,7 +3,7 @@ DNS over TLS, authenticated by the kickstart's CA, and fail closed otherwise.
 
 Each test writes a kickstart naming the lab's DoT upstreams (``dot_lab``: a
 private network namespace with only loopback, upstreams on port 853), stages it
-into a fresh root with ``staging.stage`` (phase target), and runs the local
+into a fresh root with ``staging_apply.stage`` (phase target), and runs the local
 resolver as the installed system would: Unbound on the staged files, with the
 staged /etc over /etc (``tests/dotlab.py``: ``start_staged_resolver``). The
 unbound backend runs on the generated /etc/unbound/conf.d file itself and
@@ -20,8 +20,11 @@ import dns.rcode
 import pytest
 
 from org_edns_addon import constants as c
-from org_edns_addon import staging
+from org_edns_addon.staging import plan as staging_plan
+from org_edns_addon.staging import apply as staging_apply
+from org_edns_addon.staging import networkmanager
 from org_edns_addon.model import Backend, DotServer, EdnsConfig
+from org_edns_addon.trust import DotTrust
 from tests.dot_fixtures import (ROUTED_ANSWER_ADDRESS, ROUTED_ANSWER_NAME, ROUTED_ZONE,  # noqa: F401
                                 dot_lab, dot_pki, staged_resolver)
 from tests.dotlab import (ANSWER_ADDRESS, ANSWER_NAME, CA_FILENAME, LoopbackCapture, ask,
@@ -151,7 +154,8 @@ def test_dnsconfd_translation_of_a_routed_keyfile(tmp_path):
         DotServer.parse_line("dns+tls://[2001:db8::53]:8853#dot.corp.example"),
         DotServer.parse_line("dns+tls://198.51.100.60#dot.lab.example domain=lab.example")),
         ca_names=("ca.pem",))
-    keyfile = staging.nm_keyfile(staging.StagingInput(config, (), b"bundle"))
+    keyfile = networkmanager.nm_keyfile(staging_plan.StagingInput(
+        config, (), DotTrust(c.DOT_CA_BUNDLE_PATH, b"bundle")))
     assert dnsconfd_unbound_config(keyfile.decode(), tmp_path).splitlines() == [
         "server:",
         "  interface: 127.0.0.1",

@@ -10,8 +10,10 @@ from dataclasses import dataclass
 import pytest
 
 from org_edns_addon import constants as c
-from org_edns_addon import initrd, staging
-from org_edns_addon.ks.parse import parse_kickstart
+from org_edns_addon import initrd
+from org_edns_addon.staging import apply as staging_apply
+from org_edns_addon.staging import networkmanager
+from org_edns_addon.ks.reader import parse_kickstart
 from tests.conftest import run_cli
 from tests.staging_fixtures import (edns_kickstart, in_mount_namespace, require_namespaces,
                                     require_tools, staging_input)
@@ -65,6 +67,10 @@ def _decompress_member(data):
         raise AssertionError("unknown compression magic %r" % data[:6])
     out = stream.decompress(data)
     return out, len(data) - len(stream.unused_data)
+
+
+def overlay_of(parsed):
+    return initrd.overlay_image(initrd.overlay_plan(parsed))
 
 
 def walk_initramfs(data, entries=None):
@@ -150,13 +156,13 @@ def test_the_overlay_files_are_the_installer_phase_files(overlay_image, overlay_
 
 def test_the_same_kickstart_gives_the_same_overlay_bytes(overlay_ks):
     parsed = parse_kickstart(overlay_ks)
-    assert initrd.build_overlay(parsed) == initrd.build_overlay(parse_kickstart(overlay_ks))
+    assert overlay_of(parsed) == overlay_of(parse_kickstart(overlay_ks))
 
 
 def test_overlay_of_an_unbound_kickstart_configures_dnsconfd_for_the_initramfs(write_ks,
                                                                                   test_ca):
     parsed = parse_kickstart(write_ks(edns_kickstart(test_ca.pem, "--backend=unbound")))
-    entries = walk_initramfs(initrd.build_overlay(parsed))
+    entries = walk_initramfs(overlay_of(parsed))
     keyfile = entries[c.NM_KEYFILE_PATH.lstrip("/")].data.decode()
     assert "dns=dnsconfd" in keyfile and "[global-dns-domain-*]" in keyfile
     assert c.UNBOUND_CONF_PATH.lstrip("/") not in entries
@@ -176,7 +182,7 @@ def test_overlay_prints_boot_options_and_both_ways_of_loading_it(overlay_ks, tmp
 def test_boot_args_prints_one_line_of_options(overlay_ks):
     result = run_cli("boot-args", overlay_ks)
     assert result.returncode == 0
-    assert result.stdout.split() == staging.boot_options(parse_kickstart(overlay_ks).config)
+    assert result.stdout.split() == networkmanager.boot_options(parse_kickstart(overlay_ks).config)
     assert "routed domains (lab.example, test.lab.example)" in result.stderr
 
 
@@ -205,7 +211,7 @@ def dracut_image(write_ks, test_ca, tmp_path):
     target = tmp_path / "target"
     target.mkdir()
     data = staging_input(write_ks, edns_kickstart(test_ca.pem))
-    staging.stage(data, "target", str(target))
+    staging_apply.stage(data, "target", str(target))
     work, temporary = tmp_path / "work", tmp_path / "dracut-tmp"
     work.mkdir()
     temporary.mkdir()

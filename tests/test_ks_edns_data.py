@@ -35,7 +35,7 @@ def test_an_unseen_section_prints_nothing():
 
 @pytest.mark.parametrize("args", [["--search=corp\nexample"], ["--search=corp example"],
                                   ["--search=corp,ex#ample"], ["--ca=a\n.pem"],
-                                  ["--ca=a pem"], ["--bogus"]])
+                                  ["--ca=a\tpem"], ["--bogus"]])
 def test_a_header_argument_that_could_break_a_config_line_is_refused_with_its_line(args):
     with pytest.raises(KickstartParseError) as raised:
         EdnsData().handle_header(args, 12)

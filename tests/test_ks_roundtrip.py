@@ -11,7 +11,7 @@ import tempfile
 
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from org_edns_addon.ks.parse import parse_kickstart
+from org_edns_addon.ks.reader import parse_kickstart
 from tests.conftest import REPO
 from tests.ks_fixtures import ADDON, cert_section, edns_section
 
@@ -32,7 +32,7 @@ def read_back(text):
 
 
 def certificate_sections(result):
-    return "".join(cert_section(c.data.cert + "\n", c.filename) for c in result.certificates)
+    return "".join(cert_section(c.pem + "\n", c.filename) for c in result.certificates)
 
 
 def assert_round_trip(text):

@@ -10,7 +10,7 @@ import shlex
 import pytest
 
 from org_edns_addon.certificates import build_bundle
-from org_edns_addon.ks.parse import parse_kickstart
+from org_edns_addon.ks.reader import parse_kickstart
 from tests.ks_fixtures import (ADDON, cert_section, edns_section, line_of, messages,
                                only_error)
 
@@ -51,7 +51,7 @@ def assert_one_error(path, text, needle, message_start, occurrence=1):
                  "is not a valid DNS search domain", id="a search domain with a space"),
     pytest.param("--search=corp.example,CORP.example.", "--search lists a name twice",
                  id="a search domain given twice"),
-    pytest.param("--ca=../ca.pem/", "--ca: '../ca.pem/' is not a %certificate --filename",
+    pytest.param("--ca=../ca.pem/", "--ca=../ca.pem/ must be a plain file name, without '/'",
                  id="a ca name that is not a file name"),
 ])
 def test_a_bad_header_is_refused_on_the_header_line(write_ks, options, message):
@@ -462,17 +462,18 @@ def test_a_bundle_puts_every_certificate_in_the_dot_bundle_in_order_once(write_k
     path = write_ks(text)
     result = parse_kickstart(path)
     assert result.errors == []
-    subjects = [cert.subject for cert in result.ca_bundle_certificates()]
+    trust = result.staging_input().trust
+    subjects = [block.subject for block in trust.blocks]
     assert subjects == ["CN=Corp DNS CA 2", "CN=Corp DNS CA", "CN=Corp DNS CA"]
-    assert build_bundle(result.ca_bundle_certificates()).decode() == \
-        pems.second_ca.pem + pems.ca.pem
+    assert trust.bundle.decode() == pems.second_ca.pem + pems.ca.pem
 
 
 def test_without_ca_the_dot_bundle_is_empty(write_ks, pems):
     path = write_ks(cert_section(pems.ca.pem, options="--type=anchor") + edns_section(GOOD))
     result = parse_kickstart(path)
     assert result.errors == []
-    assert result.ca_bundle_certificates() == []
+    trust = result.staging_input().trust
+    assert (trust.bundle, trust.blocks, len(trust.anchors)) == (None, (), 1)
 
 
 def test_two_certificates_with_one_file_name_are_an_error_at_the_second(write_ks, pems):

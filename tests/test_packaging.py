@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
-from org_edns_addon.constants import DBUS_SERVICE_NAME
+from org_edns_addon.dbus_identifiers import EDNS
 from tests.conftest import REPO, run_cli
 
 ADDON = "usr/share/anaconda/addons/org_edns_addon"
@@ -114,7 +114,7 @@ def test_dbus_service_file_starts_the_module_with_start_module():
     parser = configparser.ConfigParser()
     parser.read_string((REPO / "data" / os.path.basename(SERVICE_FILE)).read_text())
     section = parser["D-BUS Service"]
-    assert section["Name"] == DBUS_SERVICE_NAME
+    assert section["Name"] == EDNS.interface_name
     assert section["Exec"] == "/usr/libexec/anaconda/start-module org_edns_addon.service"
     assert section["User"] == "root"
 
@@ -122,10 +122,10 @@ def test_dbus_service_file_starts_the_module_with_start_module():
 def test_dbus_policy_lets_only_root_own_the_name():
     tree = ElementTree.parse(REPO / "data" / os.path.basename(CONF_FILE))
     policies = {(p.get("user") or p.get("context")): p for p in tree.getroot()}
-    assert policies["root"].find("allow[@own='%s']" % DBUS_SERVICE_NAME) is not None
-    assert policies["default"].find("deny[@own='%s']" % DBUS_SERVICE_NAME) is not None
+    assert policies["root"].find("allow[@own='%s']" % EDNS.interface_name) is not None
+    assert policies["default"].find("deny[@own='%s']" % EDNS.interface_name) is not None
     assert policies["default"].find(
-        "allow[@send_destination='%s']" % DBUS_SERVICE_NAME) is not None
+        "allow[@send_destination='%s']" % EDNS.interface_name) is not None
 
 
 def rpmspec(*args):

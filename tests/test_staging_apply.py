@@ -10,7 +10,9 @@ import sys
 import pytest
 
 from org_edns_addon import constants as c
-from org_edns_addon import staging
+from org_edns_addon.staging import plan as staging_plan
+from org_edns_addon.staging import apply as staging_apply
+from org_edns_addon.staging import StagingError
 from tests import certs
 from tests.conftest import REPO, certificate_section, run_cli
 from tests.staging_fixtures import (RecordingRunner, edns_kickstart, in_mount_namespace,
@@ -70,13 +72,13 @@ def test_apply_prints_what_it_wrote_and_why_it_skipped(write_ks, test_ca, root):
 
 def test_a_changed_file_is_rewritten_with_the_planned_mode(write_ks, test_ca, root):
     data = staging_input(write_ks, edns_kickstart(test_ca.pem))
-    staging.stage(data, "target", str(root))
+    staging_apply.stage(data, "target", str(root))
     keyfile = below(root, c.NM_KEYFILE_PATH)
     expected = keyfile.read_bytes()
     keyfile.write_text("[main]\ndns=default\n")
     keyfile.chmod(0o600)
 
-    report = staging.stage(data, "target", str(root))
+    report = staging_apply.stage(data, "target", str(root))
 
     assert report.written == [c.NM_KEYFILE_PATH]
     assert keyfile.read_bytes() == expected
@@ -112,8 +114,8 @@ def test_a_symlink_leading_outside_the_root_is_refused_before_any_write(
     before_root, before_outside = tree_digest(root), tree_digest(outside)
     data = staging_input(write_ks, edns_kickstart(test_ca.pem))
 
-    with pytest.raises(staging.StagingError) as raised:
-        staging.stage(data, "target", str(root))
+    with pytest.raises(StagingError) as raised:
+        staging_apply.stage(data, "target", str(root))
 
     assert "nothing was written" in str(raised.value)
     assert "%s/etc/pki is a symlink to %s" % (root, target) in str(raised.value) \
@@ -128,7 +130,7 @@ def test_a_symlink_that_stays_inside_the_root_is_followed(write_ks, test_ca, roo
     (root / "etc" / "pki").symlink_to("../usr/share/pki")
     data = staging_input(write_ks, edns_kickstart(test_ca.pem))
 
-    staging.stage(data, "target", str(root))
+    staging_apply.stage(data, "target", str(root))
 
     assert (root / "usr/share/pki/dns/dns-ca.pem").read_text() == test_ca.pem
     assert (root / "etc" / "pki").is_symlink()
@@ -140,8 +142,8 @@ def test_a_file_in_the_way_of_a_directory_is_refused_before_any_write(write_ks, 
     before = tree_digest(root)
     data = staging_input(write_ks, edns_kickstart(test_ca.pem))
 
-    with pytest.raises(staging.StagingError, match="conf.d is not a directory"):
-        staging.stage(data, "target", str(root))
+    with pytest.raises(StagingError, match="conf.d is not a directory"):
+        staging_apply.stage(data, "target", str(root))
     assert tree_digest(root) == before
 
 
@@ -150,7 +152,7 @@ def test_a_final_symlink_is_replaced_not_followed(write_ks, test_ca, root, outsi
     (root / "etc" / "resolv.conf").symlink_to(outside / "keep")
     data = staging_input(write_ks, edns_kickstart(test_ca.pem, "--backend=unbound"))
 
-    staging.stage(data, "target", str(root))
+    staging_apply.stage(data, "target", str(root))
 
     assert not (root / "etc" / "resolv.conf").is_symlink()
     assert "nameserver 127.0.0.55" in (root / "etc" / "resolv.conf").read_text()
@@ -158,11 +160,11 @@ def test_a_final_symlink_is_replaced_not_followed(write_ks, test_ca, root, outsi
 
 
 def test_a_path_with_dot_dot_in_a_plan_is_refused(root, outside):
-    plan = staging.Plan(staging.Phase.TARGET, (
-        staging.PlannedFile("/etc/ok.conf", b"ok\n", 0o644),
-        staging.PlannedFile("/etc/../../outside/evil", b"x\n", 0o644)), ())
-    with pytest.raises(staging.StagingError, match="is not a plain absolute path"):
-        staging.apply_plan(plan, str(root))
+    plan = staging_plan.Plan(staging_plan.Phase.TARGET, (
+        staging_plan.PlannedFile("/etc/ok.conf", b"ok\n", 0o644),
+        staging_plan.PlannedFile("/etc/../../outside/evil", b"x\n", 0o644)), ())
+    with pytest.raises(StagingError, match="is not a plain absolute path"):
+        staging_apply.apply_plan(plan, str(root))
     assert list(root.iterdir()) == []
     assert [p.name for p in outside.iterdir()] == ["keep"]
 
@@ -249,7 +251,7 @@ def test_without_systemctl_in_the_root_units_are_enabled_by_their_install_links(
         "/usr/lib/systemd/system/systemd-resolved.service")
     data = staging_input(write_ks, edns_kickstart(test_ca.pem))
 
-    report = staging.stage(data, "target", str(root), runner=RecordingRunner())
+    report = staging_apply.stage(data, "target", str(root), runner=RecordingRunner())
 
     enabled = root / "etc/systemd/system/multi-user.target.wants/dnsconfd.service"
     assert os.readlink(enabled) == "/usr/lib/systemd/system/dnsconfd.service"
@@ -273,8 +275,8 @@ def test_the_fallback_makes_the_same_links_as_systemctl(write_ks, test_ca, tmp_p
     (by_systemctl / "usr/bin").mkdir(parents=True)
     shutil.copy(shutil.which("systemctl"), by_systemctl / "usr/bin/systemctl")
 
-    report = staging.stage(data, "target", str(by_systemctl))
-    staging.stage(data, "target", str(by_us))
+    report = staging_apply.stage(data, "target", str(by_systemctl))
+    staging_apply.stage(data, "target", str(by_us))
 
     assert report.actions_done[0] == "enable dnsconfd.service"
     links = {k: v for k, v in tree_digest(by_systemctl).items() if v[0] == "link"}
@@ -288,20 +290,20 @@ def test_update_ca_trust_runs_inside_the_root_and_is_skipped_where_absent(write_
     data = staging_input(write_ks, text)
     runner = RecordingRunner()
 
-    report = staging.stage(data, "target", str(root), runner=runner)
+    report = staging_apply.stage(data, "target", str(root), runner=runner)
     assert ("update-ca-trust extract", "update-ca-trust is not installed in %s" % root) in \
         report.actions_skipped
 
     (root / "usr/bin").mkdir(parents=True)
     (root / "usr/bin/update-ca-trust").write_text("#!/bin/sh\n")
-    staging.stage(data, "target", str(root), runner=runner)
+    staging_apply.stage(data, "target", str(root), runner=runner)
     assert runner.commands == [["chroot", str(root), "update-ca-trust", "extract"]]
 
 
 def test_installer_actions_are_skipped_outside_the_running_system(write_ks, test_ca, root):
     data = staging_input(write_ks, edns_kickstart(test_ca.pem))
     runner = RecordingRunner()
-    report = staging.stage(data, "installer", str(root), runner=runner)
+    report = staging_apply.stage(data, "installer", str(root), runner=runner)
     assert report.actions_skipped == [
         ("restart dnsconfd.service", "%s is not the running system" % root),
         ("reload NetworkManager", "%s is not the running system" % root)]
@@ -314,8 +316,8 @@ def test_a_failed_action_reports_the_files_written_and_what_failed(write_ks, tes
     (root / "usr/bin/systemctl").write_text("")
     data = staging_input(write_ks, edns_kickstart(test_ca.pem))
 
-    with pytest.raises(staging.StagingError) as raised:
-        staging.stage(data, "target", str(root), runner=RecordingRunner(fail=("systemctl",)))
+    with pytest.raises(StagingError) as raised:
+        staging_apply.stage(data, "target", str(root), runner=RecordingRunner(fail=("systemctl",)))
 
     message = str(raised.value)
     assert message.startswith("the files are written (%s/etc/pki/dns/dns-ca.pem, " % root)

@@ -2,15 +2,21 @@
 
 import pytest
 
-from org_edns_addon.certificates import load_pem_certificates
+from org_edns_addon.certificates import CaCertificate
+from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, DOT_CA_DIR, SYSTEM_CA_BUNDLE_PATH
 from org_edns_addon.model import Backend, EdnsConfig, ResolveMode
-from org_edns_addon.tui.editor import (CaCertificate, EditError, EdnsEditor, read_ca_pem,
-                                       read_ca_pem_file, status_line)
+from org_edns_addon.state import EdnsState
+from org_edns_addon.tui.editor import (EditError, EdnsEditor, read_ca_pem, read_ca_pem_file,
+                                       status_line)
 from tests import certs
 
 
+def ca(filename, pem, directory=DOT_CA_DIR, cert_type=None):
+    return CaCertificate.from_section(filename, pem, directory, cert_type)
+
+
 def editor_with(*lines, mode=ResolveMode.EXCLUSIVE):
-    editor = EdnsEditor(EdnsConfig(resolve_mode=mode))
+    editor = EdnsEditor(EdnsState(EdnsConfig(resolve_mode=mode)))
     for line in lines:
         editor.add_server(line)
     editor.dirty = False
@@ -112,26 +118,27 @@ def test_status_lines():
     editor.set_resolve_mode("backup")
     editor.add_server("192.0.2.3")
     assert editor.status() == "2 DoT servers + 1 plaintext, backup"
-    assert status_line(EdnsConfig(), ["no DNS server is given"]) == \
-        "Error: no DNS server is given"
+    assert status_line(editor.config, ["the plaintext server is refused"]) == \
+        "Error: the plaintext server is refused"
 
 
 # CA certificates.
 
 def test_pasted_ca_is_added_selected_and_bundled(test_ca):
     editor = editor_with("dns+tls://192.0.2.1#dot.example")
-    blocks = read_ca_pem(test_ca.pem)
-    name = editor.suggest_filename(blocks)
+    pem = read_ca_pem(test_ca.pem)
+    name = editor.suggest_filename(pem)
     assert name == "test-dns-ca.pem"
-    editor.add_certificate(blocks, name)
+    editor.add_certificate(pem, name)
     assert editor.config.ca_names == ("test-dns-ca.pem",)
     staged = editor.staging_input()
-    assert staged.ca_bundle == test_ca.pem.encode("ascii")
+    assert staged.trust.bundle == test_ca.pem.encode("ascii")
     assert [(c.filename, c.directory, c.pem) for c in staged.certificates] == [
         ("test-dns-ca.pem", "/etc/pki/dns/", test_ca.pem.rstrip("\n"))]
     assert editor.added_certificates[0].kickstart_section() == (
-        "%certificate --filename=test-dns-ca.pem --dir=/etc/pki/dns/\n" + test_ca.pem + "%end\n")
-    assert editor.suggest_filename(blocks) == "test-dns-ca-2.pem"
+        "%certificate --filename=test-dns-ca.pem --dir=/etc/pki/dns/\n" + test_ca.pem +
+        "%end\n")
+    assert editor.suggest_filename(pem) == "test-dns-ca-2.pem"
 
 
 @pytest.mark.parametrize("make_text, words", [
@@ -153,27 +160,43 @@ def test_pasted_pem_is_checked_as_the_kickstart_rules_do(test_ca, make_text, wor
 def test_pem_file_is_read_and_its_name_suggested(tmp_path, test_ca):
     path, key_path = test_ca.write(tmp_path, "corp-ca")
     editor = EdnsEditor()
-    blocks = read_ca_pem_file(str(path))
-    assert editor.suggest_filename(blocks, str(path)) == "corp-ca.pem"
+    pem = read_ca_pem_file(str(path))
+    assert editor.suggest_filename(pem, str(path)) == "corp-ca.pem"
     with pytest.raises(EditError, match="corp-ca.key:1: a private key"):
         read_ca_pem_file(str(key_path))
     with pytest.raises(EditError, match="cannot read .*missing.pem: No such file"):
         read_ca_pem_file(str(tmp_path / "missing.pem"))
 
 
-@pytest.mark.parametrize("name", ["../x.pem", "a/b.pem", "..", "a,b.pem", "a b.pem", ""])
-def test_certificate_file_name_must_be_plain(test_ca, name):
+@pytest.mark.parametrize("name, words", [
+    ("../x.pem", "must be a plain file name, without '/'"),
+    ("a/b.pem", "must be a plain file name, without '/'"),
+    ("..", "must be a plain file name, without '/'"),
+    ("", "must be a plain file name, without '/'"),
+    ("a,b.pem", "holds ',', which separates --ca names"),
+    ("a\tb.pem", "holds a control character"),
+])
+def test_certificate_file_name_must_be_plain(test_ca, name, words):
     editor = EdnsEditor()
-    with pytest.raises(EditError, match="is not a %certificate --filename; use the plain file name"):
+    with pytest.raises(EditError) as caught:
         editor.add_certificate(read_ca_pem(test_ca.pem), name)
+    assert words in str(caught.value)
     assert editor.certificates == ()
+
+
+def test_a_file_name_with_a_space_is_a_file_name_everywhere(test_ca):
+    # One rule for a %certificate --filename: what validates as a %certificate
+    # can be named in --ca, and prints back quoted.
+    editor = editor_with("dns+tls://192.0.2.1#dot.example")
+    editor.add_certificate(read_ca_pem(test_ca.pem), "ca cert.pem")
+    assert editor.config.ca_names == ("ca cert.pem",) and editor.errors() == []
+    assert "'--ca=ca cert.pem'" in editor.kickstart_section()
 
 
 def test_existing_certificate_is_checked_when_selected(test_ca):
     server_cert = certs.make_server(test_ca)
-    known = [CaCertificate("ca.pem", read_ca_pem(test_ca.pem)),
-             CaCertificate("server.pem", tuple(load_pem_certificates(server_cert.pem)))]
-    editor = EdnsEditor(EdnsConfig(), known)
+    known = [ca("ca.pem", test_ca.pem), ca("server.pem", server_cert.pem)]
+    editor = EdnsEditor(EdnsState(EdnsConfig(), known))
     editor.toggle_ca("ca.pem")
     assert editor.config.ca_names == ("ca.pem",)
     with pytest.raises(EditError, match="server.pem cannot authenticate the DNS servers: "
@@ -192,25 +215,25 @@ def test_removing_a_certificate_deselects_it(test_ca):
 
 
 def test_unknown_ca_name_is_an_error():
-    editor = EdnsEditor(EdnsConfig(ca_names=("gone.pem",)))
-    assert "the CA certificate gone.pem is not among the %certificate sections; deselect it " \
-           "or add it" in editor.errors()
+    editor = EdnsEditor(EdnsState(EdnsConfig(ca_names=("gone.pem",))))
+    assert "--ca=gone.pem names no %certificate --filename (known: none); add that " \
+           "%certificate or fix the name" in editor.errors()
 
 
 def test_servers_are_checked_with_the_trust_the_module_stages(test_ca):
     anchor_ca = certs.make_ca("Anchor CA")
-    known = [CaCertificate("anchor.pem", read_ca_pem(anchor_ca.pem), directory=None,
-                           cert_type="anchor"),
-             CaCertificate("dns-ca.pem", read_ca_pem(test_ca.pem))]
-    editor = EdnsEditor(EdnsConfig(), known)
+    known = [ca("anchor.pem", anchor_ca.pem, None, "anchor"), ca("dns-ca.pem", test_ca.pem)]
+    editor = EdnsEditor(EdnsState(EdnsConfig(), known))
     editor.add_server("dns+tls://192.0.2.1#dot.example")
     # Without --ca: no DoT bundle, the system store plus the anchor (probe.check_staging_input).
     staged = editor.staging_input()
-    assert staged.ca_bundle is None
-    assert [(c.filename, c.type) for c in staged.certificates] == [
+    assert (staged.trust.path, staged.trust.bundle) == (SYSTEM_CA_BUNDLE_PATH, None)
+    assert [block.subject for block in staged.trust.anchors] == ["CN=Anchor CA"]
+    assert [(c.filename, c.cert_type) for c in staged.certificates] == [
         ("anchor.pem", "anchor"), ("dns-ca.pem", None)]
     editor.toggle_ca("dns-ca.pem")
-    assert editor.staging_input().ca_bundle == test_ca.pem.encode("ascii")
+    assert (editor.staging_input().trust.path, editor.staging_input().trust.bundle) == (
+        DOT_CA_BUNDLE_PATH, test_ca.pem.encode("ascii"))
 
 
 def test_a_configuration_with_errors_is_not_checked():

@@ -9,8 +9,8 @@ from dasbus.typing import Str, get_variant
 
 from org_edns_addon.model import EdnsConfig
 from org_edns_addon.tui.editor import EditError, read_ca_pem
-from org_edns_addon.tui.module_proxy import (certificates_from_structures, module_state,
-                                             read_editor, write_config, write_editor)
+from org_edns_addon.tui.module_proxy import (module_state, read_certificates, read_editor,
+                                             write_config, write_editor)
 from tests import certs
 from tests.conftest import certificate_section
 from tests.dbus_fixtures import (bus, bus_address, edns_proxy,  # noqa: F401 (fixtures)
@@ -57,8 +57,8 @@ def test_a_refused_value_becomes_an_edit_error(edns_proxy):
     editor.add_server("dns+tls://192.0.2.53#dot.example")
     # A name the editor never produces, smuggled past it: the module says no.
     config = EdnsConfig(servers=editor.config.servers, ca_names=("../x",))
-    with pytest.raises(EditError, match="^the installer refused the configuration: '../x' is "
-                                        "not a %certificate --filename"):
+    with pytest.raises(EditError, match="^the installer refused the configuration: "
+                                        "--ca=../x must be a plain file name, without '/'$"):
         write_config(proxy, config)
 
 
@@ -68,10 +68,10 @@ def test_certificates_of_anaconda_structures(test_ca):
          "dir": get_variant(Str, "/etc/pki/dns/"), "type": get_variant(Str, "")},
         {"filename": get_variant(Str, "junk.pem"), "cert": get_variant(Str, "junk"),
          "dir": get_variant(Str, "/etc/pki/dns/"), "type": get_variant(Str, "")}]
-    [cert] = certificates_from_structures(structures)
-    assert (cert.filename, cert.directory, cert.cert_type, cert.removable, cert.source) == (
-        "dns-ca.pem", "/etc/pki/dns/", None, False, "the kickstart")
-    assert cert.pem_text() == test_ca.pem
+    [cert] = read_certificates(structures)
+    assert (cert.filename, cert.directory, cert.cert_type, cert.added) == (
+        "dns-ca.pem", "/etc/pki/dns/", None, False)
+    assert cert.pem + "\n" == test_ca.pem
 
 
 def test_a_certificate_added_in_the_editor_reaches_the_module_once(edns_proxy, test_ca):
@@ -85,8 +85,9 @@ def test_a_certificate_added_in_the_editor_reaches_the_module_once(edns_proxy, t
         proxy.Certificates)] == [("corp-ca.pem", test_ca.pem.rstrip("\n"), True)]
     assert proxy.CaNames == ["corp-ca.pem"]
     assert module_state(proxy).completed
-    [cert] = read_editor(proxy).certificates
-    assert (cert.filename, cert.source, cert.removable, cert.is_anchor) == (
+    editor = read_editor(proxy)
+    [cert] = editor.certificates
+    assert (cert.filename, editor.source(cert), editor.removable(cert), cert.is_anchor) == (
         "corp-ca.pem", "added in the installer", False, False)
 
 
@@ -98,13 +99,15 @@ def test_the_editor_offers_the_kickstart_certificates_of_the_module(bus, bus_add
         "%addon org_edns_addon\n192.0.2.53#dot.example\n%end\n")
     with running_template_service(bus, bus_address, kickstart) as (proxy, _):
         editor = read_editor(proxy)
-        assert [(c.filename, c.directory, c.cert_type, c.source, c.removable)
+        assert [(c.filename, c.directory, c.cert_type, editor.source(c), editor.removable(c))
                 for c in editor.certificates] == [
             ("dns-ca.pem", "/etc/pki/dns/", None, "the kickstart", False),
             ("anchor.pem", None, "anchor", "the kickstart", False)]
         editor.toggle_ca("dns-ca.pem")
         write_editor(proxy, editor)
-        assert proxy.CaNames == ["dns-ca.pem"] and proxy.Validate() == []
+        assert proxy.CaNames == ["dns-ca.pem"]
+        assert plain_structures([proxy.Validate()]) == [
+            {"error-messages": [], "warning-messages": []}]
 
 
 def test_a_certificate_the_module_refuses_becomes_an_edit_error(edns_proxy, test_ca):

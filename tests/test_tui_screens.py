@@ -5,7 +5,10 @@ from simpleline import App
 from simpleline.render.screen import InputState
 
 from org_edns_addon.model import EdnsConfig, ResolveMode
-from org_edns_addon.tui.editor import CaCertificate, EditError, EdnsEditor, read_ca_pem
+from org_edns_addon.certificates import CaCertificate
+from org_edns_addon.constants import DOT_CA_DIR
+from org_edns_addon.state import EdnsState
+from org_edns_addon.tui.editor import EditError, EdnsEditor, read_ca_pem
 from org_edns_addon.tui.kickstart_file import load_kickstart
 from org_edns_addon.tui.screens import (CaScreen, CheckScreen, EntryScreen, MainScreen,
                                         ServerScreen, ServersScreen, SummaryScreen,
@@ -101,7 +104,7 @@ def test_entry_with_a_default_accepts_it_on_an_empty_line():
 
 
 def test_mode_choice_marks_the_current_one_and_refuses_what_breaks_a_server(capsys):
-    editor = EdnsEditor(EdnsConfig(resolve_mode=ResolveMode.BACKUP))
+    editor = EdnsEditor(EdnsState(EdnsConfig(resolve_mode=ResolveMode.BACKUP)))
     editor.add_server("192.0.2.53")
     screen = resolve_mode_screen(editor)
     text = render(screen)
@@ -125,7 +128,8 @@ def test_server_screen_edits_and_removes():
 
 
 def test_ca_screen_marks_selected_certificates(test_ca):
-    editor = EdnsEditor(EdnsConfig(), [CaCertificate("corp-ca.pem", read_ca_pem(test_ca.pem))])
+    editor = EdnsEditor(EdnsState(EdnsConfig(), [CaCertificate.from_section(
+        "corp-ca.pem", test_ca.pem, DOT_CA_DIR)]))
     editor.toggle_ca("corp-ca.pem")
     text = render(CaScreen(editor))
     assert "1) [x] corp-ca.pem (the kickstart)\n       (CN=Test DNS CA, valid until" in text
@@ -144,7 +148,8 @@ def test_summary_shows_the_section_and_the_messages():
 
 
 def test_check_screen_reaches_a_loopback_dot_server(dot_pki, dot_upstream):
-    editor = EdnsEditor(EdnsConfig(), [CaCertificate("dns-ca.pem", read_ca_pem(dot_pki.ca.pem))])
+    editor = EdnsEditor(EdnsState(EdnsConfig(), [CaCertificate.from_section(
+        "dns-ca.pem", dot_pki.ca.pem, DOT_CA_DIR)]))
     editor.add_server(dot_upstream.server_line())
     editor.add_server(dot_upstream.server_line("wrong.test"))
     editor.toggle_ca("dns-ca.pem")

@@ -29,12 +29,12 @@ except ImportError as error:   # pragma: no cover - depends on the machine
 from simpleline import App
 from simpleline.render.screen import InputState
 
-from org_edns_addon.constants import (DBUS_OBJECT_PATH, DBUS_SERVICE_NAME, DOT_CA_BUNDLE_PATH,
-                                      NM_KEYFILE_PATH)
+from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, NM_KEYFILE_PATH
+from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.tui.screens import CaScreen
 from org_edns_addon.tui.spokes.edns import EncryptedDnsSpoke
 from tests import certs
-from tests.dbus_fixtures import (bus, bus_address, plain_structures, python_env,  # noqa: F401
+from tests.dbus_fixtures import (validation, bus, bus_address, plain_structures, python_env,  # noqa: F401
                                  start_service, stop_service, wait_for)
 from tests.test_anaconda_module import (EDNS_SECTION, SECURITY_SERVICE,  # noqa: F401
                                         anaconda_conf, boss_read, kickstart)
@@ -76,20 +76,20 @@ def installer(bus, bus_address, anaconda_conf, tmp_path, monkeypatch):
                                        log_path=tmp_path / "security.log"))
         processes.append(start_service(
             ["unshare", "--mount", "--propagation", "private", "sh", "-c", NAMESPACED_MODULE,
-             str(upper), str(work), sys.executable], bus, DBUS_SERVICE_NAME, env=env,
+             str(upper), str(work), sys.executable], bus, EDNS.interface_name, env=env,
             log_path=tmp_path / "edns.log"))
         monkeypatch.setenv(DBUS_ANACONDA_SESSION_ADDRESS, bus_address)
 
         def load(text):
             path = tmp_path / "ks.cfg"
             path.write_text(text)
-            report = boss_read(bus, path, (SECURITY_SERVICE, DBUS_SERVICE_NAME))
+            report = boss_read(bus, path, (SECURITY_SERVICE, EDNS.interface_name))
             assert report.is_valid(), [str(m) for m in report.get_messages()]
-        yield bus.get_proxy(DBUS_SERVICE_NAME, DBUS_OBJECT_PATH), upper, load
+        yield bus.get_proxy(EDNS.interface_name, EDNS.object_path), upper, load
     finally:
         for process in processes:
             stop_service(process)
-        for name in (SECURITY_SERVICE, DBUS_SERVICE_NAME):
+        for name in (SECURITY_SERVICE, EDNS.interface_name):
             wait_for(lambda: not bus.proxy.NameHasOwner(name), what="%s to go" % name)
 
 
@@ -183,7 +183,7 @@ def test_a_ca_pasted_in_the_spoke_reaches_the_module_and_the_installer(
     assert [(c["filename"], c["added"]) for c in plain_structures(module.Certificates)] == [
         ("dns-ca.pem", False), ("corp-ca.pem", True)]
     assert module.CaNames == ["corp-ca.pem"]
-    assert module.Validate() == []
+    assert validation(module) == []
     # Staged into the installer: the Security module writes the kickstart's certificate,
     # ours the one only it has, and the bundle of the CA the servers are checked with.
     pki = etc_upper / "pki/dns"

@@ -9,7 +9,7 @@ import sys
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from org_edns_addon.ks.parse import parse_kickstart
+from org_edns_addon.ks.reader import parse_kickstart
 from tests.conftest import REPO, run_cli
 from tests.ks_fixtures import ADDON, cert_section, edns_section
 

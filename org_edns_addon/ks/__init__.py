@@ -1,6 +1,3 @@
-"""Kickstart support: the ``%edns`` / ``%addon org_edns_addon`` section and a reader."""
-
-from org_edns_addon.ks.edns import EdnsData, EdnsSection, option_parser
-from org_edns_addon.ks.parse import ParsedKickstart, parse_kickstart
-
-__all__ = ["EdnsData", "EdnsSection", "option_parser", "ParsedKickstart", "parse_kickstart"]
+"""Kickstart support: the ``%addon org_edns_addon`` / ``%edns`` section (``edns``), the
+reader of whole kickstarts (``reader``), its result (``result``) and rules (``rules``),
+the rewrite of ``%edns`` (``convert``) and the Anaconda module's part (``module``)."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from org_edns_addon.constants import ADDON_SECTION_OPEN, SECTION_OPEN
 from org_edns_addon.fileio import write_atomically
-from org_edns_addon.ks.parse import parse_kickstart
+from org_edns_addon.ks.reader import parse_kickstart
 
 _HEADER = re.compile(r"^(\s*)%s(?=\s|$)" % re.escape(SECTION_OPEN))
 

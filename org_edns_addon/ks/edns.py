@@ -9,6 +9,7 @@ Anaconda's ``AddonSection`` drives (``handle_header``, ``handle_line``,
 
 import difflib
 import re
+import shlex
 
 from pykickstart.errors import KickstartParseError
 from pykickstart.ko import KickstartObject
@@ -17,8 +18,9 @@ from pykickstart.sections import Section
 from pykickstart.version import DEVEL
 
 from org_edns_addon.constants import ADDON_NAME, ADDON_SECTION_OPEN, SECTION_OPEN
+from org_edns_addon.certificates import file_name_problem
 from org_edns_addon.model import (Backend, DotServer, EdnsConfig, ModelError, ResolveMode,
-                                  check_ca_name, normalize_domains)
+                                  normalize_domains)
 
 # A comment starts at a '#' that begins the line or follows whitespace; a '#'
 # inside a server word is the TLS name separator.
@@ -106,10 +108,9 @@ class EdnsData(KickstartObject):
         except ModelError as error:
             raise KickstartParseError("--search: %s" % error, lineno=line_number) from None
         for name in ns.ca_names:
-            try:
-                check_ca_name(name)
-            except ModelError as error:
-                raise KickstartParseError("--ca: %s" % error, lineno=line_number) from None
+            problem = file_name_problem(name, "--ca")
+            if problem:
+                raise KickstartParseError(problem, lineno=line_number)
         self.seen = True
         self.header_lineno = line_number
         self.resolve_mode = ResolveMode(ns.resolve_mode)
@@ -162,7 +163,9 @@ class EdnsData(KickstartObject):
             args.append("--search=%s" % ",".join(self.searches))
         if self.ca_names:
             args.append("--ca=%s" % ",".join(self.ca_names))
-        return args
+        # A --ca name may hold a space or a quote (it is a file name): quoted as shlex,
+        # and so pykickstart, reads it back.
+        return [shlex.quote(arg) for arg in args]
 
     def __str__(self):
         """The ``%addon org_edns_addon`` form, which stock Anaconda accepts."""

@@ -10,10 +10,10 @@ input comes out of them.
 from pykickstart.errors import KickstartParseError
 from pykickstart.sections import CertificateSection
 
-from org_edns_addon.constants import ADDON_SECTION_OPEN, SECTION_OPEN
-from org_edns_addon.ks.edns import EdnsData
-from org_edns_addon.ks.parse import (KickstartCertificate, ParsedKickstart, SectionPlace,
-                                     check_rules)
+from org_edns_addon.constants import ADDON_SECTION_OPEN
+from org_edns_addon.ks.result import ParsedKickstart
+from org_edns_addon.ks.rules import certificate_value, check_rules
+from org_edns_addon.model import Problem, SectionPlace
 
 # Problems found in the module's part carry no file name: the boss adds the
 # name of the file the section came from.
@@ -39,30 +39,29 @@ class LineTrackingCertificateSection(CertificateSection):
             certificate.lineno = self.header_lineno
 
 
-def parsed_kickstart(addon, section, certificates, now=None):
-    """Check the ``%addon org_edns_addon`` data ADDON, the ``%edns`` data SECTION and
-    the pykickstart ``Certificate`` objects CERTIFICATES together.
+def parsed_kickstart(addon, certificates, now=None):
+    """Check the ``%addon org_edns_addon`` data ADDON and the pykickstart ``Certificate``
+    objects CERTIFICATES together, as ``edns-addon validate`` checks a kickstart.
 
-    Without either spelling of our section the result is unchecked and has no
-    problems: then the certificates belong to Anaconda's Security module alone.
+    Without our section nothing is reported: the certificates then belong to
+    Anaconda's Security module alone (those that are valid are kept, so a user
+    interface may still name them in ``CaNames``).
     """
-    seen = [(data, spelling) for data, spelling in ((addon, ADDON_SECTION_OPEN),
-                                                    (section, SECTION_OPEN))
-            if data is not None and data.seen]
-    edns = seen[0][0] if seen else EdnsData()
-    places = [SectionPlace(MODULE_PART, data.header_lineno, spelling) for data, spelling in seen]
-    tracked = [KickstartCertificate(certificate, SectionPlace(
-        MODULE_PART, getattr(certificate, "lineno", None), "%certificate"))
-        for certificate in certificates]
-    result = ParsedKickstart(MODULE_PART, None, edns, places, tracked, [])
-    if seen:
+    places = [SectionPlace(MODULE_PART, addon.header_lineno, ADDON_SECTION_OPEN)] \
+        if addon.seen else []
+    result = ParsedKickstart(MODULE_PART, addon, places)
+
+    def add(severity, message, where):
+        result.problems.append(Problem(severity, message, where[1], where[0]))
+
+    for data in certificates:
+        result.certificate_names.append(data.filename)
+        place = SectionPlace(MODULE_PART, getattr(data, "lineno", None), "%certificate")
+        value = certificate_value(data, place, (), add)
+        if value is not None:
+            result.certificates.append(value)
+    if addon.seen:
         check_rules(result, now)
+    else:
+        result.problems.clear()
     return result
-
-
-def parsed_configuration(config, certificates, now=None):
-    """A checked ``ParsedKickstart`` of CONFIG (an ``EdnsConfig`` set over D-Bus or
-    read earlier) with the ``Certificate`` objects CERTIFICATES."""
-    data = EdnsData()
-    data.set_config(config)
-    return parsed_kickstart(data, None, certificates, now)

@@ -1,7 +1,7 @@
 """The encrypted DNS module: kickstart in and out, requirements and tasks.
 
-State and every rule live in the pure ``EdnsModuleState`` and the model; this
-class maps Anaconda's kickstart handler to and from them and returns tasks.
+State and every rule live in the pure ``EdnsState`` and the model; this class
+maps Anaconda's kickstart handler to and from them and returns tasks.
 """
 
 from dasbus.error import DBusError
@@ -16,20 +16,24 @@ from pyanaconda.modules.common.containers import TaskContainer
 from pyanaconda.modules.common.structures.kickstart import KickstartMessage
 from pyanaconda.modules.common.structures.requirement import Requirement
 
-from org_edns_addon.constants import ADDON_NAME, DBUS_OBJECT_PATH, DBUS_SERVICE_NAME
+from org_edns_addon.constants import ADDON_NAME
+from org_edns_addon.dbus_identifiers import edns_service
 from org_edns_addon.dbus_interface import register_errors
 from org_edns_addon.ks.module import parsed_kickstart
 from org_edns_addon.model import Severity
-from org_edns_addon.module_state import (BOOT_OPTION_NAMES, EdnsModuleState,
-                                         boot_option_differences, required_packages)
 from org_edns_addon.service.check import CheckServersTask
 from org_edns_addon.service.edns_interface import EdnsInterface
 from org_edns_addon.service.installation import StageEncryptedDnsTask
 from org_edns_addon.service.kickstart import EdnsKickstartSpecification
-from org_edns_addon.staging import Phase, boot_options
+from org_edns_addon.service.requirements import (BOOT_OPTION_NAMES, boot_option_differences,
+                                                 required_packages)
+from org_edns_addon.staging.networkmanager import boot_options
+from org_edns_addon.staging.plan import Phase
+from org_edns_addon.state import EdnsState
 
 log = get_module_logger(__name__)
 
+EDNS = edns_service(DBus)
 INSTALLER_ROOT = "/"
 
 
@@ -49,7 +53,7 @@ def security_module_imports_certificates():
     return True
 
 
-class EdnsService(KickstartService, EdnsModuleState):
+class EdnsService(KickstartService, EdnsState):
     """The ``org.fedoraproject.Anaconda.Addons.Edns`` D-Bus service."""
 
     def __init__(self):
@@ -59,9 +63,9 @@ class EdnsService(KickstartService, EdnsModuleState):
     def publish(self):
         """Publish the module."""
         register_errors(error_mapper)
-        TaskContainer.set_namespace(tuple(DBUS_SERVICE_NAME.split(".")))
-        DBus.publish_object(DBUS_OBJECT_PATH, EdnsInterface(self))
-        DBus.register_service(DBUS_SERVICE_NAME)
+        TaskContainer.set_namespace(EDNS.namespace)
+        DBus.publish_object(EDNS.object_path, EdnsInterface(self))
+        DBus.register_service(EDNS.service_name)
 
     @property
     def kickstart_specification(self):
@@ -87,12 +91,11 @@ class EdnsService(KickstartService, EdnsModuleState):
         Without our section the certificates are kept too: a user interface may
         still configure encrypted DNS and name them in ``CaNames``.
         """
-        parsed = parsed_kickstart(getattr(data.addons, ADDON_NAME), data.edns,
-                                  data.certificates)
+        parsed = parsed_kickstart(getattr(data.addons, ADDON_NAME), data.certificates)
         self._kickstart_problems = parsed.problems
         if parsed.errors:
             return
-        self.set_kickstart(parsed.config or self.config, data.certificates)
+        self.set_kickstart(parsed.config or self.config, parsed.certificates)
         if parsed.config is None:
             return
         present = {name: kernel_arguments.get(name) for name in BOOT_OPTION_NAMES
@@ -101,9 +104,9 @@ class EdnsService(KickstartService, EdnsModuleState):
             log.warning("%s.", sentence)
 
     def written_certificates(self):
-        """The ``Certificate`` objects this module writes and generates itself: those
-        added over D-Bus, which only it has, and the kickstart's too when Anaconda's
-        Security module is not there to do it."""
+        """The certificates this module writes and generates itself: those added in the
+        installer, which only it has, and the kickstart's too when Anaconda's Security
+        module is not there to do it."""
         if security_module_imports_certificates():
             return self.added_certificates
         return self.certificates
@@ -114,7 +117,8 @@ class EdnsService(KickstartService, EdnsModuleState):
         to install: a kickstart generated here installs what this installation does."""
         if self.configured:
             getattr(data.addons, ADDON_NAME).set_config(self.config)
-            data.certificates.extend(self.written_certificates())
+            data.certificates.extend(cert.kickstart_data()
+                                     for cert in self.written_certificates())
 
     def collect_requirements(self):
         if not self.configured:
@@ -123,15 +127,15 @@ class EdnsService(KickstartService, EdnsModuleState):
                 for name, reason in required_packages(self.config, INSTALLER_ROOT)]
 
     def check_servers_with_task(self):
-        """The pre-flight check of the servers as a task; ``staging.StagingError`` if the
+        """The pre-flight check of the servers as a task; ``ValidationError`` if the
         configuration has errors."""
         return CheckServersTask(self.staging_input())
 
     def _stage_tasks(self, phase, root):
         if not self.configured:
             return []
-        return [StageEncryptedDnsTask(self.parsed_kickstart(), phase, root, {
-            certificate.filename for certificate in self.written_certificates()})]
+        written = {cert.filename for cert in self.written_certificates()}
+        return [StageEncryptedDnsTask(self.copy(), written, phase, root)]
 
     def configure_with_tasks(self):
         """Stage into the installer environment, so the installation itself uses DoT."""

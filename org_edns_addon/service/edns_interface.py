@@ -6,13 +6,13 @@ from dasbus.typing import ObjPath
 from pyanaconda.modules.common.base import KickstartModuleInterface
 from pyanaconda.modules.common.containers import TaskContainer
 
-from org_edns_addon.constants import DBUS_INTERFACE_NAME
+from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.dbus_interface import EdnsInterfaceMembers, refusing_invalid_configuration
 
 
-# The members, not EdnsInterfaceTemplate: declaring DBUS_INTERFACE_NAME over the
+# The members, not EdnsInterfaceTemplate: declaring the interface name over the
 # template would replace its members by CheckServersWithTask alone.
-@dbus_interface(DBUS_INTERFACE_NAME)
+@dbus_interface(EDNS.interface_name)
 class EdnsInterface(EdnsInterfaceMembers, KickstartModuleInterface):
     """D-Bus interface of the encrypted DNS module (implementation: ``EdnsService``)."""
 

@@ -5,24 +5,27 @@ installer environment (root ``/``) and the installed system
 (``conf.target.system_root``). ``run()`` only calls the pure staging function.
 """
 
+from pyanaconda.modules.common.errors.installation import NonCriticalInstallationError
 from pyanaconda.modules.common.task import Task
 
-from org_edns_addon.module_state import stage_parsed_kickstart
+from org_edns_addon.i18n import _
+from org_edns_addon.model import ValidationError
+from org_edns_addon.staging import StagingError
+from org_edns_addon.staging.apply import stage
 
 
 class StageEncryptedDnsTask(Task):
-    """Write the encrypted DNS configuration below ROOT for PHASE and run its actions."""
+    """Write the encrypted DNS configuration of a state below ROOT for PHASE."""
 
-    def __init__(self, parsed, phase, root, written_certificates=None, runner=None):
-        """PARSED is the checked ``ParsedKickstart`` of the module's state, PHASE a
-        ``staging.Phase``; WRITTEN_CERTIFICATES the ``--filename``s of the
-        ``%certificate`` sections to write (None: all), as the others are written by
-        Anaconda's Security module: of those only the DoT bundle is staged."""
+    def __init__(self, state, written_certificates, phase, root, runner=None):
+        """STATE is an ``EdnsState`` (a copy, so later edits do not change the task);
+        WRITTEN_CERTIFICATES the ``--filename``s of the certificates to write, as
+        Anaconda's Security module writes the others; PHASE a ``staging.plan.Phase``."""
         super().__init__()
-        self._parsed = parsed
+        self._state = state
+        self._written_certificates = written_certificates
         self._phase = phase
         self._root = root
-        self._written_certificates = written_certificates
         self._runner = runner
 
     @property
@@ -30,7 +33,16 @@ class StageEncryptedDnsTask(Task):
         return "Configure encrypted DNS (%s)" % self._phase.value
 
     def run(self):
-        """Stage; return the ``ApplyReport`` (what was written and run)."""
-        return stage_parsed_kickstart(self._parsed, self._phase, self._root,
-                                      written_certificates=self._written_certificates,
-                                      runner=self._runner)
+        """Stage; return the ``ApplyReport`` (what was written and run).
+
+        A failure is the installer's ``NonCriticalInstallationError``, which its
+        error handler knows: an interactive installation asks whether to go on
+        without encrypted DNS, a kickstart installation stops.
+        """
+        try:
+            data = self._state.staging_input().writing_only(self._written_certificates)
+            return stage(data, self._phase, self._root, runner=self._runner)
+        except (ValidationError, StagingError) as error:
+            raise NonCriticalInstallationError(
+                _("Encrypted DNS could not be configured (%s): %s. If you continue, DNS "
+                  "queries are not encrypted.") % (self._phase.value, error)) from None

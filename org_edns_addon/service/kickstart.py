@@ -5,8 +5,8 @@ from pykickstart.parser import Certificate
 from pyanaconda.core.kickstart import KickstartSpecification
 from pyanaconda.core.kickstart.addon import AddonData
 
-from org_edns_addon.constants import ADDON_NAME, SECTION_NAME
-from org_edns_addon.ks.edns import EdnsData, EdnsSection
+from org_edns_addon.constants import ADDON_NAME
+from org_edns_addon.ks.edns import EdnsData
 from org_edns_addon.ks.module import LineTrackingCertificateSection
 
 
@@ -15,11 +15,13 @@ class EdnsAddonData(EdnsData, AddonData):
 
 
 class EdnsKickstartSpecification(KickstartSpecification):
-    """``%addon org_edns_addon``, a top-level ``%edns`` and ``%certificate``.
+    """``%addon org_edns_addon`` and ``%certificate``.
 
     ``%certificate`` is claimed as Anaconda's Security module claims it: the
     boss gives a section to every module that claims it, so both receive the
-    certificates; this module needs them for the DoT CA bundle.
+    certificates; this module needs them for the DoT CA bundle. A top-level
+    ``%edns`` is not claimed: the boss refuses sections it does not know
+    before any module sees them, so only our own tools read that spelling.
     """
 
     addons = {
@@ -27,11 +29,9 @@ class EdnsKickstartSpecification(KickstartSpecification):
     }
 
     sections = {
-        SECTION_NAME: EdnsSection,
         "certificate": (LineTrackingCertificateSection, Certificate),
     }
 
     sections_data = {
-        SECTION_NAME: EdnsData,
         "certificate": (Certificate, "certificates"),
     }

@@ -1,30 +1,29 @@
-"""The editor state shared by the standalone text UI and the Anaconda spoke.
+"""What the text UI adds to an ``EdnsState``: typed input, and edits refused at once.
 
-An ``EdnsEditor`` holds an ``EdnsConfig``, the CA certificates it may
-name, and whether anything changed. Every edit goes through the model's
-parsers (the one edge where input is validated) and is refused with a
-sentence when it would add an error to a server; errors that only say the
+The standalone text UI and the Anaconda spoke both edit a copy of the state
+(read from a kickstart, or from the module) through an ``EdnsEditor``. It
+parses what the user typed with the model's parsers (the edge), refuses an
+edit that would add an error to a server, so the screen can say why at
+once, and remembers what a UI needs: whether anything changed, which
+certificates were added here or removed. Errors that only say the
 configuration is not complete yet (no server, no server for ``*``) are
-reported by ``problems()`` instead, so a user can build it up step by step.
+reported by ``problems()``, so a user can build it up step by step.
 """
 
 import os
 import re
 from dataclasses import dataclass, replace
-from typing import Optional, Tuple
+from typing import Tuple
 
-from cryptography.x509.oid import NameOID
-from pykickstart.parser import Certificate
-
-from org_edns_addon import certificates as pem
-from org_edns_addon.constants import (CERT_TYPE_ANCHOR, CHECK_TIMEOUT_SECONDS, DOT_CA_DIR,
-                                      MAX_PEM_FILE_BYTES)
+from org_edns_addon.certificates import (CaCertificate, CertificateBlock, CertificateError,
+                                         ca_problem, canonical_pem, file_name_problem,
+                                         load_pem_certificates, validity_problem)
+from org_edns_addon.constants import CHECK_TIMEOUT_SECONDS, DOT_CA_DIR, MAX_PEM_BYTES
+from org_edns_addon.i18n import _
 from org_edns_addon.ks.edns import EdnsData
-from org_edns_addon.ks.module import parsed_configuration
-from org_edns_addon.model import (Backend, DotServer, EdnsConfig, ModelError, Problem,
-                                  ResolveMode, Severity, check_ca_name, normalize_domains)
-from org_edns_addon.module_state import staging_input_of
-from org_edns_addon.staging import StagingError
+from org_edns_addon.model import DotServer, ModelError, Severity, ValidationError, \
+    normalize_domains
+from org_edns_addon.state import EdnsState
 
 # Typed instead of a list to clear a list of domains.
 CLEAR_WORD = "-"
@@ -35,91 +34,45 @@ class EditError(ValueError):
 
 
 @dataclass(frozen=True)
-class CaCertificate:
-    """A ``%certificate`` the editor may name as a CA for the DNS servers.
-
-    ``origin`` is the ``SectionPlace`` it was read from, if known; ``added``
-    says it was added in the editor, ``added_in_installer`` that the installer's
-    module had it added earlier; ``removable`` is False when it lives where the
-    editor does not write (an ``%include``d file, the installer).
-    """
-    filename: str
-    blocks: Tuple[pem.PemCertificate, ...]
-    directory: Optional[str] = DOT_CA_DIR
-    cert_type: Optional[str] = None
-    origin: Optional[object] = None
-    removable: bool = True
-    added: bool = False
-    added_in_installer: bool = False
-
-    @property
-    def is_anchor(self):
-        return self.cert_type == CERT_TYPE_ANCHOR
-
-    @property
-    def source(self):
-        """Where the certificate comes from, in words."""
-        if self.added:
-            return "added here"
-        if self.added_in_installer:
-            return "added in the installer"
-        if self.origin is not None:
-            return "%s:%d" % (self.origin.filename, self.origin.lineno)
-        return "the kickstart"
-
-    def pem_text(self):
-        return b"".join(block.to_pem() for block in self.blocks).decode("ascii")
-
-    def describe(self):
-        """One line: the subject(s) and until when the certificate is valid."""
-        return "; ".join("%s, valid until %s" % (block.subject,
-                                                 block.not_after.strftime("%Y-%m-%d"))
-                         for block in self.blocks)
-
-    def kickstart_data(self):
-        """This certificate as pykickstart's ``Certificate`` (what staging takes)."""
-        return Certificate(cert=self.pem_text().rstrip("\n"), filename=self.filename,
-                           dir=self.directory, type=self.cert_type)
-
-    def kickstart_section(self):
-        """This certificate as a ``%certificate`` section."""
-        options = ["--filename=%s" % self.filename]
-        if self.directory:
-            options.append("--dir=%s" % self.directory)
-        if self.cert_type:
-            options.append("--type=%s" % self.cert_type)
-        return "%%certificate %s\n%s%%end\n" % (" ".join(options), self.pem_text())
+class CaPem:
+    """PEM text a user gave for a new CA certificate, and its blocks (each a CA valid now)."""
+    text: str
+    blocks: Tuple[CertificateBlock, ...]
 
 
 def read_ca_pem(text, source=None):
-    """The PEM blocks of TEXT if every one is a CA valid now, else raise EditError.
+    """TEXT as a ``CaPem`` if every block is a CA valid now, else raise EditError.
 
     The same checks as a ``%certificate`` named by ``--ca``: certificates
-    only (a private key is refused), CA:TRUE with keyCertSign, within validity.
-    SOURCE (a file name) prefixes the message as ``FILE:LINE:``.
+    only (a private key is refused), a CA, within validity. SOURCE (a file
+    name) prefixes the message as ``FILE:LINE:``.
     """
     try:
-        blocks = pem.load_ca_certificates(text)
-    except pem.CertificateError as error:
+        blocks = load_pem_certificates(text)
+        for block in blocks:
+            problem = ca_problem(block) or validity_problem(block)
+            if problem:
+                raise CertificateError(problem, block.line)
+    except CertificateError as error:
         line = error.line + 1 if error.line is not None else None
         if source is not None:
             where = "%s:%d: " % (source, line) if line else "%s: " % source
         else:
-            where = "line %d: " % line if line else ""
+            where = _("line %d: ") % line if line else ""
         raise EditError(where + error.message) from None
-    return tuple(blocks)
+    return CaPem(canonical_pem(blocks), blocks)
 
 
 def read_ca_pem_file(path):
     """``read_ca_pem`` on the file at PATH, with a sentence if it cannot be read."""
     try:
         with open(os.path.expanduser(path), "rb") as stream:
-            data = stream.read(MAX_PEM_FILE_BYTES + 1)
+            data = stream.read(MAX_PEM_BYTES + 1)
     except OSError as error:
-        raise EditError("cannot read %s: %s" % (path, error.strerror or error)) from None
-    if len(data) > MAX_PEM_FILE_BYTES:
-        raise EditError("%s is larger than %d KiB; that is not a PEM certificate"
-                        % (path, MAX_PEM_FILE_BYTES // 1024))
+        raise EditError(_("cannot read %s: %s") % (path, error.strerror or error)) from None
+    if len(data) > MAX_PEM_BYTES:
+        raise EditError(_("%s is larger than %d KiB; that is not a PEM certificate")
+                        % (path, MAX_PEM_BYTES // 1024))
     return read_ca_pem(data, path)
 
 
@@ -142,8 +95,8 @@ def _parse_domains(text, what):
         return ()
     parts = [part.strip() for part in text.split(",")]
     if "" in parts:
-        raise EditError("the list of %ss has an empty entry; separate %ss with single "
-                        "commas, like lab.example,test.example" % (what, what))
+        raise EditError(_("the list of %ss has an empty entry; separate %ss with single "
+                          "commas, like lab.example,test.example") % (what, what))
     try:
         return tuple(dict.fromkeys(normalize_domains(parts, what)))
     except ModelError as error:
@@ -152,65 +105,83 @@ def _parse_domains(text, what):
 
 def status_line(config, errors):
     """The short line a hub shows: "2 DoT servers, exclusive", "Not configured", "Error: …"."""
-    if errors:
-        return "Error: %s" % errors[0]
     if not config.servers:
-        return "Not configured"
+        return _("Not configured")
+    if errors:
+        return _("Error: %s") % errors[0]
     dot = sum(1 for server in config.servers if server.tls)
-    text = "%d DoT server%s" % (dot, "" if dot == 1 else "s")
+    text = _("%d DoT server") % dot if dot == 1 else _("%d DoT servers") % dot
     plain = len(config.servers) - dot
     if plain:
-        text += " + %d plaintext" % plain
+        text += _(" + %d plaintext") % plain
     return "%s, %s" % (text, config.resolve_mode.value)
 
 
 class EdnsEditor:
-    """An encrypted DNS configuration being edited, with its CA certificates."""
+    """An ``EdnsState`` (a copy) being edited in a text UI.
 
-    def __init__(self, config=None, certificates=()):
-        config = config or EdnsConfig()
+    KICKSTART_PATH is the file being edited, if any: only its certificates
+    and those added here can be removed (not those of an included file, nor
+    the installer's).
+    """
+
+    def __init__(self, state=None, kickstart_path=None):
+        state = state or EdnsState()
         # Line numbers of a kickstart mean nothing once the user edits.
-        self._config = replace(config, servers=tuple(replace(server, lineno=None)
-                                                     for server in config.servers))
-        self._certificates = list(certificates)
+        config = replace(state.config, servers=tuple(replace(server, lineno=None)
+                                                     for server in state.config.servers))
+        self.state = EdnsState(config, state.certificates)
+        self._kickstart_path = kickstart_path
+        self._added_here = []
         self._removed = []
         self.dirty = False
 
     @property
     def config(self):
-        return self._config
+        return self.state.config
 
     @property
     def certificates(self):
-        return tuple(self._certificates)
+        return self.state.certificates
 
     @property
     def removed_certificates(self):
-        """Certificates read from somewhere that the user removed, in removal order."""
+        """Certificates read from the kickstart that the user removed, in removal order."""
         return tuple(self._removed)
 
     @property
     def added_certificates(self):
-        return tuple(cert for cert in self._certificates if cert.added)
+        """The certificates added in this editor, in order."""
+        return tuple(cert for cert in self.state.certificates if cert.filename in self._added_here)
 
     def certificate(self, filename):
-        for cert in self._certificates:
-            if cert.filename == filename:
-                return cert
-        return None
+        return self.state.certificate(filename)
 
     def is_selected(self, filename):
-        return filename in self._config.ca_names
+        return filename in self.config.ca_names
+
+    def removable(self, cert):
+        """Whether CERT lives where this editor writes (the kickstart itself, or here)."""
+        if cert.filename in self._added_here:
+            return True
+        return cert.origin is not None and cert.origin.filename == self._kickstart_path
+
+    def source(self, cert):
+        """Where CERT comes from, in words."""
+        if cert.filename in self._added_here:
+            return _("added here")
+        if cert.added:
+            return _("added in the installer")
+        if cert.origin is not None:
+            return "%s:%d" % (cert.origin.filename, cert.origin.lineno)
+        return _("the kickstart")
 
     def staging_input(self):
-        """The ``StagingInput`` an installation would stage from the configuration and
-        the certificates, as the module builds it (the DoT CA bundle included); raise
+        """The ``StagingInput`` an installation would stage, as the module builds it;
         EditError naming the errors of a configuration that has some."""
-        parsed = parsed_configuration(self._config, [cert.kickstart_data()
-                                                     for cert in self._certificates])
         try:
-            return staging_input_of(parsed)
-        except StagingError as error:
+            return self.state.staging_input()
+        except ValidationError as error:
             raise EditError(str(error)) from None
 
     def check_servers(self, timeout=CHECK_TIMEOUT_SECONDS):
@@ -220,17 +191,24 @@ class EdnsEditor:
         from org_edns_addon.probe import check_staging_input
         return check_staging_input(self.staging_input(), timeout=timeout)
 
-    def _commit(self, config):
-        before = _server_errors(self._config)
-        added = [message for message in _server_errors(config) if message not in before]
+    def _commit(self, change, *args):
+        """Apply CHANGE(*ARGS) to the state unless it adds an error to a server."""
+        before = _server_errors(self.state.config)
+        trial = self.state.copy()
+        try:
+            change(trial, *args)
+        except ModelError as error:
+            raise EditError(str(error)) from None
+        added = [message for message in _server_errors(trial.config) if message not in before]
         if added:
             raise EditError(added[0])
-        self._config = config
+        self.state = trial
         self.dirty = True
 
     # Servers.
 
-    def _parse_server(self, parse, *args):
+    @staticmethod
+    def _parse_server(parse, *args):
         try:
             return parse(*args)
         except ModelError as error:
@@ -239,75 +217,76 @@ class EdnsEditor:
     def add_server(self, line):
         """Add a server written as a kickstart line: ``dns+tls://ADDR[:PORT]#NAME [domain=D,…]``."""
         server = self._parse_server(DotServer.parse_line, line.strip())
-        self._commit(replace(self._config, servers=self._config.servers + (server,)))
+        self._commit(EdnsState.set_servers, self.config.servers + (server,))
         return server
 
     def _replace_server(self, index, server):
-        servers = list(self._config.servers)
+        servers = list(self.config.servers)
         servers[index] = server
-        self._commit(replace(self._config, servers=tuple(servers)))
+        self._commit(EdnsState.set_servers, servers)
         return server
 
     def set_server_address(self, index, uri):
         """Change the address, port and TLS name of server INDEX; its domains stay."""
-        old = self._config.servers[index]
+        old = self.config.servers[index]
         return self._replace_server(index, self._parse_server(
             DotServer.parse_uri, uri.strip(), old.domains))
 
     def set_server_domains(self, index, text):
         """Route only the comma-separated domains of TEXT to server INDEX (``-``: all)."""
-        old = self._config.servers[index]
+        old = self.config.servers[index]
         return self._replace_server(index, replace(old, domains=_parse_domains(text, "domain")))
 
     def remove_server(self, index):
-        servers = list(self._config.servers)
+        servers = list(self.config.servers)
         del servers[index]
-        self._commit(replace(self._config, servers=tuple(servers)))
+        self._commit(EdnsState.set_servers, servers)
 
     # Options.
 
     def set_resolve_mode(self, mode):
-        self._commit(replace(self._config, resolve_mode=ResolveMode(mode)))
+        self._commit(EdnsState.set_resolve_mode, mode)
 
     def set_backend(self, backend):
-        self._commit(replace(self._config, backend=Backend(backend)))
+        self._commit(EdnsState.set_backend, backend)
 
     def set_searches(self, text):
         """Set the comma-separated search domains of TEXT (``-``: none)."""
-        self._commit(replace(self._config, searches=_parse_domains(text, "search domain")))
+        self._commit(EdnsState.set_search_domains, _parse_domains(text, "search domain"))
 
     # CA certificates.
 
     def toggle_ca(self, filename):
         """Select or deselect the certificate FILENAME as a CA for the DNS servers."""
-        names = list(self._config.ca_names)
+        names = list(self.config.ca_names)
         if filename in names:
             names.remove(filename)
         else:
             cert = self.certificate(filename)
             if cert is None:
-                raise EditError("there is no %%certificate --filename=%s" % filename)
+                raise EditError(_("there is no %%certificate --filename=%s") % filename)
             for block in cert.blocks:
-                try:
-                    pem.check_ca_certificate(block)
-                except pem.CertificateError as error:
-                    raise EditError("%s cannot authenticate the DNS servers: %s"
-                                    % (filename, error.message)) from None
+                problem = ca_problem(block) or validity_problem(block)
+                if problem:
+                    raise EditError(_("%s cannot authenticate the DNS servers: %s")
+                                    % (filename, problem))
             names.append(filename)
-        self._commit(replace(self._config, ca_names=tuple(names)))
+        self._commit(EdnsState.set_ca_names, names)
 
     def check_filename(self, filename):
         """Raise EditError unless FILENAME can name a new ``%certificate`` and a ``--ca``."""
-        try:
-            check_ca_name(filename)
-        except ModelError as error:
-            raise EditError(str(error)) from None
+        problem = file_name_problem(filename)
+        if problem is None and "," in filename:
+            problem = _("--filename=%s holds ',', which separates --ca names; choose a name "
+                        "without it") % filename
+        if problem:
+            raise EditError(problem)
         if self.certificate(filename) is not None:
-            raise EditError("a %%certificate --filename=%s is already there; choose another "
-                            "name" % filename)
+            raise EditError(_("a %%certificate --filename=%s is already there; choose another "
+                              "name") % filename)
 
-    def suggest_filename(self, blocks, path=None):
-        """A free file name for new certificate BLOCKS: PATH's base name, or from the subject."""
+    def suggest_filename(self, pem, path=None):
+        """A free file name for PEM (a ``CaPem``): PATH's base name, or from the subject."""
         if path:
             candidate = os.path.basename(path)
             try:
@@ -315,9 +294,10 @@ class EdnsEditor:
                 return candidate
             except EditError:
                 pass
-        common_names = blocks[0].certificate.subject.get_attributes_for_oid(
+        from cryptography.x509.oid import NameOID
+        common_names = pem.blocks[0].certificate.subject.get_attributes_for_oid(
             NameOID.COMMON_NAME)
-        stem = common_names[0].value if common_names else blocks[0].subject
+        stem = common_names[0].value if common_names else pem.blocks[0].subject
         stem = re.sub(r"[^a-z0-9]+", "-", str(stem).lower()).strip("-") or "dns-ca"
         candidate, number = stem + ".pem", 1
         while self.certificate(candidate) is not None:
@@ -325,47 +305,45 @@ class EdnsEditor:
             candidate = "%s-%d.pem" % (stem, number)
         return candidate
 
-    def add_certificate(self, blocks, filename):
-        """Add BLOCKS (from ``read_ca_pem``) as ``%certificate --filename=FILENAME`` and
-        select it as a CA for the DNS servers."""
+    def add_certificate(self, pem, filename):
+        """Add PEM (from ``read_ca_pem``) as ``%certificate --filename=FILENAME
+        --dir=/etc/pki/dns/`` and select it as a CA for the DNS servers."""
         self.check_filename(filename)
-        self._certificates.append(CaCertificate(filename, tuple(blocks), added=True))
-        self._commit(replace(self._config, ca_names=self._config.ca_names + (filename,)))
+        cert = CaCertificate(filename, pem.text, pem.blocks, DOT_CA_DIR, added=True)
+
+        def add(state):
+            state.add_certificate(cert)
+            state.set_ca_names(state.ca_names + (filename,))
+        self._commit(add)
+        self._added_here.append(filename)
 
     def remove_certificate(self, filename):
         cert = self.certificate(filename)
         if cert is None:
-            raise EditError("there is no %%certificate --filename=%s" % filename)
-        if not cert.removable:
-            raise EditError("%s is not in the file being edited (%s); remove it there"
-                            % (filename, cert.source))
-        self._certificates.remove(cert)
-        if not cert.added:
+            raise EditError(_("there is no %%certificate --filename=%s") % filename)
+        if not self.removable(cert):
+            raise EditError(_("%s is not in the file being edited (%s); remove it there")
+                            % (filename, self.source(cert)))
+        self._commit(EdnsState.remove_certificate, filename)
+        if filename in self._added_here:
+            self._added_here.remove(filename)
+        else:
             self._removed.append(cert)
-        names = tuple(name for name in self._config.ca_names if name != filename)
-        self._commit(replace(self._config, ca_names=names))
 
     # What the user reads.
 
     def problems(self):
         """Everything wrong with the configuration as it stands."""
-        found = list(self._config.problems())
-        for name in self._config.ca_names:
-            if self.certificate(name) is None:
-                found.append(Problem(Severity.ERROR, "the CA certificate %s is not among the "
-                                     "%%certificate sections; deselect it or add it" % name))
-        return found
+        return self.state.problems()
 
     def errors(self):
-        return [p.message for p in self.problems() if p.severity == Severity.ERROR]
+        return self.state.errors()
 
     def kickstart_section(self):
         """The configuration as an ``%addon org_edns_addon`` section."""
         data = EdnsData()
-        data.set_config(self._config)
+        data.set_config(self.config)
         return str(data).lstrip("\n")
 
     def status(self):
-        if not self._config.servers:
-            return "Not configured"
-        return status_line(self._config, self.errors())
+        return status_line(self.config, self.errors())

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from org_edns_addon.fileio import write_atomically
-from org_edns_addon.ks.parse import SectionPlace, parse_kickstart
-from org_edns_addon.model import Problem, Severity
-from org_edns_addon.tui.editor import CaCertificate, EdnsEditor
+from org_edns_addon.ks.reader import parse_kickstart
+from org_edns_addon.model import Problem, SectionPlace, Severity
+from org_edns_addon.state import EdnsState
+from org_edns_addon.tui.editor import EdnsEditor
 
 
 class KickstartFileError(Exception):
@@ -48,13 +49,9 @@ def load_kickstart(path):
     if place is not None and place.filename != path:
         raise KickstartFileError("the %s section is in the included file %s; edit that file"
                                  % (place.spelling, place.filename))
-    certificates = [CaCertificate(
-        filename=cert.filename, blocks=tuple(cert.blocks), directory=cert.data.dir,
-        cert_type=cert.data.type, origin=cert.place,
-        removable=cert.place.filename == path) for cert in parsed.certificates]
     # The text as parsed, never a second read that may differ (a pipe, an edit).
     source = KickstartFile(path, parsed.text, place, os.stat(path).st_mode & 0o777)
-    return source, EdnsEditor(parsed.config, certificates)
+    return source, EdnsEditor(EdnsState(parsed.config, parsed.certificates), path)
 
 
 def new_kickstart():

@@ -1,20 +1,23 @@
-"""The editor and the encrypted DNS module over D-Bus: read, write and judge its state.
+"""The text UI and the encrypted DNS module over D-Bus: read, write and judge its state.
 
 Pure (dasbus only, no pyanaconda): the Anaconda spoke uses it on Anaconda's
 bus, tests on a private bus with the module of ``org_edns_addon.dbus_service``.
 MODULE is a proxy of the addon's interface (``EdnsInterfaceTemplate``).
 """
 
+import logging
 from dataclasses import dataclass
 
 from dasbus.error import DBusError
 
-from org_edns_addon.certificates import CertificateError, load_pem_certificates
-from org_edns_addon.dbus_interface import CertificateData, DotServerData
-from org_edns_addon.model import Backend, EdnsConfig, ResolveMode, Severity
-from org_edns_addon.tui.editor import CaCertificate, EditError, EdnsEditor, status_line
+from org_edns_addon.certificates import CertificateError
+from org_edns_addon.dbus_structures import CertificateData, DotServerData, ValidationReport
+from org_edns_addon.i18n import _
+from org_edns_addon.model import Backend, EdnsConfig, ResolveMode
+from org_edns_addon.state import EdnsState
+from org_edns_addon.tui.editor import EditError, EdnsEditor, status_line
 
-_ERROR_PREFIX = Severity.ERROR.value + ": "
+log = logging.getLogger(__name__)
 
 
 def read_config(module):
@@ -28,10 +31,22 @@ def read_config(module):
         ca_names=tuple(module.CaNames))
 
 
+def read_certificates(structures):
+    """``CaCertificate``s of ``CertificateData`` structures (the module's ``Certificates``,
+    or the Security module's, whose fields they share); one that is not valid cannot be
+    named and is left out."""
+    found = []
+    for data in CertificateData.from_structure_list(structures):
+        try:
+            found.append(data.to_certificate())
+        except CertificateError as error:
+            log.info("Left out the certificate %s: %s", data.filename, error)
+    return found
+
+
 def read_editor(module):
-    """An editor on the module's configuration and the certificates it may name (the
-    module's; they stay, the editor may add new ones)."""
-    return EdnsEditor(read_config(module), certificates_from_structures(module.Certificates))
+    """An editor on a copy of the module's state (its configuration and certificates)."""
+    return EdnsEditor(EdnsState(read_config(module), read_certificates(module.Certificates)))
 
 
 def write_config(module, config):
@@ -44,7 +59,7 @@ def write_config(module, config):
         module.SearchDomains = list(config.searches)
         module.CaNames = list(config.ca_names)
     except DBusError as error:
-        raise EditError("the installer refused the configuration: %s" % error) from None
+        raise EditError(_("the installer refused the configuration: %s") % error) from None
 
 
 def write_editor(module, editor):
@@ -53,12 +68,12 @@ def write_editor(module, editor):
     present = {data.filename: data.cert for data in CertificateData.from_structure_list(
         module.Certificates)}
     for cert in editor.added_certificates:
-        if present.get(cert.filename) == cert.pem_text().rstrip("\n"):
+        if present.get(cert.filename) == cert.pem:
             continue
         try:
-            module.AddCertificate(cert.filename, cert.pem_text())
+            module.AddCertificate(cert.filename, cert.pem)
         except DBusError as error:
-            raise EditError("the installer refused the certificate %s: %s"
+            raise EditError(_("the installer refused the certificate %s: %s")
                             % (cert.filename, error)) from None
     write_config(module, editor.config)
 
@@ -79,23 +94,34 @@ def module_state(module):
     """Judge the module: not configured without servers, else by its ``Validate()``."""
     config = read_config(module)
     if not config.servers:
-        return ModuleState(False, (), "Not configured")
-    errors = tuple(message[len(_ERROR_PREFIX):] for message in module.Validate()
-                   if message.startswith(_ERROR_PREFIX))
+        return ModuleState(False, (), status_line(config, ()))
+    report = ValidationReport.from_structure(module.Validate())
+    errors = tuple(report.error_messages)
     return ModuleState(True, errors, status_line(config, errors))
 
 
-def certificates_from_structures(structures):
-    """``CaCertificate``s of ``CertificateData`` structures (the module's ``Certificates``,
-    or the Security module's, whose fields they share); one that is not PEM cannot be
-    named and is left out."""
-    found = []
-    for data in CertificateData.from_structure_list(structures):
-        try:
-            blocks = tuple(load_pem_certificates(data.cert))
-        except CertificateError:
-            continue
-        found.append(CaCertificate(data.filename, blocks, directory=data.dir or None,
-                                   cert_type=data.type or None, removable=False,
-                                   added_in_installer=data.added))
-    return found
+class ModuleView:
+    """The module's ``ModuleState``, read once and again only after the module changed.
+
+    A hub asks a spoke for its status, whether it is completed and whether it
+    is mandatory at every redraw; they all come from one read, renewed when
+    the module emits ``PropertiesChanged`` or after this UI wrote to it.
+    """
+
+    def __init__(self, module):
+        self._module = module
+        self._state = None
+        module.PropertiesChanged.connect(self._changed)
+
+    def _changed(self, *_args):
+        self._state = None
+
+    def forget(self):
+        """Read the module again next time (after writing to it)."""
+        self._state = None
+
+    @property
+    def state(self):
+        if self._state is None:
+            self._state = module_state(self._module)
+        return self._state

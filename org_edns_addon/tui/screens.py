@@ -349,7 +349,8 @@ class CaScreen(EditorScreen):
             "is used."))
         for cert in self.editor.certificates:
             kind = "anchor; " if cert.is_anchor else ""
-            self.menu.add(CheckboxWidget(title="%s (%s%s)" % (cert.filename, kind, cert.source),
+            self.menu.add(CheckboxWidget(title="%s (%s%s)" % (cert.filename, kind,
+                                                              self.editor.source(cert)),
                                          text=cert.describe(),
                                          completed=self.editor.is_selected(cert.filename)),
                           lambda name=cert.filename: push(CertificateScreen(self.editor, name)))
@@ -377,14 +378,14 @@ class CertificateScreen(EditorScreen):
 
     def fill(self, window):
         cert = self.editor.certificate(self._filename)
-        details = [cert.describe(), "From %s" % cert.source]
+        details = [cert.describe(), "From %s" % self.editor.source(cert)]
         details.append("Installed as %s%s" % (cert.directory or "(by --type)",
                                                cert.filename if cert.directory else ""))
         window.add_with_separator(TextWidget("\n".join(details)))
         self.menu.add(CheckboxWidget(title="Authenticate the DNS servers with it (--ca)",
                                      completed=self.editor.is_selected(self._filename)),
                       self._toggle)
-        if cert.removable:
+        if self.editor.removable(cert):
             self.menu.add(TextWidget("Remove this %certificate"), self._remove)
         self.menu.add_to(window)
 
@@ -397,14 +398,14 @@ class CertificateScreen(EditorScreen):
         return InputState.PROCESSED_AND_CLOSE
 
 
-def filename_screen(editor, blocks, path=None):
-    """Ask the --filename of new certificate BLOCKS, offering a free name."""
+def filename_screen(editor, pem, path=None):
+    """Ask the --filename of new certificate PEM (a ``CaPem``), offering a free name."""
     return EntryScreen(
         "File name of the new %certificate",
         "The certificate is written to %s<name> and selected for the DNS servers.\n%s"
-        % (DOT_CA_DIR, "; ".join(block.subject for block in blocks)),
-        "File name", lambda name: editor.add_certificate(blocks, name),
-        default=editor.suggest_filename(blocks, path))
+        % (DOT_CA_DIR, "; ".join(block.subject for block in pem.blocks)),
+        "File name", lambda name: editor.add_certificate(pem, name),
+        default=editor.suggest_filename(pem, path))
 
 
 def pem_file_screen(editor):
@@ -446,12 +447,12 @@ class PemPasteScreen(UIScreen):
             return InputState.PROCESSED_AND_CLOSE
         text, self._lines = "\n".join(self._lines) + "\n", []
         try:
-            blocks = read_ca_pem(text)
+            pem = read_ca_pem(text)
         except EditError as error:
             self.error = "the pasted text: %s; paste it again" % error
             report(self.error)
             return InputState.DISCARDED
-        ScreenHandler.replace_screen(filename_screen(self._editor, blocks))
+        ScreenHandler.replace_screen(filename_screen(self._editor, pem))
         return InputState.PROCESSED
 
 

@@ -15,17 +15,22 @@ from simpleline.render.prompt import Prompt
 from simpleline.render.screen import InputState
 
 from pyanaconda.anaconda_loggers import get_module_logger
+from pyanaconda.core.constants import ANACONDA_ENVIRON
 from pyanaconda.core.dbus import DBus
 from pyanaconda.modules.common.task import sync_run_task
+from pyanaconda.modules.common.util import is_module_available
 from pyanaconda.ui.categories.system import SystemCategory
 from pyanaconda.ui.tui.spokes import NormalTUISpoke
 
-from org_edns_addon.constants import DBUS_OBJECT_PATH, DBUS_SERVICE_NAME
+from org_edns_addon.dbus_identifiers import edns_service
+from org_edns_addon.i18n import N_
 from org_edns_addon.tui.editor import EditError
-from org_edns_addon.tui.module_proxy import module_state, read_editor, write_editor
+from org_edns_addon.tui.module_proxy import ModuleView, read_editor, write_editor
 from org_edns_addon.tui.screens import ItemMenu, add_main_menu
 
 log = get_module_logger(__name__)
+
+EDNS = edns_service(DBus)
 
 __all__ = ["EncryptedDnsSpoke"]
 
@@ -35,6 +40,11 @@ class EncryptedDnsSpoke(NormalTUISpoke):
 
     category = SystemCategory
 
+    @classmethod
+    def should_run(cls, environment, data):
+        """Only in the installer (not Initial Setup), and only with the module running."""
+        return environment == ANACONDA_ENVIRON and is_module_available(EDNS)
+
     @staticmethod
     def get_screen_id():
         """Return a unique id of this UI screen."""
@@ -42,8 +52,9 @@ class EncryptedDnsSpoke(NormalTUISpoke):
 
     def __init__(self, data, storage, payload):
         super().__init__(data, storage, payload)
-        self.title = "Encrypted DNS"
-        self._module = DBus.get_proxy(DBUS_SERVICE_NAME, DBUS_OBJECT_PATH)
+        self.title = N_("Encrypted DNS")
+        self._module = EDNS.get_proxy()
+        self._view = ModuleView(self._module)
         self._editor = None
         self._menu = ItemMenu()
 
@@ -80,7 +91,10 @@ class EncryptedDnsSpoke(NormalTUISpoke):
 
     def apply(self):
         """Write the edited configuration and the certificates added here to the module."""
-        write_editor(self._module, self._editor)
+        try:
+            write_editor(self._module, self._editor)
+        finally:
+            self._view.forget()
         self._editor.dirty = False
 
     def execute(self):
@@ -89,16 +103,16 @@ class EncryptedDnsSpoke(NormalTUISpoke):
             log.info("Encrypted DNS not applied to the installer: %s", self.status)
             return
         for path in self._module.ConfigureWithTasks():
-            sync_run_task(DBus.get_proxy(DBUS_SERVICE_NAME, path))
+            sync_run_task(EDNS.get_proxy(path))
 
     @property
     def mandatory(self):
-        return module_state(self._module).configured
+        return self._view.state.configured
 
     @property
     def completed(self):
-        return module_state(self._module).completed
+        return self._view.state.completed
 
     @property
     def status(self):
-        return module_state(self._module).status
+        return self._view.state.status

@@ -1,8 +1,8 @@
 """The module's pure rules: requirements per backend and boot options against the kickstart."""
 
 from org_edns_addon.model import Backend, DotServer, EdnsConfig, ResolveMode
-from org_edns_addon.module_state import boot_option_differences, required_packages
-from org_edns_addon.staging import boot_options
+from org_edns_addon.service.requirements import boot_option_differences, required_packages
+from org_edns_addon.staging.networkmanager import boot_options
 
 CONFIG = EdnsConfig(servers=(DotServer.parse_uri("dns+tls://192.0.2.53#dot.example"),))
 

@@ -10,8 +10,6 @@ collected, not raised: a user sees all of them in one run.
 import os
 import shlex
 import warnings
-from dataclasses import dataclass, field
-from typing import List, Optional, Tuple
 
 from pykickstart.errors import KickstartError, KickstartWarning
 from pykickstart.load import is_url
@@ -19,80 +17,12 @@ from pykickstart.parser import Certificate, KickstartParser, PutBackIterator
 from pykickstart.sections import CertificateSection, Section
 from pykickstart.version import makeVersion
 
-from org_edns_addon import certificates as pem
-from org_edns_addon.constants import (ADDON_SECTION_OPEN, CERT_TYPE_ANCHOR,
-                                     MAX_FILE_NAME_BYTES, MAX_INCLUDE_DEPTH,
-                                     MAX_KICKSTART_BYTES, SECTION_OPEN)
+from org_edns_addon.constants import (ADDON_SECTION_OPEN, MAX_INCLUDE_DEPTH,
+                                      MAX_KICKSTART_BYTES, SECTION_OPEN)
 from org_edns_addon.ks.edns import EdnsData, EdnsSection, is_our_addon
-from org_edns_addon.model import Problem, Severity
-
-
-@dataclass
-class SectionPlace:
-    """Where a section was read: file, header line, and the spelling used."""
-    filename: str
-    lineno: int
-    spelling: str = ""
-    end_lineno: Optional[int] = None
-
-
-@dataclass
-class KickstartCertificate:
-    """A pykickstart ``Certificate`` with where it was read and its parsed PEM blocks."""
-    data: object
-    place: SectionPlace
-    blocks: List[pem.PemCertificate] = field(default_factory=list)
-    # (file, line) of each body line, so a PEM line number maps back to the kickstart.
-    body_places: List[Tuple[str, int]] = field(default_factory=list, repr=False)
-
-    @property
-    def filename(self):
-        return self.data.filename
-
-    @property
-    def is_anchor(self):
-        return self.data.type == CERT_TYPE_ANCHOR
-
-    def where(self, line):
-        """(file, line) in the kickstart of line LINE (0-based) of the certificate text."""
-        if line is not None and 0 <= line < len(self.body_places):
-            return self.body_places[line]
-        return self.place.filename, self.place.lineno
-
-
-@dataclass
-class ParsedKickstart:
-    """What a kickstart says about encrypted DNS, and every problem found."""
-    filename: str
-    handler: object
-    edns: EdnsData
-    edns_places: List[SectionPlace]
-    certificates: List[KickstartCertificate]
-    problems: List[Problem]
-    # The text of the file itself as it was read (None if unreadable): what
-    # rewrites start from, never a second read that may differ (a pipe, an edit).
-    text: Optional[str] = None
-
-    @property
-    def config(self):
-        """The validated ``EdnsConfig``, or None without a section or with errors."""
-        if not self.edns.seen or self.errors:
-            return None
-        return self.edns.to_config()
-
-    @property
-    def errors(self):
-        return [p for p in self.problems if p.severity == Severity.ERROR]
-
-    @property
-    def warnings(self):
-        return [p for p in self.problems if p.severity == Severity.WARNING]
-
-    def ca_bundle_certificates(self):
-        """The certificates of the DoT CA bundle (``--ca`` order), or [] without ``--ca``."""
-        by_name = {c.filename: c for c in self.certificates}
-        return [cert for name in self.edns.ca_names if name in by_name
-                for cert in by_name[name].blocks]
+from org_edns_addon.ks.result import ParsedKickstart
+from org_edns_addon.ks.rules import certificate_value, check_rules
+from org_edns_addon.model import Problem, SectionPlace, Severity
 
 
 class _Problems:
@@ -167,8 +97,10 @@ class _TrackedCertificateSection(CertificateSection):
             self._certificate["cert"] = []
             return
         for data in self.handler.certificates[before:]:
-            self._reader.certificates.append(
-                KickstartCertificate(data, place, body_places=self._body_places))
+            self._reader.certificate_names.append(data.filename)
+            value = certificate_value(data, place, self._body_places, self._reader.add_problem_at)
+            if value is not None:
+                self._reader.certificates.append(value)
 
 
 class _TrackedEdnsSection(EdnsSection):
@@ -227,6 +159,7 @@ class KickstartReader(KickstartParser):
                          missingIncludeIsFatal=True, unknownSectionIsFatal=True)
         self.problems = _Problems()
         self.certificates = []
+        self.certificate_names = []
         self.edns_places = []
         self._sources = []
         self._reading = []
@@ -255,6 +188,10 @@ class KickstartReader(KickstartParser):
     def add_problem(self, severity, message):
         """Record a problem at the line being handled."""
         self.problems.add(severity, message, *self.position)
+
+    def add_problem_at(self, severity, message, where):
+        """Record a problem at WHERE, a (file, line) pair."""
+        self.problems.add(severity, message, *where)
 
     def check_header_comment(self):
         """Report a '#' glued to a word of the section header being read.
@@ -414,9 +351,9 @@ def parse_kickstart(path, now=None):
         warnings.simplefilter("always")
         warnings.showwarning = show_warning
         outcome = _read_all(reader, path)
-        result = ParsedKickstart(path, handler, handler.edns, reader.edns_places,
-                                 reader.certificates, reader.problems.items,
-                                 reader.kickstart_text)
+        result = ParsedKickstart(path, handler.edns, reader.edns_places, reader.certificates,
+                                 reader.certificate_names, reader.problems.items,
+                                 reader.kickstart_text, handler)
         if outcome != _UNREADABLE:
             check_rules(result, now, read_to_end=outcome == _READ_TO_END)
     result.problems.sort(key=_reading_order(result.problems))
@@ -451,108 +388,3 @@ def _read_all(reader, path):
                             % _message(error).rstrip("."), filename, lineno)
         return _STOPPED
     return _READ_TO_END
-
-
-def check_rules(result, now=None, read_to_end=True):
-    """Add the cross-section rules of ARCHITECTURE.md to RESULT.problems.
-
-    READ_TO_END False: reading stopped early, so a missing section proves nothing.
-    """
-    def add(severity, message, place, where=None):
-        filename, lineno = where or (place.filename, place.lineno)
-        result.problems.append(Problem(severity, message, lineno, filename))
-
-    places = result.edns_places
-    for place in places[1:]:
-        if place.spelling != places[0].spelling:
-            message = ("both %s and %s are given; they are two spellings of the same "
-                       "section, keep only %s" % (places[0].spelling, place.spelling,
-                                                  ADDON_SECTION_OPEN))
-        else:
-            message = "a second %s section; only one may appear" % place.spelling
-        add(Severity.ERROR, message + " (first on %s:%d)" % (places[0].filename,
-                                                             places[0].lineno), place)
-    for place in places:
-        if place.spelling == SECTION_OPEN:
-            add(Severity.WARNING, "stock Anaconda rejects a top-level %%edns (\"Unknown "
-                "kickstart section\"); run 'edns-addon convert %s' to rewrite it as "
-                "%s" % (place.filename, ADDON_SECTION_OPEN), place)
-
-    _check_certificates(result, now, add)
-
-    if not result.edns.seen:
-        if not places and read_to_end:
-            result.problems.append(Problem(
-                Severity.WARNING, "no %s section; encrypted DNS is not configured"
-                % ADDON_SECTION_OPEN, None, result.filename))
-        return
-    head = places[0]
-    for problem in result.edns.to_config().problems(
-            head.lineno, all_servers_read=not result.edns.refused_lines):
-        add(problem.severity, problem.message, head,
-            (problem.filename or head.filename, problem.lineno or head.lineno))
-
-
-def _too_long(name):
-    return len(name.encode("utf-8")) > MAX_FILE_NAME_BYTES
-
-
-def _check_certificate_dir(directory, place, add):
-    """Report a --dir that could not be a directory below a root."""
-    if not os.path.isabs(directory):
-        add(Severity.ERROR, "--dir=%s must be an absolute path, like /etc/pki/dns/"
-            % directory, place)
-    elif ".." in directory.split("/"):
-        add(Severity.ERROR, "--dir=%s must not contain '..'; give the directory itself, like "
-            "/etc/pki/dns/" % directory, place)
-    elif any(_too_long(part) for part in directory.split("/")):
-        add(Severity.ERROR, "--dir=%s has a directory name longer than %d bytes; choose "
-            "shorter names" % (directory, MAX_FILE_NAME_BYTES), place)
-
-
-def _check_certificates(result, now, add):
-    names = {}
-    for cert in result.certificates:
-        place = cert.place
-        if cert.filename in names:
-            first = names[cert.filename].place
-            add(Severity.ERROR, "a second %%certificate --filename=%s (first on %s:%d); give "
-                "each certificate its own file name" % (cert.filename, first.filename,
-                                                         first.lineno), place)
-        else:
-            names[cert.filename] = cert
-        if os.sep in cert.filename or cert.filename in ("", ".", ".."):
-            add(Severity.ERROR, "--filename=%s must be a plain file name, without '/'"
-                % cert.filename, place)
-        elif _too_long(cert.filename):
-            add(Severity.ERROR, "--filename=%s is longer than a file name may be (%d bytes); "
-                "choose a shorter name" % (cert.filename, MAX_FILE_NAME_BYTES), place)
-        if cert.data.dir is not None:
-            _check_certificate_dir(cert.data.dir, place, add)
-        if cert.data.type is not None and cert.data.type != CERT_TYPE_ANCHOR:
-            add(Severity.ERROR, "--type=%s is unknown; the only type is %s"
-                % (cert.data.type, CERT_TYPE_ANCHOR), place)
-        try:
-            cert.blocks = pem.load_pem_certificates(cert.data.cert)
-        except pem.CertificateError as error:
-            add(Severity.ERROR, error.message, place, cert.where(error.line))
-
-    ca_names = result.edns.ca_names if result.edns.seen else ()
-    head = result.edns_places[0] if result.edns_places else None
-    for name in dict.fromkeys(ca_names):
-        if name not in names:
-            known = ", ".join(sorted(names)) or "none"
-            add(Severity.ERROR, "--ca=%s names no %%certificate --filename (known: %s); add "
-                "that %%certificate or fix the name" % (name, known), head)
-    for cert in result.certificates:
-        # What authenticates DNS servers must be a CA; anything else only gets a
-        # warning when it is out of date.
-        authenticates = cert.filename in ca_names or cert.is_anchor
-        for block in cert.blocks:
-            if authenticates:
-                problem = pem.ca_problem(block) or pem.validity_problem(block, now)
-            else:
-                problem = pem.validity_problem(block, now)
-            if problem:
-                add(Severity.ERROR if authenticates else Severity.WARNING, problem,
-                    cert.place, cert.where(block.line))

@@ -1,0 +1,271 @@
+"""The structures the module's D-Bus interface shares with its clients (the text UI, tests).
+
+Plain dasbus ``DBusData``: field types come from the annotations. Every
+structure read from a client checks that each field has the type it
+declares (dasbus itself would take a string for a list of strings and split
+it into letters).
+"""
+
+from dasbus.structure import DBusData, DBusStructureError, get_fields
+from dasbus.typing import Bool, Double, List, Str, Structure, UInt16, get_dbus_type  # noqa: F401
+
+from org_edns_addon.i18n import _
+from org_edns_addon.model import DotServer
+
+
+class TypeChecked:
+    """A mixin for ``DBusData``: refuse a field whose variant is not of the declared type."""
+
+    @classmethod
+    def from_structure(cls, structure):
+        if isinstance(structure, dict):
+            fields = get_fields(cls)
+            for name, variant in structure.items():
+                field = fields.get(name)
+                expected = get_dbus_type(field.type_hint) if field else None
+                if field and hasattr(variant, "get_type_string") and \
+                        variant.get_type_string() != expected:
+                    raise DBusStructureError(_("the field %r must be of type %r, not %r")
+                                             % (name, expected, variant.get_type_string()))
+        return super().from_structure(structure)
+
+
+class ServerAddressData(TypeChecked, DBusData):
+    """Where a DNS server is: the fields every structure about a server starts with."""
+
+    def __init__(self):
+        self._address = ""
+        self._port = 0
+        self._name = ""
+
+    @property
+    def address(self) -> Str:
+        return self._address
+
+    @address.setter
+    def address(self, value: Str):
+        self._address = value
+
+    @property
+    def port(self) -> UInt16:
+        return self._port
+
+    @port.setter
+    def port(self, value: UInt16):
+        self._port = value
+
+    @property
+    def name(self) -> Str:
+        return self._name
+
+    @name.setter
+    def name(self, value: Str):
+        self._name = value
+
+    @classmethod
+    def at_server(cls, server):
+        """A structure with the address, port and TLS name of SERVER (a ``DotServer``)."""
+        data = cls()
+        data.address = str(server.address)
+        data.port = server.port
+        data.name = server.name or ""
+        return data
+
+
+class DotServerData(ServerAddressData):
+    """One DNS server: ``address``, ``port`` (0: the default, 853 or 53 for
+    plaintext), TLS ``name`` ("" for none), routed ``domains`` (empty: every
+    domain) and ``tls`` (False: plaintext)."""
+
+    def __init__(self):
+        super().__init__()
+        self._domains = []
+        self._tls = True
+
+    @property
+    def domains(self) -> List[Str]:
+        return self._domains
+
+    @domains.setter
+    def domains(self, value: List[Str]):
+        self._domains = list(value)
+
+    @property
+    def tls(self) -> Bool:
+        return self._tls
+
+    @tls.setter
+    def tls(self, value: Bool):
+        self._tls = value
+
+    @classmethod
+    def from_server(cls, server):
+        """The structure of a model ``DotServer``."""
+        data = cls.at_server(server)
+        data.domains = list(server.domains)
+        data.tls = server.tls
+        return data
+
+    def to_server(self):
+        """The model ``DotServer``; raises ``ModelError`` for a bad field."""
+        return DotServer.from_parts(self.address, self.port or None, self.name, self.domains,
+                                    self.tls)
+
+
+class ServerCheckData(ServerAddressData):
+    """The pre-flight check of one server: its ``address``, ``port`` and TLS
+    ``name``; the ``outcome`` ("ok", else why not: a ``probe.Outcome`` value);
+    ``reason``, a sentence; ``rtt_ms`` (``rtt-ms`` on D-Bus), the time to the
+    answer in milliseconds (0 unless ok)."""
+
+    def __init__(self):
+        super().__init__()
+        self._outcome = ""
+        self._reason = ""
+        self._rtt_ms = 0.0
+
+    @property
+    def outcome(self) -> Str:
+        return self._outcome
+
+    @outcome.setter
+    def outcome(self, value: Str):
+        self._outcome = value
+
+    @property
+    def reason(self) -> Str:
+        return self._reason
+
+    @reason.setter
+    def reason(self, value: Str):
+        self._reason = value
+
+    @property
+    def rtt_ms(self) -> Double:
+        return self._rtt_ms
+
+    @rtt_ms.setter
+    def rtt_ms(self, value: Double):
+        self._rtt_ms = value
+
+    @classmethod
+    def structures_of(cls, checks):
+        """The structures of ``probe.ServerCheck`` results CHECKS, in their order."""
+        data = []
+        for check in checks:
+            item = cls.at_server(check.server)
+            item.outcome = check.outcome.value
+            item.reason = check.reason
+            item.rtt_ms = check.rtt_ms or 0.0
+            data.append(item)
+        return cls.to_structure_list(data)
+
+
+class CertificateData(TypeChecked, DBusData):
+    """One ``%certificate`` (a ``CaCertificate`` on the wire): the fields of Anaconda's
+    ``CertificateData`` (the Security module's ``Certificates``), so one reader takes
+    both lists: ``filename``, ``cert`` (the PEM text), ``dir`` and ``type`` ("" when not
+    given); and ``added``: True when it was added in the installer (``AddCertificate``),
+    False when it is the kickstart's."""
+
+    def __init__(self):
+        self._filename = ""
+        self._cert = ""
+        self._dir = ""
+        self._type = ""
+        self._added = False
+
+    @property
+    def filename(self) -> Str:
+        return self._filename
+
+    @filename.setter
+    def filename(self, value: Str):
+        self._filename = value
+
+    @property
+    def cert(self) -> Str:
+        return self._cert
+
+    @cert.setter
+    def cert(self, value: Str):
+        self._cert = value
+
+    @property
+    def dir(self) -> Str:
+        return self._dir
+
+    @dir.setter
+    def dir(self, value: Str):
+        self._dir = value
+
+    @property
+    def type(self) -> Str:
+        return self._type
+
+    @type.setter
+    def type(self, value: Str):
+        self._type = value
+
+    @property
+    def added(self) -> Bool:
+        return self._added
+
+    @added.setter
+    def added(self, value: Bool):
+        self._added = value
+
+    @classmethod
+    def of_certificate(cls, certificate):
+        """The structure of a ``CaCertificate``."""
+        data = cls()
+        data.filename = certificate.filename
+        data.cert = certificate.pem
+        data.dir = certificate.directory or ""
+        data.type = certificate.cert_type or ""
+        data.added = certificate.added
+        return data
+
+    def to_certificate(self):
+        """The ``CaCertificate``; raises ``CertificateError`` for a bad field or PEM."""
+        from org_edns_addon.certificates import CaCertificate
+        return CaCertificate.from_section(self.filename, self.cert, self.dir or None,
+                                          self.type or None, added=self.added)
+
+
+class ValidationReport(TypeChecked, DBusData):
+    """The errors and warnings of a configuration, the wire shape of Anaconda's
+    ``pyanaconda.modules.common.structures.validation.ValidationReport``."""
+
+    def __init__(self):
+        self._error_messages = []
+        self._warning_messages = []
+
+    @property
+    def error_messages(self) -> List[Str]:
+        return self._error_messages
+
+    @error_messages.setter
+    def error_messages(self, messages: List[Str]):
+        self._error_messages = list(messages)
+
+    @property
+    def warning_messages(self) -> List[Str]:
+        return self._warning_messages
+
+    @warning_messages.setter
+    def warning_messages(self, messages: List[Str]):
+        self._warning_messages = list(messages)
+
+    def is_valid(self):
+        return not self._error_messages
+
+    @classmethod
+    def of_problems(cls, problems):
+        """The report of model ``Problem``s."""
+        from org_edns_addon.model import Severity
+        report = cls()
+        report.error_messages = [p.message for p in problems if p.severity == Severity.ERROR]
+        report.warning_messages = [p.message for p in problems
+                                   if p.severity == Severity.WARNING]
+        return report

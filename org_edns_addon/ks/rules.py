@@ -1,0 +1,80 @@
+"""The rules of a whole kickstart: its sections, certificates and configuration together.
+
+The kickstart reader (``ks/reader.py``) and the Anaconda module's part
+(``ks/module.py``) both end here, so a kickstart is judged the same way by
+``edns-addon validate`` and by the installer.
+"""
+
+from org_edns_addon.certificates import CaCertificate, CertificateError, \
+    load_pem_certificates, placement_problems
+from org_edns_addon.constants import ADDON_SECTION_OPEN, SECTION_OPEN
+from org_edns_addon.i18n import _
+from org_edns_addon.model import EdnsConfig, Problem, Severity
+from org_edns_addon.trust import trust_problems
+
+
+def certificate_value(data, place, body_places, add):
+    """The ``CaCertificate`` of pykickstart's ``Certificate`` DATA read at PLACE (a
+    ``SectionPlace``; BODY_PLACES the (file, line) of each body line), or None after
+    reporting its problems with ADD(severity, message, (file, line))."""
+    header = (place.filename, place.lineno)
+    problems = placement_problems(data.filename, data.dir, data.type)
+    for message in problems:
+        add(Severity.ERROR, message, header)
+    try:
+        blocks = load_pem_certificates(data.cert)
+    except CertificateError as error:
+        inside = error.line is not None and 0 <= error.line < len(body_places)
+        add(Severity.ERROR, error.message, body_places[error.line] if inside else header)
+        return None
+    if problems:
+        return None
+    return CaCertificate(data.filename, data.cert, blocks, data.dir, data.type,
+                         origin=place, body_places=tuple(body_places))
+
+
+def check_rules(result, now=None, read_to_end=True):
+    """Add the cross-section rules to RESULT.problems (a ``ParsedKickstart``).
+
+    READ_TO_END False: reading stopped early, so a missing section proves nothing.
+    """
+    def add(severity, message, place, where=None):
+        filename, lineno = where or (place.filename, place.lineno)
+        result.problems.append(Problem(severity, message, lineno, filename))
+
+    places = result.edns_places
+    for place in places[1:]:
+        if place.spelling != places[0].spelling:
+            message = _("both %s and %s are given; they are two spellings of the same "
+                        "section, keep only %s") % (places[0].spelling, place.spelling,
+                                                   ADDON_SECTION_OPEN)
+        else:
+            message = _("a second %s section; only one may appear") % place.spelling
+        add(Severity.ERROR, message + " (first on %s:%d)" % (places[0].filename,
+                                                             places[0].lineno), place)
+    for place in places:
+        if place.spelling == SECTION_OPEN:
+            add(Severity.WARNING, _("stock Anaconda rejects a top-level %%edns (\"Unknown "
+                                    "kickstart section\"); run 'edns-addon convert %s' to "
+                                    "rewrite it as %s") % (place.filename, ADDON_SECTION_OPEN),
+                place)
+
+    edns = result.edns
+    head = places[0] if places else None
+    config = edns.to_config() if edns.seen else EdnsConfig()
+    for problem in trust_problems(config, result.certificates, configured=edns.seen,
+                                  known_names=result.certificate_names, now=now):
+        if problem.lineno is None and head is not None:
+            add(problem.severity, problem.message, head)
+        else:
+            result.problems.append(problem)
+
+    if not edns.seen:
+        if not places and read_to_end:
+            result.problems.append(Problem(
+                Severity.WARNING, _("no %s section; encrypted DNS is not configured")
+                % ADDON_SECTION_OPEN, None, result.filename))
+        return
+    for problem in config.problems(head.lineno, all_servers_read=not edns.refused_lines):
+        add(problem.severity, problem.message, head,
+            (problem.filename or head.filename, problem.lineno or head.lineno))

@@ -1,0 +1,41 @@
+"""The installed system's ``dracut.conf.d`` drop-in: the DoT files inside its initramfs.
+
+dracut resolves ``install_items`` in the target when it runs there, and
+aborts on a module it does not have, so only modules the target has are named.
+"""
+
+import os
+
+from org_edns_addon import constants as c
+from org_edns_addon.model import Backend
+from org_edns_addon.staging.networkmanager import GENERATED_HEADER
+
+
+def dns_config_paths(config):
+    """The DoT files the initramfs needs besides the CA file."""
+    if config.backend == Backend.UNBOUND:
+        return [c.NM_KEYFILE_PATH, c.UNBOUND_CONF_PATH, c.RESOLV_CONF_PATH]
+    return [c.NM_KEYFILE_PATH]
+
+
+def dracut_modules_present(root, names):
+    """Those of NAMES for which ROOT has a dracut module directory (``NNname``)."""
+    directory = os.path.join(root, c.DRACUT_MODULES_DIR.lstrip("/"))
+    try:
+        present = {entry.lstrip("0123456789") for entry in os.listdir(directory)}
+    except OSError:
+        return []
+    return [name for name in names if name in present]
+
+
+def dracut_conf(data, root):
+    """The drop-in for DATA (a ``StagingInput``) in the target at ROOT."""
+    items = [data.trust.path] + dns_config_paths(data.config)
+    wanted = [c.DRACUT_MODULE_OPENSSL]
+    if data.config.backend == Backend.DNSCONFD:
+        wanted.insert(0, c.DRACUT_MODULE_DNSCONFD)
+    modules = dracut_modules_present(root, wanted)
+    lines = [GENERATED_HEADER, 'install_items+=" %s "' % " ".join(items)]
+    if modules:
+        lines.append('add_dracutmodules+=" %s "' % " ".join(modules))
+    return ("\n".join(lines) + "\n").encode("ascii")

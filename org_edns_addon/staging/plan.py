@@ -1,0 +1,122 @@
+"""What one phase writes and runs: a ``Plan`` of files and actions for a ``StagingInput``.
+
+Pure: building a plan reads nothing but which dracut modules the target has.
+"""
+
+import enum
+from dataclasses import dataclass, replace
+from typing import Optional, Tuple
+
+from org_edns_addon import constants as c
+from org_edns_addon.certificates import CaCertificate
+from org_edns_addon.model import Backend, EdnsConfig
+from org_edns_addon.staging.dracut import dracut_conf
+from org_edns_addon.staging.networkmanager import nm_keyfile
+from org_edns_addon.staging.unbound import resolv_conf, unbound_conf
+from org_edns_addon.trust import DotTrust, dot_trust
+
+
+class Phase(str, enum.Enum):
+    INSTALLER = c.PHASE_INSTALLER   # root "/" in the installer (also the overlay content)
+    TARGET = c.PHASE_TARGET         # the installed system's root (conf.target.system_root)
+
+
+@dataclass(frozen=True)
+class StagingInput:
+    """A validated configuration, the certificates staging writes, and the DoT trust
+    (decided from every certificate, also those another writer places)."""
+    config: EdnsConfig
+    certificates: Tuple[CaCertificate, ...]
+    trust: DotTrust
+
+    @classmethod
+    def of(cls, config, certificates):
+        """The input for CONFIG with CERTIFICATES, both already validated together."""
+        return cls(config, tuple(certificates), dot_trust(config, certificates))
+
+    def writing_only(self, filenames):
+        """This input writing only the certificates named FILENAMES (Anaconda's Security
+        module writes the others); the trust stays as it is."""
+        return replace(self, certificates=tuple(cert for cert in self.certificates
+                                                if cert.filename in filenames))
+
+
+@dataclass(frozen=True)
+class PlannedFile:
+    path: str
+    content: bytes
+    mode: int
+
+
+class ActionKind(str, enum.Enum):
+    ENABLE_UNIT = "enable-unit"
+    DISABLE_UNIT = "disable-unit"
+    RELOAD_NETWORKMANAGER = "reload-networkmanager"
+    RESTART_UNIT = "restart-unit"
+    UPDATE_CA_TRUST = "update-ca-trust"
+
+
+_ACTION_TEXT = {
+    ActionKind.ENABLE_UNIT: "enable %s",
+    ActionKind.DISABLE_UNIT: "disable %s",
+    ActionKind.RESTART_UNIT: "restart %s",
+    ActionKind.RELOAD_NETWORKMANAGER: "reload NetworkManager",
+    ActionKind.UPDATE_CA_TRUST: " ".join(c.UPDATE_CA_TRUST_COMMAND),
+}
+
+
+@dataclass(frozen=True)
+class Action:
+    """Something to run after the files are written."""
+    kind: ActionKind
+    argument: Optional[str] = None
+
+    def describe(self):
+        text = _ACTION_TEXT[self.kind]
+        return text % self.argument if "%s" in text else text
+
+
+@dataclass(frozen=True)
+class Plan:
+    phase: Phase
+    files: Tuple[PlannedFile, ...]
+    actions: Tuple[Action, ...]
+
+
+def _resolver_unit(config):
+    return c.UNBOUND_UNIT if config.backend == Backend.UNBOUND else c.DNSCONFD_UNIT
+
+
+def build_plan(data, phase, root):
+    """The files and actions of PHASE for DATA (a ``StagingInput``) below ROOT."""
+    phase = Phase(phase)
+    config = data.config
+    files = [PlannedFile(cert.path, cert.file_content(), c.FILE_MODE)
+             for cert in data.certificates]
+    if data.trust.bundle is not None:
+        files.append(PlannedFile(c.DOT_CA_BUNDLE_PATH, data.trust.bundle, c.FILE_MODE))
+    files.append(PlannedFile(c.NM_KEYFILE_PATH, nm_keyfile(data), c.FILE_MODE))
+    if config.backend == Backend.UNBOUND:
+        files.append(PlannedFile(c.UNBOUND_CONF_PATH, unbound_conf(data), c.FILE_MODE))
+        files.append(PlannedFile(c.RESOLV_CONF_PATH, resolv_conf(config), c.FILE_MODE))
+    if phase == Phase.TARGET:
+        files.append(PlannedFile(c.DRACUT_CONF_PATH, dracut_conf(data, root), c.FILE_MODE))
+
+    actions = []
+    if any(cert.is_anchor for cert in data.certificates):
+        actions.append(Action(ActionKind.UPDATE_CA_TRUST))
+    resolver = _resolver_unit(config)
+    if phase == Phase.TARGET:
+        actions.append(Action(ActionKind.ENABLE_UNIT, resolver))
+        # With nss-resolve, programs would ask systemd-resolved directly, and it
+        # would forward in plaintext to the DHCP servers: it must not run.
+        actions.append(Action(ActionKind.DISABLE_UNIT, c.RESOLVED_UNIT))
+    else:
+        actions.append(Action(ActionKind.RESTART_UNIT, resolver))
+        actions.append(Action(ActionKind.RELOAD_NETWORKMANAGER))
+    return Plan(phase, tuple(files), tuple(actions))
+
+
+def initramfs_input(data):
+    """DATA as an initramfs runs it: NM's initrd has only dnsconfd to speak DoT."""
+    return replace(data, config=replace(data.config, backend=Backend.DNSCONFD))

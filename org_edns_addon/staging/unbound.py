@@ -1,0 +1,42 @@
+"""What the standalone Unbound forwarder reads (``--backend=unbound``), and resolv.conf.
+
+Unbound listens on 127.0.0.55 and forwards every zone over TLS only
+(``forward-tls-upstream: yes``), authenticating the servers with the DoT
+trust's CA file; NetworkManager keeps out of resolv.conf (``dns=none``).
+"""
+
+from org_edns_addon import constants as c
+from org_edns_addon.staging.networkmanager import GENERATED_HEADER
+
+
+def _forward_zone(name, servers):
+    lines = ["forward-zone:",
+             '    name: "%s"' % name,
+             "    forward-tls-upstream: yes",
+             # Never fall back to resolving by itself, in plaintext.
+             "    forward-first: no"]
+    lines += ["    forward-addr: %s" % s.unbound_forward_addr() for s in servers]
+    return lines
+
+
+def unbound_conf(data):
+    """The Unbound conf.d file of DATA (a ``StagingInput``; every server is DoT)."""
+    config = data.config
+    lines = [GENERATED_HEADER,
+             "server:",
+             "    interface: %s" % c.UNBOUND_LISTEN_ADDRESS,
+             "    tls-cert-bundle: %s" % data.trust.path,
+             ""]
+    lines += _forward_zone(".", config.default_servers)
+    for domain, servers in config.routed_domains().items():
+        lines.append("")
+        lines += _forward_zone(domain + ".", servers)
+    return ("\n".join(lines) + "\n").encode("ascii")
+
+
+def resolv_conf(config):
+    """resolv.conf pointing at the local Unbound forwarder."""
+    lines = [GENERATED_HEADER, "nameserver %s" % c.UNBOUND_LISTEN_ADDRESS]
+    if config.searches:
+        lines.append("search %s" % " ".join(config.searches))
+    return ("\n".join(lines) + "\n").encode("ascii")

@@ -1,0 +1,187 @@
+"""The encrypted DNS configuration being edited: one state for the module and the text UI.
+
+The D-Bus module publishes one ``EdnsState``; the text UI edits a copy (read
+from the module, or from a kickstart) and writes it back. Setters take values
+checked at the edge and raise ``ModelError`` with a sentence otherwise; the
+rules that need the whole configuration are reported by ``problems()``, so a
+configuration can be built up step by step. Pure: nothing here imports
+pyanaconda, and only the model and dasbus signals load at import.
+"""
+
+import dataclasses
+
+from dasbus.signal import Signal
+
+from org_edns_addon.certificates import ca_problem, file_name_problem, validity_problem
+from org_edns_addon.constants import CHECK_TIMEOUT_SECONDS
+from org_edns_addon.i18n import _
+from org_edns_addon.model import (Backend, EdnsConfig, ModelError, ResolveMode, Severity,
+                                  ValidationError, normalize_domains)
+
+
+def _choice(enum_type, value, what):
+    try:
+        return enum_type(value)
+    except ValueError:
+        raise ModelError(_("%r is not a %s; use one of %s") % (
+            value, what, ", ".join(member.value for member in enum_type))) from None
+
+
+class EdnsState:
+    """An ``EdnsConfig`` and the ``%certificate`` sections (``CaCertificate``s) it may name.
+
+    Each setter emits its ``*_changed`` signal, which the D-Bus interface turns
+    into ``PropertiesChanged``.
+    """
+
+    def __init__(self, config=None, certificates=()):
+        self._config = config or EdnsConfig()
+        self._certificates = tuple(certificates)
+        self.servers_changed = Signal()
+        self.resolve_mode_changed = Signal()
+        self.backend_changed = Signal()
+        self.search_domains_changed = Signal()
+        self.ca_names_changed = Signal()
+        self.certificates_changed = Signal()
+
+    def copy(self):
+        """A new state with the same configuration and certificates (and no listeners)."""
+        return EdnsState(self._config, self._certificates)
+
+    @property
+    def config(self):
+        return self._config
+
+    @property
+    def certificates(self):
+        """Every certificate: the kickstart's, then those added in the installer."""
+        return self._certificates
+
+    @property
+    def added_certificates(self):
+        """The certificates added in the installer (``AddCertificate``, the text UI): only
+        this state has them (Anaconda's Security module holds the kickstart's)."""
+        return tuple(cert for cert in self._certificates if cert.added)
+
+    def certificate(self, filename):
+        """The certificate of that ``--filename``, or None."""
+        for cert in self._certificates:
+            if cert.filename == filename:
+                return cert
+        return None
+
+    @property
+    def configured(self):
+        """True when there is something to stage: at least one server."""
+        return bool(self._config.servers)
+
+    def _replace(self, signal, **changes):
+        self._config = dataclasses.replace(self._config, **changes)
+        signal.emit()
+
+    @property
+    def servers(self):
+        return self._config.servers
+
+    def set_servers(self, servers):
+        """Take SERVERS, a sequence of ``DotServer``."""
+        self._replace(self.servers_changed, servers=tuple(servers))
+
+    @property
+    def resolve_mode(self):
+        return self._config.resolve_mode
+
+    def set_resolve_mode(self, mode):
+        self._replace(self.resolve_mode_changed,
+                      resolve_mode=_choice(ResolveMode, mode, _("resolve mode")))
+
+    @property
+    def backend(self):
+        return self._config.backend
+
+    def set_backend(self, backend):
+        self._replace(self.backend_changed, backend=_choice(Backend, backend, _("backend")))
+
+    @property
+    def search_domains(self):
+        return self._config.searches
+
+    def set_search_domains(self, domains):
+        self._replace(self.search_domains_changed,
+                      searches=tuple(normalize_domains(domains, _("search domain"))))
+
+    @property
+    def ca_names(self):
+        return self._config.ca_names
+
+    def set_ca_names(self, names):
+        """Name the certificates that alone authenticate the servers (``--ca``)."""
+        for name in names:
+            problem = file_name_problem(name, "--ca") if isinstance(name, str) else \
+                _("--ca names must be text, not %r") % (name,)
+            if problem or "," in name:
+                raise ModelError(problem or _("--ca=%s holds ','; give each file name on its "
+                                              "own") % name)
+        self._replace(self.ca_names_changed, ca_names=tuple(names))
+
+    def add_certificate(self, cert, now=None):
+        """Add CERT (a ``CaCertificate``) to authenticate the servers: it must be a CA
+        valid at NOW, under a ``--filename`` no other certificate has."""
+        if self.certificate(cert.filename) is not None:
+            raise ModelError(_("a %%certificate --filename=%s is already there; choose "
+                               "another name") % cert.filename)
+        for block in cert.blocks:
+            problem = ca_problem(block) or validity_problem(block, now)
+            if problem:
+                raise ModelError(_("the PEM text of %s, line %d: %s")
+                                 % (cert.filename, block.line + 1, problem))
+        self._certificates += (cert,)
+        self.certificates_changed.emit()
+
+    def remove_certificate(self, filename):
+        """Remove the certificate FILENAME, and its name from ``ca_names``."""
+        if self.certificate(filename) is None:
+            raise ModelError(_("there is no %%certificate --filename=%s") % filename)
+        self._certificates = tuple(cert for cert in self._certificates
+                                   if cert.filename != filename)
+        self.certificates_changed.emit()
+        if filename in self._config.ca_names:
+            self._replace(self.ca_names_changed, ca_names=tuple(
+                name for name in self._config.ca_names if name != filename))
+
+    def set_kickstart(self, config, certificates):
+        """Take what a kickstart said: CONFIG and its certificates (they replace every
+        certificate, the added ones included)."""
+        self._config = config
+        self._certificates = tuple(certificates)
+        for signal in (self.servers_changed, self.resolve_mode_changed, self.backend_changed,
+                       self.search_domains_changed, self.ca_names_changed,
+                       self.certificates_changed):
+            signal.emit()
+
+    def problems(self, now=None):
+        """Every problem of the configuration with its certificates, as ``Problem``s."""
+        from org_edns_addon.trust import trust_problems
+        # In the order a kickstart reports them: certificates, then the configuration.
+        return trust_problems(self._config, self._certificates, now=now) + \
+            self._config.problems()
+
+    def errors(self, now=None):
+        """The messages of the errors among ``problems()``."""
+        return [problem.message for problem in self.problems(now)
+                if problem.severity == Severity.ERROR]
+
+    def staging_input(self):
+        """The ``StagingInput`` of the state; ``ValidationError`` when it has errors."""
+        from org_edns_addon.staging.plan import StagingInput
+        problems = self.problems()
+        if any(problem.severity == Severity.ERROR for problem in problems):
+            raise ValidationError(problems)
+        return StagingInput.of(self._config, self._certificates)
+
+    def check_servers(self, timeout=CHECK_TIMEOUT_SECONDS):
+        """Check every server with the trust the installation will use (``probe``); the
+        ``ServerCheck`` results in the order of the servers. ``ValidationError`` when the
+        configuration has errors."""
+        from org_edns_addon.probe import check_staging_input
+        return check_staging_input(self.staging_input(), timeout=timeout)

@@ -1,0 +1,154 @@
+"""Which certificates authenticate the DNS servers, and the rules about them.
+
+The trust of a configuration (``dot_trust``) is decided here once, and
+staging, the pre-flight check and the rules all take it from here:
+
+- with ``--ca``, the named certificates alone, in ``--ca`` order, form the
+  DoT CA bundle at ``DOT_CA_BUNDLE_PATH`` (NetworkManager's
+  ``certification-authority``, Unbound's ``tls-cert-bundle``). When ``--ca``
+  names a single certificate that its ``--dir``/``--filename`` already place
+  at that path, that file is the bundle.
+- without ``--ca``, a ``%certificate`` placed at ``DOT_CA_BUNDLE_PATH`` alone
+  authenticates the servers: dnsconfd reads that file before the system
+  store (its ``DEFAULT_CA_BUNDLE`` search order), so the unbound backend uses
+  it too, and validation says so.
+- otherwise the system trust store plus every ``--type=anchor``.
+"""
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from org_edns_addon import constants as c
+from org_edns_addon.certificates import CertificateBlock, build_bundle, ca_problem, \
+    validity_problem
+from org_edns_addon.i18n import _
+from org_edns_addon.model import Problem, Severity
+
+# Files the addon writes itself: no %certificate may be placed on one, or on a
+# directory that must hold one.
+ADDON_WRITTEN_PATHS = (c.NM_KEYFILE_PATH, c.UNBOUND_CONF_PATH, c.RESOLV_CONF_PATH,
+                       c.DRACUT_CONF_PATH, c.OVERLAY_KICKSTART_PATH)
+
+
+@dataclass(frozen=True)
+class DotTrust:
+    """What authenticates the DNS servers.
+
+    ``path`` is the CA file the resolver reads; ``bundle`` the bytes staging
+    writes at ``DOT_CA_BUNDLE_PATH`` (None: nothing to write there);
+    ``blocks`` the certificates that alone authenticate (empty: the system
+    store plus ``anchors``).
+    """
+    path: str
+    bundle: Optional[bytes] = None
+    blocks: Tuple[CertificateBlock, ...] = ()
+    anchors: Tuple[CertificateBlock, ...] = ()
+
+    @property
+    def explicit(self):
+        """True when the kickstart's certificates alone authenticate the servers."""
+        return self.path != c.SYSTEM_CA_BUNDLE_PATH
+
+
+def _at_bundle_path(certificates):
+    return [cert for cert in certificates if cert.path == c.DOT_CA_BUNDLE_PATH]
+
+
+def dot_trust(config, certificates):
+    """The ``DotTrust`` of CONFIG with CERTIFICATES (validated ``CaCertificate``s)."""
+    by_name = {cert.filename: cert for cert in certificates}
+    named = [by_name[name] for name in config.ca_names if name in by_name]
+    if named:
+        blocks = tuple(block for cert in named for block in cert.blocks)
+        if [cert.path for cert in named] == [c.DOT_CA_BUNDLE_PATH]:
+            return DotTrust(c.DOT_CA_BUNDLE_PATH, None, blocks)
+        return DotTrust(c.DOT_CA_BUNDLE_PATH, build_bundle(blocks), blocks)
+    placed = _at_bundle_path(certificates)
+    if placed:
+        return DotTrust(c.DOT_CA_BUNDLE_PATH, None, placed[0].blocks)
+    anchors = tuple(block for cert in certificates if cert.is_anchor for block in cert.blocks)
+    return DotTrust(c.SYSTEM_CA_BUNDLE_PATH, None, (), anchors)
+
+
+def _is_below(path, directory):
+    return path.startswith(directory + "/")
+
+
+def trust_problems(config, certificates, configured=True, known_names=None, now=None):
+    """Every problem of CERTIFICATES with CONFIG, as ``Problem``s located where each
+    certificate was read (no location for a problem of ``--ca`` itself).
+
+    CONFIGURED False (no encrypted DNS section): the certificates belong to
+    Anaconda's Security module alone, so nothing here is strict. KNOWN_NAMES are
+    every ``--filename`` given, those refused for other reasons included.
+    """
+    found = []
+
+    def add(severity, message, cert=None, line=None):
+        filename, lineno = cert.where(line) if cert is not None else (None, None)
+        found.append(Problem(severity, message, lineno, filename))
+
+    first = {}
+    for cert in certificates:
+        if cert.filename in first:
+            origin = first[cert.filename].origin
+            where = " (first on %s:%d)" % (origin.filename, origin.lineno) if origin else ""
+            add(Severity.ERROR, _("a second %%certificate --filename=%s%s; give each "
+                                  "certificate its own file name") % (cert.filename, where),
+                cert)
+        else:
+            first[cert.filename] = cert
+
+    ca_names = config.ca_names if configured else ()
+    known = set(known_names if known_names is not None else first)
+    for name in dict.fromkeys(ca_names):
+        if name not in known:
+            add(Severity.ERROR, _("--ca=%s names no %%certificate --filename (known: %s); add "
+                                  "that %%certificate or fix the name")
+                % (name, ", ".join(sorted(known)) or _("none")))
+    if configured:
+        _check_places(config, certificates, add)
+
+    for cert in certificates:
+        # What authenticates DNS servers must be a CA valid now; any other
+        # certificate is the Security module's business: only a warning when
+        # it is out of date.
+        strict = configured and (cert.filename in ca_names or
+                                 (not ca_names and (cert.is_anchor or cert.path ==
+                                                    c.DOT_CA_BUNDLE_PATH)))
+        for block in cert.blocks:
+            problem = (ca_problem(block) if strict else None) or validity_problem(block, now)
+            if problem:
+                add(Severity.ERROR if strict else Severity.WARNING, problem, cert, block.line)
+    return found
+
+
+def _check_places(config, certificates, add):
+    """Certificates must not land on what the addon writes, nor on each other's way."""
+    paths = {cert.path: cert for cert in certificates}
+    for cert in certificates:
+        path = cert.path
+        if path in ADDON_WRITTEN_PATHS:
+            add(Severity.ERROR, _("--dir and --filename place this certificate at %s, a file "
+                                  "this addon writes; choose another --dir or --filename")
+                % path, cert)
+            continue
+        blocked = [other for other in list(ADDON_WRITTEN_PATHS) + [c.DOT_CA_BUNDLE_PATH] +
+                   list(paths) if _is_below(other, path)]
+        if blocked:
+            add(Severity.ERROR, _("--dir and --filename place this certificate at %s, but %s "
+                                  "must be written below that path, as a directory; choose "
+                                  "another --dir or --filename") % (path, blocked[0]), cert)
+            continue
+        if path != c.DOT_CA_BUNDLE_PATH:
+            continue
+        if not config.ca_names:
+            add(Severity.WARNING, _("this certificate is placed at %s, which dnsconfd reads "
+                                    "before the system trust store: it alone will "
+                                    "authenticate the DNS servers; name it in --ca to say so, "
+                                    "or place it elsewhere") % path, cert)
+        elif list(config.ca_names) != [cert.filename]:
+            add(Severity.ERROR, _("this certificate is placed at %s, where the DoT CA bundle "
+                                  "of --ca=%s is written; place it elsewhere (like "
+                                  "--dir=%s) and name it in --ca") % (
+                                      path, ",".join(config.ca_names), c.DOT_CA_DIR), cert)

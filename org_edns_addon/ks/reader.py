@@ -12,7 +12,6 @@ import shlex
 import warnings
 
 from pykickstart.errors import KickstartError, KickstartWarning
-from pykickstart.load import is_url
 from pykickstart.parser import Certificate, KickstartParser, PutBackIterator
 from pykickstart.sections import CertificateSection, Section
 from pykickstart.version import makeVersion
@@ -289,6 +288,12 @@ class KickstartReader(KickstartParser):
             self.readKickstartFromString(text, reset=reset)
         finally:
             self._reading.pop()
+
+
+def is_url(location):
+    """Whether an %include names a URL (pykickstart's own test, ``load.is_url``; EL9's
+    pykickstart 3.32 has it only as the private ``_is_url``)."""
+    return "://" in location
 
 
 def _message(error):

@@ -18,7 +18,9 @@ def certificate_value(data, place, body_places, add):
     ``SectionPlace``; BODY_PLACES the (file, line) of each body line), or None after
     reporting its problems with ADD(severity, message, (file, line))."""
     header = (place.filename, place.lineno)
-    problems = placement_problems(data.filename, data.dir, data.type)
+    # pykickstart before 3.73 (EL9, Fedora 43) has no --type: no attribute either.
+    cert_type = getattr(data, "type", None)
+    problems = placement_problems(data.filename, data.dir, cert_type)
     for message in problems:
         add(Severity.ERROR, message, header)
     try:
@@ -29,7 +31,7 @@ def certificate_value(data, place, body_places, add):
         return None
     if problems:
         return None
-    return CaCertificate(data.filename, data.cert, blocks, data.dir, data.type,
+    return CaCertificate(data.filename, data.cert, blocks, data.dir, cert_type,
                          origin=place, body_places=tuple(body_places))
 
 

@@ -2,6 +2,7 @@
 
 import datetime
 import ipaddress
+import subprocess
 from dataclasses import dataclass
 
 from cryptography import x509
@@ -83,3 +84,15 @@ def make_server(issuer, dns_names=("dot.test",), ip_addresses=(), not_before=Non
                .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]),
                               critical=False))
     return Issued(builder.sign(issuer.key, hashes.SHA256()), key)
+
+
+def make_v1_root(common_name, directory):
+    """A self-signed X.509 v1 certificate (no extensions at all), as `openssl x509 -req`
+    makes one and rhinstaller/kickstart-tests carries one; returns its PEM text."""
+    key, csr, pem = (directory / ("v1.%s" % suffix) for suffix in ("key", "csr", "pem"))
+    subprocess.run(["openssl", "req", "-new", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", str(key), "-subj",
+                    "/CN=%s" % common_name, "-out", str(csr)], check=True, capture_output=True)
+    subprocess.run(["openssl", "x509", "-req", "-in", str(csr), "-signkey", str(key),
+                    "-days", "30", "-out", str(pem)], check=True, capture_output=True)
+    return pem.read_text()

@@ -7,9 +7,34 @@ from pathlib import Path
 
 import pytest
 
+from org_edns_addon.ks import reader
 from tests import certs
 
 REPO = Path(__file__).resolve().parent.parent
+
+# Every kickstart the suite validates as clean, with an encrypted DNS section: at the
+# end of the run each goes through staging for both phases and the overlay
+# (tests/test_validated_kickstarts_stage.py), so validation and the installer's code
+# path can never disagree. Recorded here, before any test module imports the reader.
+VALIDATED_KICKSTARTS = []
+_parse_kickstart = reader.parse_kickstart
+
+
+def _recording_parse_kickstart(path, now=None):
+    result = _parse_kickstart(path, now)
+    if not result.errors and result.config is not None:
+        VALIDATED_KICKSTARTS.append(result)
+    return result
+
+
+reader.parse_kickstart = _recording_parse_kickstart
+
+
+def pytest_collection_modifyitems(items):
+    """The agreement test runs last, when every other test has recorded its kickstarts."""
+    last = [item for item in items if item.module.__name__.endswith(
+        "test_validated_kickstarts_stage")]
+    items[:] = [item for item in items if item not in last] + last
 
 
 @pytest.fixture
@@ -38,10 +63,15 @@ def run_cli(*args, input=None, cwd=None, prefix=()):
     """Run `edns-addon ARGS` as a real process (after the command words PREFIX, if any);
     return the CompletedProcess."""
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([*prefix, sys.executable, "-m", "org_edns_addon.cli",
-                           *map(str, args)],
-                          input=input, capture_output=True, text=True, env=env, cwd=cwd,
-                          timeout=120)
+    result = subprocess.run([*prefix, sys.executable, "-m", "org_edns_addon.cli",
+                             *map(str, args)],
+                            input=input, capture_output=True, text=True, env=env, cwd=cwd,
+                            timeout=120)
+    if args and args[0] == "validate" and result.returncode == 0 and not prefix:
+        for path in args[1:]:
+            if not str(path).startswith("-"):
+                reader.parse_kickstart(os.path.join(cwd or "", str(path)))
+    return result
 
 
 # Fixtures of the kickstart tests (certificates of every kind).

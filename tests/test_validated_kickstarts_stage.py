@@ -1,0 +1,35 @@
+"""Validation and the installer's code path never disagree.
+
+Every kickstart that the rest of the suite validated as clean (recorded by
+tests/conftest.py, generated ones included) is staged here for both phases
+and packed as an overlay: any refusal or exception fails.
+"""
+
+from org_edns_addon import initrd
+from org_edns_addon.staging.apply import stage
+from org_edns_addon.staging.plan import Phase
+from tests.conftest import VALIDATED_KICKSTARTS
+from tests.staging_fixtures import RecordingRunner
+
+
+def test_every_kickstart_validated_clean_stages_in_both_phases_and_packs_as_an_overlay(
+        tmp_path):
+    assert len(VALIDATED_KICKSTARTS) >= 1, "the suite validated no kickstart clean"
+    failures = []
+    for number, parsed in enumerate(VALIDATED_KICKSTARTS):
+        data = parsed.staging_input()
+        for phase in Phase:
+            root = tmp_path / ("%d-%s" % (number, phase.value))
+            root.mkdir()
+            try:
+                stage(data, phase, str(root), runner=RecordingRunner())
+            except Exception as error:  # pylint: disable=broad-except
+                failures.append("%s (%s): %r" % (parsed.filename, phase.value, error))
+        try:
+            initrd.overlay_image(initrd.overlay_plan(parsed))
+        except initrd.OverlayError as error:
+            if "%include" not in str(error):   # a refusal the user is told how to fix
+                failures.append("%s (overlay): %r" % (parsed.filename, error))
+        except Exception as error:  # pylint: disable=broad-except
+            failures.append("%s (overlay): %r" % (parsed.filename, error))
+    assert failures == [], "\n".join(failures[:20])

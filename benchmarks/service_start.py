@@ -1,11 +1,16 @@
-"""Start-up cost of the addon's D-Bus service against an empty dasbus service.
+"""Start-up cost of the addon's D-Bus service, as Anaconda starts it, against a baseline.
 
-    PYTHONPATH=$PWD python3 benchmarks/service_start.py [--runs N]
+    PYTHONPATH=$PWD python3 benchmarks/service_start.py [--runs N] [--anaconda]
 
-Starts each service process on a private dbus-daemon until its name is owned,
-alternating the two, N times each; prints the median start time and resident
-set size (VmRSS once the name is owned) of both and the ratios (goal: <= 1.5x:
-the installer runs from RAM and starts every module at boot). Not a test.
+With --anaconda (pyanaconda importable: an anaconda checkout on PYTHONPATH, see
+README, Development) the figure that matters: the module as Anaconda's
+start-module runs it (``python3 -m org_edns_addon.service``) against an empty
+Anaconda module started the same way. Without it, the stand-alone template
+service against an empty dasbus service. Each process starts on a private
+dbus-daemon until its name is owned, alternating, N times each; prints the
+median start time and resident set size (VmRSS once the name is owned) and the
+ratios (goal: <= 1.5x: the installer runs from RAM and starts every module at
+boot). Not a test.
 """
 
 import argparse
@@ -15,6 +20,8 @@ import sys
 import time
 
 from benchmarks.empty_service import BASELINE_NAME
+
+BASELINE_MODULE_NAME = "org.fedoraproject.Anaconda.Addons.EdnsBaselineModule"
 from org_edns_addon.dbus_identifiers import EDNS
 from tests.dbus_fixtures import (client_bus, kill_pid, python_env, start_bus, start_service,
                                  stop_service, template_service_argv, wait_for)
@@ -49,17 +56,25 @@ def main(argv=None):
     address, bus_pid = start_bus()
     bus = client_bus(address)
     env = python_env()
-    candidates = {
-        "addon (org_edns_addon.dbus_service)": (template_service_argv(address),
-                                                EDNS.interface_name, env),
-        "baseline (empty dasbus service)": ([sys.executable, "-m", "benchmarks.empty_service",
-                                             address], BASELINE_NAME, env),
-    }
     if args.anaconda:
-        # The real module as start-module runs it; for information, outside the ratio.
-        candidates["Anaconda module (org_edns_addon.service)"] = (
-            [sys.executable, "-m", "org_edns_addon.service"], EDNS.interface_name,
-            dict(env, DBUS_STARTER_ADDRESS=address))
+        # As start-module runs a module: python3 -m, on the bus DBUS_STARTER_ADDRESS names.
+        module_env = dict(env, DBUS_STARTER_ADDRESS=address)
+        candidates = {
+            "addon module (org_edns_addon.service)": (
+                [sys.executable, "-m", "org_edns_addon.service"], EDNS.interface_name,
+                module_env),
+            "baseline (empty Anaconda module)": (
+                [sys.executable, "-m", "benchmarks.empty_anaconda_module"],
+                BASELINE_MODULE_NAME, module_env),
+        }
+    else:
+        candidates = {
+            "addon (org_edns_addon.dbus_service)": (template_service_argv(address),
+                                                    EDNS.interface_name, env),
+            "baseline (empty dasbus service)": (
+                [sys.executable, "-m", "benchmarks.empty_service", address], BASELINE_NAME,
+                env),
+        }
     results = {label: [] for label in candidates}
     try:
         for _ in range(args.runs):

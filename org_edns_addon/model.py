@@ -14,7 +14,7 @@ from typing import Optional, Tuple
 
 import idna
 
-from org_edns_addon.constants import DOT_PORT, PLAIN_DNS_PORT
+from org_edns_addon.constants import DOT_PORT, PHASE_INSTALLER, PHASE_TARGET, PLAIN_DNS_PORT
 
 
 class ModelError(ValueError):
@@ -30,6 +30,13 @@ class ResolveMode(str, enum.Enum):
 class Backend(str, enum.Enum):
     DNSCONFD = "dnsconfd"
     UNBOUND = "unbound"
+
+
+class Phase(str, enum.Enum):
+    """Where staging writes: the installer's own root (also the initrd overlay's content),
+    or the installed system's root (``conf.target.system_root``)."""
+    INSTALLER = PHASE_INSTALLER
+    TARGET = PHASE_TARGET
 
 
 class Severity(str, enum.Enum):

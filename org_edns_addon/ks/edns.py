@@ -7,7 +7,6 @@ Anaconda's ``AddonSection`` drives (``handle_header``, ``handle_line``,
 ``%edns``. Options are declared once, in ``option_parser()``.
 """
 
-import difflib
 import re
 import shlex
 
@@ -31,6 +30,7 @@ class _EdnsOptionParser(KSOptionParser):
     """``KSOptionParser`` whose errors also say which option a typo meant."""
 
     def error(self, message):
+        import difflib
         known = sorted(option for action in self._actions for option in action.option_strings)
         prefix = "unrecognized arguments: "
         if message.startswith(prefix):

@@ -12,7 +12,6 @@ from pyanaconda.modules.common.task import Task, TaskInterface
 
 from org_edns_addon.constants import CHECK_TIMEOUT_SECONDS
 from org_edns_addon.dbus_structures import ServerCheckData
-from org_edns_addon.probe import check_staging_input
 
 
 @dbus_class
@@ -41,4 +40,6 @@ class CheckServersTask(Task):
 
     def run(self):
         """Return the ``probe.ServerCheck`` results, in the order of the servers."""
+        # dnspython and the probe load when a check runs, not at the module's start.
+        from org_edns_addon.probe import check_staging_input
         return check_staging_input(self._staging_input, timeout=self._timeout)

@@ -20,7 +20,7 @@ from org_edns_addon.constants import ADDON_NAME
 from org_edns_addon.dbus_identifiers import edns_service
 from org_edns_addon.dbus_interface import register_errors
 from org_edns_addon.ks.module import parsed_kickstart
-from org_edns_addon.model import Severity
+from org_edns_addon.model import Phase, Severity
 from org_edns_addon.service.check import CheckServersTask
 from org_edns_addon.service.edns_interface import EdnsInterface
 from org_edns_addon.service.installation import StageEncryptedDnsTask
@@ -28,7 +28,6 @@ from org_edns_addon.service.kickstart import EdnsKickstartSpecification
 from org_edns_addon.service.requirements import (BOOT_OPTION_NAMES, boot_option_differences,
                                                  required_packages)
 from org_edns_addon.staging.networkmanager import boot_options
-from org_edns_addon.staging.plan import Phase
 from org_edns_addon.state import EdnsState
 
 log = get_module_logger(__name__)

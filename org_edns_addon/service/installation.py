@@ -11,7 +11,6 @@ from pyanaconda.modules.common.task import Task
 from org_edns_addon.i18n import _
 from org_edns_addon.model import ValidationError
 from org_edns_addon.staging import StagingError
-from org_edns_addon.staging.apply import stage
 
 
 class StageEncryptedDnsTask(Task):
@@ -39,6 +38,9 @@ class StageEncryptedDnsTask(Task):
         error handler knows: an interactive installation asks whether to go on
         without encrypted DNS, a kickstart installation stops.
         """
+        # Loaded when the task runs, not at the module's start (the installer starts
+        # every module at boot).
+        from org_edns_addon.staging.apply import stage
         try:
             data = self._state.staging_input().writing_only(self._written_certificates)
             return stage(data, self._phase, self._root, runner=self._runner)

@@ -9,16 +9,11 @@ from typing import Optional, Tuple
 
 from org_edns_addon import constants as c
 from org_edns_addon.certificates import CaCertificate
-from org_edns_addon.model import Backend, EdnsConfig
+from org_edns_addon.model import Backend, EdnsConfig, Phase
 from org_edns_addon.staging.dracut import dracut_conf
 from org_edns_addon.staging.networkmanager import nm_keyfile
 from org_edns_addon.staging.unbound import resolv_conf, unbound_conf
 from org_edns_addon.trust import DotTrust, dot_trust
-
-
-class Phase(str, enum.Enum):
-    INSTALLER = c.PHASE_INSTALLER   # root "/" in the installer (also the overlay content)
-    TARGET = c.PHASE_TARGET         # the installed system's root (conf.target.system_root)
 
 
 @dataclass(frozen=True)

@@ -120,12 +120,17 @@ def run_apply(args):
 
 
 def run_boot_args(args):
-    from org_edns_addon import staging
+    from org_edns_addon import initrd
 
     _, data = _staging_input(args.kickstart, "no boot options")
     if data is None:
         return EXIT_FAILED
-    print(" ".join(staging.boot_options(data.config)))
+    try:
+        options = initrd.boot_args(data.config)
+    except initrd.BootOptionsError as error:
+        print("%s: no boot options: %s" % (args.kickstart, error), file=sys.stderr)
+        return EXIT_FAILED
+    print(" ".join(options))
     if data.config.routed_domains():
         print("%s: note: boot options carry only the servers for all names; the routed "
               "domains (%s) reach the initramfs only through the overlay "

@@ -26,6 +26,34 @@ class OverlayError(Exception):
     """The overlay cannot be built; the message is a sentence for users."""
 
 
+class BootOptionsError(OverlayError):
+    """An initramfs cannot be given this configuration; the message says why."""
+
+
+def check_initramfs_servers(servers):
+    """Refuse SERVERS an initramfs cannot reach.
+
+    NetworkManager's initramfs speaks DoT only through its dnsconfd plugin
+    (``rd.net.dns-backend=dnsconfd``), and that plugin hands a ``[global-dns]``
+    server to dnsconfd without its interface (NetworkManager
+    src/core/dns/nm-dns-dnsconfd.c, parse_global_config), so a link-local
+    server is unreachable there whatever ``--backend`` says.
+    """
+    link_local = [server.uri() for server in servers if server.is_link_local]
+    if link_local:
+        raise BootOptionsError(
+            "the initramfs cannot use the link-local server%s %s: it speaks DoT only "
+            "through NetworkManager's dnsconfd plugin, which drops the interface; give "
+            "the initramfs a server by its global address" % (
+                "s" if len(link_local) > 1 else "", ", ".join(link_local)))
+
+
+def boot_args(config):
+    """The kernel options for DoT in an initramfs; BootOptionsError if it cannot use them."""
+    check_initramfs_servers(config.default_servers)
+    return staging.boot_options(config)
+
+
 def overlay_kickstart(parsed):
     """The kickstart text with every top-level ``%edns`` rewritten as ``%addon``."""
     text = parsed.text
@@ -43,6 +71,7 @@ def overlay_kickstart(parsed):
 def overlay_plan(parsed):
     """The files of the overlay: the installer phase as its initramfs runs it, and the kickstart."""
     data = staging.initramfs_input(staging.staging_input_from_kickstart(parsed))
+    check_initramfs_servers(data.config.servers)
     files = staging.build_plan(data, staging.Phase.INSTALLER, "/").files
     kickstart = staging.PlannedFile(c.OVERLAY_KICKSTART_PATH,
                                     overlay_kickstart(parsed).encode("utf-8"), KICKSTART_MODE)

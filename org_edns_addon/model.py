@@ -199,6 +199,16 @@ class DotServer:
             if address.version != 6:
                 raise ModelError("only IPv6 addresses go in brackets: %r" % text)
         else:
+            if bare and "%" in hostport:
+                # NetworkManager's nm_dns_uri_parse (PLAIN := address ['#' NAME]) and
+                # FreeIPA's IPAddressDoTForwarder (ipapython/ipautil.py) read no scope on
+                # a bare address; only the bracketed URI form carries one.
+                raise ModelError("%r: an interface (%%%s) is written only inside brackets, "
+                                 "like %s://[%s]%s; NetworkManager and FreeIPA read no "
+                                 "interface on a bare address"
+                                 % (text, hostport.partition("%")[2],
+                                    TLS_SCHEME if name else PLAIN_SCHEME, hostport,
+                                    "#" + name if name else ""))
             if hostport.count(":") > 1:
                 if not bare:
                     raise ModelError("the IPv6 address in %r must be in brackets, like "
@@ -267,6 +277,11 @@ class DotServer:
         return cls.parse_uri(words[0], domains, lineno=lineno, filename=filename)
 
     @property
+    def is_link_local(self):
+        """Whether the address is link-local IPv6 (and so carries its interface)."""
+        return self.address.version == 6 and self.address.is_link_local
+
+    @property
     def _host(self):
         return "[%s]" % self.address if self.address.version == 6 else str(self.address)
 
@@ -305,6 +320,28 @@ class DotServer:
 def normalize_domains(domains, what="domain"):
     """Each of DOMAINS through ``normalize_dns_name``, in order."""
     return [normalize_dns_name(domain, what) for domain in domains]
+
+
+def _link_local_problem(server, backend, error, warning):
+    """Report a link-local SERVER: it keeps its interface only where Unbound reads our file."""
+    where = (server.lineno, server.filename)
+    if backend == Backend.DNSCONFD:
+        # NetworkManager's dnsconfd plugin (src/core/dns/nm-dns-dnsconfd.c,
+        # parse_global_config -> server_builder_append_base) sends a [global-dns]
+        # server as its address bytes only, never its interface; and dnsconfd
+        # (src/dns_managers/unbound_manager.c, get_used_servers) never uses a server
+        # bound to an interface in exclusive mode, nor for "." in prefer mode.
+        error("the link-local server %s cannot be used with --backend=dnsconfd: "
+              "NetworkManager hands [global-dns] servers to dnsconfd without their "
+              "interface, so dnsconfd's Unbound cannot reach %s; give the server's global "
+              "address, or use --backend=unbound" % (server.uri(), server.address), *where)
+    else:
+        # Unbound reads ADDR%IFACE in forward-addr (util/net_help.c, ipstrtoaddr:
+        # if_nametoindex), but an initramfs speaks DoT only through dnsconfd.
+        warning("the link-local server %s is used by this addon's Unbound forwarder (the "
+                "installer and the installed system) only: the installer's initramfs speaks "
+                "DoT through NetworkManager's dnsconfd plugin, which drops the interface, so "
+                "'edns-addon boot-args' and 'overlay' refuse it" % server.uri(), *where)
 
 
 def _first_on(server):
@@ -348,6 +385,9 @@ class EdnsConfig:
         def error(message, lineno, filename=None):
             found.append(Problem(Severity.ERROR, message, lineno, filename))
 
+        def warning(message, lineno, filename=None):
+            found.append(Problem(Severity.WARNING, message, lineno, filename))
+
         if all_servers_read and not self.servers:
             error("no DNS server is given; add a line like "
                   "dns+tls://192.0.2.53#dot.example", header_lineno)
@@ -371,6 +411,8 @@ class EdnsConfig:
                 # server would turn TLS off for every server of its zone.
                 error("the plaintext server %s cannot be used with --backend=unbound; use "
                       "dns+tls://ADDR#NAME or --backend=dnsconfd" % server.uri(), *where)
+            if server.is_link_local:
+                _link_local_problem(server, self.backend, error, warning)
             if server.key in seen:
                 error("the server %s is given twice%s; remove one"
                       % (server.kickstart_line(), _first_on(seen[server.key])), *where)

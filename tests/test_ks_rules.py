@@ -192,10 +192,17 @@ def test_a_name_longer_than_253_characters_is_refused(write_ks):
                      % name)
 
 
-def test_a_link_local_server_with_its_interface_is_accepted(write_ks):
-    path = write_ks(edns_section("dns+tls://[fe80::53%eth0]:8853#dot.corp.example"))
+def test_a_link_local_server_with_its_interface_is_accepted_by_the_unbound_forwarder(
+        write_ks):
+    path = write_ks(edns_section("dns+tls://[fe80::53%eth0]:8853#dot.corp.example",
+                                 options="--backend=unbound"))
     result = parse_kickstart(path)
     assert result.errors == []
+    assert [p.message for p in result.warnings] == [
+        "the link-local server dns+tls://[fe80::53%eth0]:8853#dot.corp.example is used by "
+        "this addon's Unbound forwarder (the installer and the installed system) only: the "
+        "installer's initramfs speaks DoT through NetworkManager's dnsconfd plugin, which "
+        "drops the interface, so 'edns-addon boot-args' and 'overlay' refuse it"]
     server, = result.config.servers
     assert server.uri() == "dns+tls://[fe80::53%eth0]:8853#dot.corp.example"
     assert server.unbound_forward_addr() == "fe80::53%eth0@8853#dot.corp.example"

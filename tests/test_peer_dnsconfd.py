@@ -1,0 +1,82 @@
+"""dnsconfd's own cases (and those of NetworkManager's dnsconfd plugin), and what we make
+of each.
+
+With ``--backend=dnsconfd`` and in every initramfs, a server reaches Unbound
+this way: NetworkManager's dnsconfd plugin (src/core/dns/nm-dns-dnsconfd.c)
+sends each ``[global-dns-domain-D]`` server to dnsconfd over D-Bus as its
+address bytes, protocol, port, name and routing domain D; dnsconfd
+(src/dns_managers/unbound_manager.c) sorts each zone's servers by priority
+and protocol and hands Unbound only the best of them. dnsconfd is not
+packaged for Debian, so the rows are its own unit tests and sources; an
+accepted row gives the ``servers=`` value NetworkManager passes on.
+"""
+
+import pytest
+
+from tests.conftest import run_cli
+from tests.ks_fixtures import edns_section
+from tests.peer_fixtures import Row, keyfile_servers
+
+PLUGIN = "NetworkManager src/core/dns/nm-dns-dnsconfd.c parse_global_config"
+USED_SERVERS = "dnsconfd unittests/test_unbound_manager.c "
+BACKUP = "--resolve-mode=backup"
+PREFER = "--resolve-mode=prefer"
+NO_INTERFACE = ("cannot be used with --backend=dnsconfd: NetworkManager hands [global-dns] "
+                "servers to dnsconfd without their interface, so dnsconfd's Unbound cannot "
+                "reach fe80::53")
+LINK_LOCAL = "dns+tls://[fe80::53%eth0]#dot.corp.example"
+
+ROWS = [
+    # The plugin sends a [global-dns] server as address bytes only (no "interface"), so
+    # the scope of a link-local server is lost in every mode ...
+    Row(PLUGIN, LINK_LOCAL, refuses=NO_INTERFACE),
+    Row(PLUGIN, LINK_LOCAL, BACKUP, refuses=NO_INTERFACE),
+    # ... and even a server that kept its interface would be skipped by dnsconfd in
+    # exclusive mode, and for "." in prefer mode.
+    Row(USED_SERVERS + "test_get_used_servers_interface_exclusive", LINK_LOCAL,
+        refuses=NO_INTERFACE),
+    Row(USED_SERVERS + "test_get_used_servers_interface_exclusive_nonroot",
+        LINK_LOCAL + " domain=example.com", refuses=NO_INTERFACE),
+    Row(USED_SERVERS + "test_get_used_servers_interface_prefer_root", LINK_LOCAL, PREFER,
+        refuses=NO_INTERFACE),
+    # A server by its global address is passed on as written.
+    Row(PLUGIN, "dns+tls://[2001:db8::53]:8853#dot.corp.example",
+        accepts="dns+tls://[2001:db8::53]:8853#dot.corp.example"),
+    Row(PLUGIN, "dns+tls://192.0.2.60#dot.lab.example domain=lab.example",
+        accepts="dns+tls://192.0.2.60#dot.lab.example"),
+    # dnsconfd's own command-line and tests/uri_parsing syntax ('?' parameters) is not
+    # NetworkManager's, and not ours.
+    Row("dnsconfd tests/uri_parsing/test.sh", "dns+udp://192.168.6.3?interface=eth0", BACKUP,
+        refuses="'192.168.6.3?interface=eth0' is not an IPv4 or IPv6 address"),
+    Row("dnsconfd tests/uri_parsing/test.sh",
+        "dns+tls://[2001:0DB8::1]:9000?domain=example.com&domain=example.org&validation=yes",
+        refuses="port '9000?domain=example.com&domain=example.org&validation=yes' is out of "
+                "range"),
+    Row("dnsconfd tests/uri_parsing/test.sh", "dns+udp://1.1.1.1.1.1.1.1?interface=eth0",
+        BACKUP, refuses="is not an IPv4 or IPv6 address"),
+]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=str)
+def test_dnsconfd_case(write_ks, row):
+    accepted = row.check(write_ks)
+    if row.accepts is not None:
+        server, config = accepted
+        assert keyfile_servers(config, server) == row.accepts
+
+
+@pytest.mark.parametrize("command", [["boot-args"], ["overlay", "-o", "overlay.img"]])
+def test_the_initramfs_refuses_a_link_local_server_even_with_the_unbound_backend(
+        write_ks, tmp_path, command):
+    # NetworkManager's initramfs speaks DoT only through its dnsconfd plugin.
+    path = write_ks(edns_section(LINK_LOCAL, options="--backend=unbound"))
+    result = run_cli(command[0], path, *command[1:], cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr.splitlines()[-1] == (
+        "%s: no %s: the initramfs cannot use the link-local server %s: it speaks DoT only "
+        "through NetworkManager's dnsconfd plugin, which drops the interface; give the "
+        "initramfs a server by its global address" % (
+            path, "boot options" if command[0] == "boot-args" else "overlay written",
+            LINK_LOCAL))
+    assert not (tmp_path / "overlay.img").exists()

@@ -115,6 +115,14 @@ def parse_address(text):
     return address
 
 
+def _is_ipv6(text):
+    try:
+        ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _parse_port(text):
     if not _PORT.match(text):
         _refuse_port(text)
@@ -210,6 +218,9 @@ class DotServer:
                                     TLS_SCHEME if name else PLAIN_SCHEME, hostport,
                                     "#" + name if name else ""))
             if hostport.count(":") > 1:
+                if not bare and not _is_ipv6(hostport):
+                    raise ModelError("%r is neither ADDRESS:PORT nor an IPv6 address in "
+                                     "brackets" % hostport)
                 if not bare:
                     raise ModelError("the IPv6 address in %r must be in brackets, like "
                                      "dns+tls://[2001:db8::53]:853#dot.example" % text)

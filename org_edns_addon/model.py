@@ -64,6 +64,7 @@ _IFACE = re.compile(r"^[A-Za-z0-9_.-]{1,15}\Z")
 _URI = re.compile(r"^(?P<scheme>[A-Za-z0-9+.-]+)://(?P<rest>.*)\Z")
 # ASCII digits only: str.isdigit() also accepts '²' and other scripts' digits.
 _PORT = re.compile(r"^[0-9]{1,5}\Z")
+_THIS_NETWORK = ipaddress.IPv4Network("0.0.0.0/8")
 
 
 def normalize_dns_name(text, what="name"):
@@ -112,6 +113,16 @@ def parse_address(text):
                          "server's own unicast address" % (
                              address, "unspecified" if address.is_unspecified
                              else "multicast or broadcast"))
+    # Unbound (iterator/iter_donotq.c, donotq_apply_cfg, since 1.25.2) never queries
+    # 0.0.0.0/8 nor ::ffff:0:0/96 while do-not-query-localhost is yes, its default.
+    if address.version == 4 and address in _THIS_NETWORK:
+        raise ModelError("%s cannot be a DNS server's address: 0.0.0.0/8 means 'this "
+                         "network' (RFC 6890) and is never a destination, and Unbound never "
+                         "queries it; give the server's own unicast address" % address)
+    if address.version == 6 and address.ipv4_mapped is not None:
+        raise ModelError("%s is an IPv4-mapped IPv6 address (::ffff:0:0/96), which Unbound "
+                         "never queries; write the IPv4 address %s itself"
+                         % (address, address.ipv4_mapped))
     return address
 
 
@@ -355,6 +366,23 @@ def _link_local_problem(server, backend, error, warning):
                 "'edns-addon boot-args' and 'overlay' refuse it" % server.uri(), *where)
 
 
+def _loopback_warning(server, backend):
+    """Why SERVER, on loopback, is never queried by the resolver BACKEND runs."""
+    if backend == Backend.DNSCONFD:
+        # dnsconfd writes "do-not-query-address: 127.0.0.1/8" into its Unbound
+        # configuration (src/dns_managers/unbound_manager.c, generate_listen_address);
+        # Unbound's default do-not-query-localhost: yes adds 127.0.0.0/8 and ::1
+        # (iterator/iter_donotq.c, donotq_apply_cfg).
+        return ("dnsconfd's Unbound never queries the loopback server %s: dnsconfd writes "
+                "'do-not-query-address: 127.0.0.1/8' and Unbound's default "
+                "'do-not-query-localhost: yes' also excludes ::1; give the server's own "
+                "address on the network" % server.uri())
+    return ("Unbound never queries the loopback server %s while 'do-not-query-localhost' "
+            "is yes, its default, which this addon leaves alone; give the server's own "
+            "address on the network, or set 'do-not-query-localhost: no' in Unbound's own "
+            "configuration" % server.uri())
+
+
 def _first_on(server):
     if server.lineno is None:
         return ""
@@ -424,6 +452,8 @@ class EdnsConfig:
                       "dns+tls://ADDR#NAME or --backend=dnsconfd" % server.uri(), *where)
             if server.is_link_local:
                 _link_local_problem(server, self.backend, error, warning)
+            if server.address.is_loopback:
+                warning(_loopback_warning(server, self.backend), *where)
             if server.key in seen:
                 error("the server %s is given twice%s; remove one"
                       % (server.kickstart_line(), _first_on(seen[server.key])), *where)

@@ -105,6 +105,7 @@ interface = st.sampled_from(["eth0", "enp0s3", "wlan-1", "br0.100"])
 
 
 BROADCAST = ipaddress.IPv4Address("255.255.255.255")
+THIS_NETWORK = ipaddress.IPv4Network("0.0.0.0/8")
 
 
 @st.composite
@@ -112,6 +113,8 @@ def address_text(draw, link_local_allowed):
     """(is_v6, the address as text, with its interface if link-local)."""
     address = draw(st.one_of(st.ip_addresses(v=4), st.ip_addresses(v=6)).filter(
         lambda a: not (a.is_unspecified or a.is_multicast or a == BROADCAST
+                       or (a.version == 4 and a in THIS_NETWORK)
+                       or (a.version == 6 and a.ipv4_mapped is not None)
                        or (a.version == 6 and a.is_link_local and not link_local_allowed))))
     text = str(address)
     if address.version == 6 and address.is_link_local:

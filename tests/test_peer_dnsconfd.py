@@ -25,6 +25,9 @@ NO_INTERFACE = ("cannot be used with --backend=dnsconfd: NetworkManager hands [g
                 "servers to dnsconfd without their interface, so dnsconfd's Unbound cannot "
                 "reach fe80::53")
 LINK_LOCAL = "dns+tls://[fe80::53%eth0]#dot.corp.example"
+LISTEN = "dnsconfd src/dns_managers/unbound_manager.c generate_listen_address"
+LOOPBACK = ("dnsconfd's Unbound never queries the loopback server dns+tls://%s#dot.corp.example: "
+            "dnsconfd writes 'do-not-query-address: 127.0.0.1/8'")
 
 ROWS = [
     # The plugin sends a [global-dns] server as address bytes only (no "interface"), so
@@ -44,6 +47,15 @@ ROWS = [
         accepts="dns+tls://[2001:db8::53]:8853#dot.corp.example"),
     Row(PLUGIN, "dns+tls://192.0.2.60#dot.lab.example domain=lab.example",
         accepts="dns+tls://192.0.2.60#dot.lab.example"),
+    # dnsconfd writes "do-not-query-address: 127.0.0.1/8" into its Unbound's
+    # configuration, and leaves do-not-query-localhost at its default (yes), which
+    # excludes ::1 too: a loopback server is accepted and never asked.
+    Row(LISTEN, "dns+tls://127.0.0.2#dot.corp.example", warns=LOOPBACK % "127.0.0.2",
+        accepts="dns+tls://127.0.0.2#dot.corp.example"),
+    Row(LISTEN, "dns+tls://[::1]#dot.corp.example", warns=LOOPBACK % "[::1]",
+        accepts="dns+tls://[::1]#dot.corp.example"),
+    Row("dnsconfd distribution/unbound-dnsconfd.conf", "dns+tls://[::1]:8853#dot.corp.example",
+        warns=LOOPBACK % "[::1]:8853", accepts="dns+tls://[::1]:8853#dot.corp.example"),
     # dnsconfd's own command-line and tests/uri_parsing syntax ('?' parameters) is not
     # NetworkManager's, and not ours.
     Row("dnsconfd tests/uri_parsing/test.sh", "dns+udp://192.168.6.3?interface=eth0", BACKUP,

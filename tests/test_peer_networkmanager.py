@@ -28,6 +28,7 @@ NO_NAME = "has no TLS name, so it cannot be authenticated"
 PLAINTEXT = "is refused with --resolve-mode=exclusive"
 NEEDS_INTERFACE = "needs its interface"
 BRACKETS_ONLY = "is written only inside brackets"
+LOOPBACK = "dnsconfd's Unbound never queries the loopback server"
 
 ROWS = [
     # test_dns_uri_parse, the accepted ones (t_dns_1)
@@ -42,6 +43,10 @@ ROWS = [
     Row(URI_PARSE, "dns+udp://[fd01::1]", BACKUP, accepts="dns+udp://[fd01::1]"),
     Row(URI_PARSE, "dns+tls://[fd01::2]:5353", refuses=NO_NAME),
     Row(URI_PARSE, "dns+tls://[::2]:65535#name", accepts="dns+tls://[::2]:65535#name"),
+    # Loopback and IPv4-mapped: tests/test_peer_unbound.py says why.
+    Row(URI_PARSE, "dns+tls://[::1]#name", warns=LOOPBACK, accepts="dns+tls://[::1]#name"),
+    Row(URI_PARSE, "dns+udp://[::ffff:1.2.3.4]", BACKUP,
+        refuses="write the IPv4 address 1.2.3.4 itself"),
     Row(URI_PARSE, "dns+tls://[fe80::1%eth0]", UNBOUND, refuses=NO_NAME),
     # NetworkManager parses the interface, but its dnsconfd plugin never passes it on.
     Row(URI_PARSE, "dns+tls://[fe80::2%en1]:53#a",
@@ -92,6 +97,8 @@ ROWS = [
     # test_dns_uri_normalize: we write the form NetworkManager normalizes to.
     Row(URI_NORMALIZE, "dns+tls://[2001:0:0::1234]:999#name",
         accepts="dns+tls://[2001::1234]:999#name"),
+    Row(URI_NORMALIZE, "dns+udp://[0::1]:0123", BACKUP, warns=LOOPBACK,
+        accepts="dns+udp://[::1]:123"),
     Row(URI_NORMALIZE, "8.8.8.888", refuses="'8.8.8.888' is not an IPv4 or IPv6 address"),
     # nm-initrd-generator's rd.net.dns= cases
     Row(CMDLINE_READER, "dns+tls://8.8.8.8", refuses=NO_NAME),

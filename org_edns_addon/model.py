@@ -413,6 +413,26 @@ class EdnsConfig:
                 routes.setdefault(domain, []).append(server)
         return {domain: tuple(servers) for domain, servers in routes.items()}
 
+    def _plaintext_behind_dot(self):
+        """(plaintext server, its zones that a DoT server serves too, that DoT server).
+
+        dnsconfd (src/dns_managers/unbound_manager.c, get_used_servers; its
+        unittests/test_unbound_manager.c test_get_used_servers_protocol and
+        tests/prioritize_encrypted_protocols) sorts a zone's servers by priority,
+        then protocol (dns+tls above dns+udp), and hands Unbound only those of the
+        first priority and protocol; NetworkManager gives every [global-dns] server
+        the same priority.
+        """
+        zones = [("all names", self.default_servers)]
+        zones += list(self.routed_domains().items())
+        shadowed = {}
+        for zone, servers in zones:
+            dot = [server for server in servers if server.tls]
+            for server in servers:
+                if dot and not server.tls:
+                    shadowed.setdefault(server, ([], dot[0]))[0].append(zone)
+        return [(server, names, dot) for server, (names, dot) in shadowed.items()]
+
     def problems(self, header_lineno=None, all_servers_read=True):
         """Check the rules that need nothing but this configuration.
 
@@ -459,6 +479,14 @@ class EdnsConfig:
                       % (server.kickstart_line(), _first_on(seen[server.key])), *where)
             else:
                 seen[server.key] = server
+        if self.backend == Backend.DNSCONFD and self.resolve_mode == ResolveMode.BACKUP:
+            for server, zones, dot in self._plaintext_behind_dot():
+                warning("dnsconfd never uses the plaintext server %s for %s, which the DoT "
+                        "server %s serves too: in each zone it uses only the servers of the "
+                        "best protocol, so there is no fallback to plaintext; remove it, or "
+                        "route it with domain= to names that no DoT server serves"
+                        % (server.uri(), " and ".join(zones), dot.uri()),
+                        server.lineno, server.filename)
         for names, what in ((self.ca_names, "--ca"), (self.searches, "--search")):
             if len(set(names)) != len(names):
                 error("%s lists a name twice" % what, header_lineno)

@@ -9,7 +9,7 @@ with a warning where the peer accepts it but ignores it.
 
 import configparser
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Tuple
 
 from org_edns_addon import staging
 from org_edns_addon.ks.parse import parse_kickstart
@@ -34,6 +34,9 @@ class Row:
     accepts: Optional[str] = None
     refuses: Optional[str] = None
     warns: Optional[str] = None
+    # Server lines before LINE in the section (else a server for all names when LINE
+    # is routed).
+    beside: Tuple[str, ...] = ()
 
     def __str__(self):
         return "%s: %s%s" % (self.source, self.line, " (%s)" % self.options if self.options
@@ -41,18 +44,19 @@ class Row:
 
     def read(self, write_ks):
         """The kickstart of this row, parsed and checked (a ParsedKickstart)."""
-        lines = [DEFAULT_SERVER, self.line] if "domain=" in self.line else [self.line]
-        return parse_kickstart(write_ks(edns_section(*lines, options=self.options)))
+        lines = list(self.beside) or ([DEFAULT_SERVER] if "domain=" in self.line else [])
+        return parse_kickstart(write_ks(edns_section(*lines, self.line,
+                                                     options=self.options)))
 
     def check(self, write_ks):
-        """Assert the errors and warnings of this row; return the row's server if accepted."""
+        """Assert the errors and warnings of this row; (its server, the config) if accepted."""
         parsed = self.read(write_ks)
         errors = [p.message for p in parsed.errors]
         warnings = [p.message for p in parsed.warnings]
         if self.refuses is not None:
             assert len(errors) == 1 and self.refuses in errors[0], errors
-            server_line = 3 if "domain=" in self.line else 2
-            assert parsed.errors[0].lineno == server_line, parsed.errors[0]
+            lines_before = len(self.beside) or (1 if "domain=" in self.line else 0)
+            assert parsed.errors[0].lineno == 2 + lines_before, parsed.errors[0]
             return None
         assert errors == [], errors
         if self.warns is not None:

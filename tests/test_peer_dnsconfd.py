@@ -25,6 +25,10 @@ NO_INTERFACE = ("cannot be used with --backend=dnsconfd: NetworkManager hands [g
                 "servers to dnsconfd without their interface, so dnsconfd's Unbound cannot "
                 "reach fe80::53")
 LINK_LOCAL = "dns+tls://[fe80::53%eth0]#dot.corp.example"
+GOOD = "dns+tls://192.0.2.53#dot.corp.example"
+BEHIND_DOT = "dnsconfd never uses the plaintext server %s for %s, which the DoT server %s " \
+    "serves too: in each zone it uses only the servers of the best protocol, so there is no " \
+    "fallback to plaintext"
 LISTEN = "dnsconfd src/dns_managers/unbound_manager.c generate_listen_address"
 LOOPBACK = ("dnsconfd's Unbound never queries the loopback server dns+tls://%s#dot.corp.example: "
             "dnsconfd writes 'do-not-query-address: 127.0.0.1/8'")
@@ -56,6 +60,24 @@ ROWS = [
         accepts="dns+tls://[::1]#dot.corp.example"),
     Row("dnsconfd distribution/unbound-dnsconfd.conf", "dns+tls://[::1]:8853#dot.corp.example",
         warns=LOOPBACK % "[::1]:8853", accepts="dns+tls://[::1]:8853#dot.corp.example"),
+    # In each zone dnsconfd hands Unbound only the servers of the best protocol
+    # (TLS above UDP at equal priority, and NetworkManager gives all [global-dns]
+    # servers one priority): a plaintext server beside a DoT server is never used.
+    Row(USED_SERVERS + "test_get_used_servers_protocol", "dns+udp://192.0.2.99", BACKUP,
+        beside=(GOOD,), warns=BEHIND_DOT % ("dns+udp://192.0.2.99", "all names", GOOD),
+        accepts=GOOD + ",dns+udp://192.0.2.99"),
+    Row("dnsconfd tests/prioritize_encrypted_protocols/test.sh", "dns+udp://192.168.6.4",
+        BACKUP, beside=("dns+tls://192.168.6.3#named",),
+        warns=BEHIND_DOT % ("dns+udp://192.168.6.4", "all names",
+                            "dns+tls://192.168.6.3#named")),
+    Row(USED_SERVERS + "test_get_used_servers_protocol",
+        "dns+udp://192.0.2.98 domain=lab.example,other.example", BACKUP,
+        beside=(GOOD, "dns+tls://192.0.2.60#dot.lab.example domain=lab.example"),
+        warns=BEHIND_DOT % ("dns+udp://192.0.2.98", "lab.example",
+                            "dns+tls://192.0.2.60#dot.lab.example")),
+    # Alone in its zone, a plaintext server is used (forward-tls-upstream: no).
+    Row("dnsconfd src/dns_managers/unbound_manager.c generate_forward_zones",
+        "dns+udp://192.0.2.98 domain=lab.example", BACKUP, accepts="dns+udp://192.0.2.98"),
     # dnsconfd's own command-line and tests/uri_parsing syntax ('?' parameters) is not
     # NetworkManager's, and not ours.
     Row("dnsconfd tests/uri_parsing/test.sh", "dns+udp://192.168.6.3?interface=eth0", BACKUP,

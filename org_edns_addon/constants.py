@@ -87,6 +87,17 @@ DRACUT_MODULE_OPENSSL = "openssl"
 # values; dnsconfd is the one that speaks DoT.
 INITRD_DNS_BACKEND = "dnsconfd"
 
+# The longest kernel command line, in bytes: Linux's COMMAND_LINE_SIZE (2048 on
+# x86_64, aarch64 and ppc64le) less its final NUL, which x86's boot header gives boot
+# loaders as cmdline_size (arch/x86/boot/header.S). GRUB fills the command line up to
+# it and drops every option after without a word (grub-core/lib/cmdline.c,
+# grub_create_loader_cmdline); the kernel cuts what is longer.
+KERNEL_COMMAND_LINE_MAX_BYTES = 2047
+# Room left for what the boot loader and the installer put there themselves
+# (BOOT_IMAGE=, inst.stage2= or inst.repo=, ip=, console=): boot options that leave
+# less are warned about.
+BOOT_LOADER_OPTIONS_RESERVE_BYTES = 512
+
 # The installer initrd overlay.
 OVERLAY_KICKSTART_PATH = "/edns-ks.cfg"
 BOOT_OPTION_KICKSTART = "inst.ks"

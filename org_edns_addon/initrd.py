@@ -48,10 +48,33 @@ def check_initramfs_servers(servers):
                 "s" if len(link_local) > 1 else "", ", ".join(link_local)))
 
 
+def check_command_line(options):
+    """Refuse OPTIONS that no kernel command line holds; a warning sentence when they
+    leave too little room for the boot loader's and the installer's own, else None."""
+    length = len(" ".join(options).encode("utf-8"))
+    limit = c.KERNEL_COMMAND_LINE_MAX_BYTES
+    if length > limit:
+        raise BootOptionsError(
+            "these boot options take %d bytes, more than the %d a kernel command line holds "
+            "(Linux's COMMAND_LINE_SIZE on x86_64, aarch64 and ppc64le); GRUB drops every "
+            "option past that without a word: give fewer servers without domain= (the "
+            "routed ones are not boot options)" % (length, limit))
+    if length > limit - c.BOOT_LOADER_OPTIONS_RESERVE_BYTES:
+        return ("these boot options take %d of the %d bytes a kernel command line holds, "
+                "leaving %d for the boot loader's BOOT_IMAGE= and the installer's own "
+                "options (inst.stage2=, inst.repo=, ip=, console=); GRUB drops every option "
+                "past the limit without a word" % (length, limit, limit - length))
+    return None
+
+
 def boot_args(config):
-    """The kernel options for DoT in an initramfs; BootOptionsError if it cannot use them."""
+    """(the kernel options for DoT in an initramfs, a warning sentence or None).
+
+    BootOptionsError if an initramfs cannot use them.
+    """
     check_initramfs_servers(config.default_servers)
-    return staging.boot_options(config)
+    options = staging.boot_options(config)
+    return options, check_command_line(options)
 
 
 def overlay_kickstart(parsed):

@@ -129,4 +129,4 @@ def test_networkmanager_case(write_ks, row):
                          ids=str)
 def test_an_accepted_server_is_the_same_boot_option_nm_initrd_generator_reads(write_ks, row):
     server, config = row.check(write_ks)
-    assert initrd.boot_args(config)[0] == "rd.net.dns=" + row.accepts
+    assert initrd.boot_args(config)[0][0] == "rd.net.dns=" + row.accepts

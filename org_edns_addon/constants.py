@@ -38,6 +38,11 @@ NM_KEYFILE_PATH = NM_CONF_DIR + "/60-edns-global-dns.conf"
 UNBOUND_CONF_PATH = "/etc/unbound/conf.d/edns-forward.conf"
 UNBOUND_LISTEN_ADDRESS = "127.0.0.55"
 RESOLV_CONF_PATH = "/etc/resolv.conf"
+# What FreeIPA's client writes for `ipa-client-install --dns-over-tls`
+# (ipaplatform/base/paths.py UNBOUND_CONF, NETWORK_MANAGER_IPA_CONF): its own
+# Unbound forwarder on 127.0.0.55 and NetworkManager dns=none.
+FREEIPA_UNBOUND_CONF_PATH = "/etc/unbound/conf.d/zzz-ipa.conf"
+FREEIPA_NM_CONF_PATH = NM_CONF_DIR + "/zzz-ipa.conf"
 DRACUT_CONF_PATH = "/etc/dracut.conf.d/60-edns.conf"
 DRACUT_MODULES_DIR = "/usr/lib/dracut/modules.d"
 # The system trust store (Fedora's path): what Unbound authenticates servers

@@ -60,6 +60,7 @@ TLS_SCHEME = "dns+tls"
 PLAIN_SCHEME = "dns+udp"
 # \Z, not $: "$" also matches before a final newline, which must never pass.
 _LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)\Z")
+_DOMAIN_LABEL = re.compile(r"^(?!-)[a-z0-9_-]{1,63}(?<!-)\Z")
 _IFACE = re.compile(r"^[A-Za-z0-9_.-]{1,15}\Z")
 _URI = re.compile(r"^(?P<scheme>[A-Za-z0-9+.-]+)://(?P<rest>.*)\Z")
 # ASCII digits only: str.isdigit() also accepts '²' and other scripts' digits.
@@ -67,23 +68,72 @@ _PORT = re.compile(r"^[0-9]{1,5}\Z")
 _THIS_NETWORK = ipaddress.IPv4Network("0.0.0.0/8")
 
 
-def normalize_dns_name(text, what="name"):
-    """Return TEXT as a lower-case ASCII DNS name (IDNA A-labels), or raise ModelError."""
+def normalize_dns_name(text, what="name", underscore=False):
+    """Return TEXT as a lower-case ASCII DNS name (IDNA A-labels), or raise ModelError.
+
+    UNDERSCORE allows '_' in ASCII labels, as in ``_msdcs.corp.example``: a
+    domain may hold it (dnsconfd's libidn2 idn2_lookup_u8, NetworkManager's
+    [global-dns-domain-*] names and Unbound's zone names all take it), a host
+    name, and so a TLS name, may not.
+    """
     if not isinstance(text, str) or not text:
         raise ModelError("the %s is empty" % what)
+    given = text
     if text.endswith(".") and text != ".":
         text = text[:-1]
+    in_labels = "letters, digits, '-' and '_'" if underscore else "letters, digits and '-'"
     try:
-        ascii_name = idna.encode(text, uts46=True).decode("ascii")
+        if underscore and "_" in text:
+            ascii_name = _encode_with_underscores(text)
+        else:
+            ascii_name = idna.encode(text, uts46=True).decode("ascii")
     except (idna.IDNAError, UnicodeError, ValueError) as error:
-        raise ModelError("%r is not a valid DNS %s (%s); use letters, digits, '-' and '.'"
-                         % (text, what, error)) from None
+        raise ModelError("%r is not a valid DNS %s (%s); use %s, and '.' between labels"
+                         % (given, what, error, in_labels)) from None
     ascii_name = ascii_name.lower()
+    label_rule = _DOMAIN_LABEL if underscore else _LABEL
     for label in ascii_name.split("."):
-        if not _LABEL.match(label):
-            raise ModelError("%r is not a valid DNS %s: label %r may hold only letters, "
-                             "digits and inner '-'" % (text, what, label))
+        if not label_rule.match(label):
+            raise ModelError("%r is not a valid DNS %s: label %r may hold only %s, with "
+                             "'-' only inside" % (given, what, label, in_labels))
     return ascii_name
+
+
+def _encode_with_underscores(text):
+    """TEXT in A-labels, its ASCII labels with '_' kept as they are (lower-cased)."""
+    labels = []
+    for label in idna.uts46_remap(text, std3_rules=False, transitional=False).split("."):
+        if "_" in label:
+            if not all(ord(character) < 128 for character in label):
+                raise ValueError("'_' may appear only in an ASCII label, not in %r" % label)
+            labels.append(label)
+        else:
+            labels.append(idna.alabel(label).decode("ascii"))
+    name = ".".join(labels)
+    if len(name) > 253:
+        raise ValueError("Domain too long")
+    return name
+
+
+def normalize_tls_name(text):
+    """Return TEXT as the name a DoT server's certificate must hold, or raise ModelError.
+
+    An IP address is kept as an address, in its canonical form: Unbound then
+    checks it against the certificate's IP addresses, not its DNS names
+    (util/net_help.c, set_auth_name_on_ssl; OpenSSL's SSL_set1_host).
+    """
+    if isinstance(text, str) and "%" not in text:
+        try:
+            return str(ipaddress.ip_address(text))
+        except ValueError:
+            pass
+    name = normalize_dns_name(text, "TLS name")
+    if name.rpartition(".")[2].isdigit():
+        # A name whose last label is all digits is read as an IPv4 address.
+        raise ModelError("%r is neither an IPv4 address nor a DNS name (the last label of "
+                         "a name is not all digits); write the address like 192.0.2.53 or "
+                         "the name as in the certificate" % text)
+    return name
 
 
 def parse_address(text):
@@ -268,7 +318,7 @@ class DotServer:
         return cls(
             address=address,
             port=check_port(port),
-            name=normalize_dns_name(name, "TLS name") if name else None,
+            name=normalize_tls_name(name) if name else None,
             domains=tuple(normalize_domains(domains)),
             tls=bool(tls),
             lineno=lineno,
@@ -293,6 +343,9 @@ class DotServer:
             domains = tuple(value.split(","))
             if not value or "" in domains:
                 raise ModelError("domain= needs a comma-separated list of domains")
+            if "." in domains:
+                raise ModelError("domain=. would be the root, which a server without "
+                                 "domain= serves already; drop domain=.")
         domains = tuple(normalize_domains(domains))
         if len(set(domains)) != len(domains):
             raise ModelError("domain= lists a domain twice; list each domain once")
@@ -340,8 +393,8 @@ class DotServer:
 
 
 def normalize_domains(domains, what="domain"):
-    """Each of DOMAINS through ``normalize_dns_name``, in order."""
-    return [normalize_dns_name(domain, what) for domain in domains]
+    """Each of DOMAINS through ``normalize_dns_name`` (with '_' allowed), in order."""
+    return [normalize_dns_name(domain, what, underscore=True) for domain in domains]
 
 
 def _link_local_problem(server, backend, error, warning):

@@ -132,8 +132,9 @@ def server_line(draw, plaintext_allowed, default_route, link_local_allowed):
         hostport += ":%d" % chosen_port
     if tls:
         name = draw(dns_name)
-        spelling = draw(st.sampled_from(["uri", "freeipa", "upper-scheme"]))
-        if spelling == "freeipa":
+        spelling = draw(st.sampled_from(["uri", "bare", "upper-scheme"]))
+        if spelling == "bare":
+            # FreeIPA's ADDRESS#NAME, or this addon's shorthand with brackets or a port.
             # A bare address carries no interface: only the bracketed form does.
             unbracketed = is_v6 and chosen_port is None and "%" not in host and \
                 draw(st.booleans())

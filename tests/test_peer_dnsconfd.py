@@ -11,7 +11,12 @@ packaged for Debian, so the rows are its own unit tests and sources; an
 accepted row gives the ``servers=`` value NetworkManager passes on.
 """
 
+import ctypes
+import ctypes.util
+
 import pytest
+
+from org_edns_addon.ks.parse import parse_kickstart
 
 from tests.conftest import run_cli
 from tests.ks_fixtures import edns_section
@@ -78,6 +83,13 @@ ROWS = [
     # Alone in its zone, a plaintext server is used (forward-tls-upstream: no).
     Row("dnsconfd src/dns_managers/unbound_manager.c generate_forward_zones",
         "dns+udp://192.0.2.98 domain=lab.example", BACKUP, accepts="dns+udp://192.0.2.98"),
+    # dnsconfd refuses a routing domain holding ".." (src/dbus_server.c save_domains);
+    # "." is the root, which a server for all names serves already.
+    Row("dnsconfd src/dbus_server.c save_domains", "dns+tls://192.0.2.60#dot.lab.example "
+        "domain=..", refuses="'..' is not a valid DNS domain (Empty Label)"),
+    Row("NetworkManager src/core/dns/nm-dns-dnsconfd.c parse_global_config",
+        "dns+tls://192.0.2.60#dot.lab.example domain=.",
+        refuses="domain=. would be the root, which a server without domain= serves already"),
     # dnsconfd's own command-line and tests/uri_parsing syntax ('?' parameters) is not
     # NetworkManager's, and not ours.
     Row("dnsconfd tests/uri_parsing/test.sh", "dns+udp://192.168.6.3?interface=eth0", BACKUP,
@@ -114,3 +126,62 @@ def test_the_initramfs_refuses_a_link_local_server_even_with_the_unbound_backend
             path, "boot options" if command[0] == "boot-args" else "overlay written",
             LINK_LOCAL))
     assert not (tmp_path / "overlay.img").exists()
+
+
+# dnsconfd reads each routing domain NetworkManager sends with libidn2
+# (src/dbus_server.c save_domains: idn2_lookup_u8(..., IDN2_NFC_INPUT), and refuses a
+# domain holding ".."), then names an Unbound forward zone after what it returns.
+SAVE_DOMAINS = "dnsconfd src/dbus_server.c save_domains"
+IDN2_NFC_INPUT = 1
+DOMAINS = [
+    # (source, domain as written, what we write, or None where we refuse)
+    (SAVE_DOMAINS, "_msdcs.corp.example", "_msdcs.corp.example"),
+    (SAVE_DOMAINS, "_ldap._tcp.dc._msdcs.CORP.example", "_ldap._tcp.dc._msdcs.corp.example"),
+    (SAVE_DOMAINS, "lab_x.example", "lab_x.example"),
+    ("dnsconfd tests/idna/test.sh", "čočka.org", "xn--oka-eqab.org"),
+    (SAVE_DOMAINS, "Straße.example", "xn--strae-oqa.example"),
+    (SAVE_DOMAINS, "-a.example", None),
+    (SAVE_DOMAINS, "xn--zz.example", None),
+    (SAVE_DOMAINS, "a..b.example", None),
+    # libidn2 passes these ASCII labels through; they could break a keyfile or an
+    # Unbound line, so we refuse them.
+    (SAVE_DOMAINS, "a#b.example", None),
+    (SAVE_DOMAINS, 'a"b.example', None),
+    (SAVE_DOMAINS, "*.example", None),
+]
+
+
+def _idn2_lookup(domain):
+    """libidn2's reading of DOMAIN as dnsconfd does it, or None where it refuses it."""
+    library = ctypes.util.find_library("idn2")
+    if library is None:
+        pytest.skip("libidn2 is not installed (Debian: libidn2-0)")
+    idn2 = ctypes.CDLL(library)
+    idn2.idn2_lookup_u8.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p),
+                                    ctypes.c_int]
+    idn2.idn2_free.argtypes = [ctypes.c_void_p]
+    output = ctypes.c_void_p()
+    if idn2.idn2_lookup_u8(domain.encode("utf-8"), ctypes.byref(output), IDN2_NFC_INPUT):
+        return None
+    try:
+        return ctypes.string_at(output).decode("ascii")
+    finally:
+        idn2.idn2_free(output)
+
+
+@pytest.mark.parametrize("source, domain, written", DOMAINS,
+                         ids=["%s: %s" % (source, domain) for source, domain, _ in DOMAINS])
+def test_a_routing_domain_is_what_dnsconfd_reads_or_is_refused(write_ks, source, domain,
+                                                             written):
+    path = write_ks(edns_section(GOOD, "dns+tls://192.0.2.60#dot.lab.example domain=" + domain))
+    parsed = parse_kickstart(path)
+    dnsconfd_reads = None if ".." in domain else _idn2_lookup(domain)
+    if written is None:
+        assert len(parsed.errors) == 1 and parsed.errors[0].lineno == 3, parsed.errors
+        assert domain in parsed.errors[0].message
+        return
+    assert parsed.errors == []
+    assert parsed.config.servers[1].domains == (written,)
+    # What dnsconfd makes of the name NetworkManager hands it is the name itself.
+    assert _idn2_lookup(written) == written
+    assert dnsconfd_reads is not None and dnsconfd_reads.lower() == written

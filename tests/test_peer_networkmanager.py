@@ -19,6 +19,8 @@ from tests.peer_fixtures import Row, keyfile_servers
 TEST_GENERAL = "NetworkManager src/libnm-core-impl/tests/test-general.c"
 URI_PARSE = TEST_GENERAL + " test_dns_uri_parse"
 URI_NORMALIZE = TEST_GENERAL + " test_dns_uri_normalize"
+URI_PARSER = "NetworkManager src/libnm-core-aux-intern/nm-libnm-core-utils.c nm_dns_uri_parse"
+CONFIG_DATA = "NetworkManager src/core/nm-config-data.c load_global_dns"
 CMDLINE_READER = ("NetworkManager src/nm-initrd-generator/tests/test-cmdline-reader.c "
                   "test_global_dns")
 KICKSTART_TESTS = "rhinstaller/kickstart-tests "
@@ -100,6 +102,13 @@ ROWS = [
     Row(URI_NORMALIZE, "dns+udp://[0::1]:0123", BACKUP, warns=LOOPBACK,
         accepts="dns+udp://[::1]:123"),
     Row(URI_NORMALIZE, "8.8.8.888", refuses="'8.8.8.888' is not an IPv4 or IPv6 address"),
+    # nm_dns_uri_parse takes whatever follows the last '#' as the server name, and
+    # load_global_dns takes a [global-dns-domain-D] group's D as written.
+    Row(URI_PARSER, "dns+tls://192.0.2.53#192.0.2.53", accepts="dns+tls://192.0.2.53#192.0.2.53"),
+    Row(URI_PARSER, "dns+tls://[2001:db8::53]#2001:DB8::0053",
+        accepts="dns+tls://[2001:db8::53]#2001:db8::53"),
+    Row(CONFIG_DATA, "dns+tls://192.0.2.60#dot.corp.example domain=_msdcs.Corp.example",
+        accepts="dns+tls://192.0.2.60#dot.corp.example"),
     # nm-initrd-generator's rd.net.dns= cases
     Row(CMDLINE_READER, "dns+tls://8.8.8.8", refuses=NO_NAME),
     Row(CMDLINE_READER, "1.1.1.1", refuses=PLAINTEXT),
@@ -125,8 +134,8 @@ def test_networkmanager_case(write_ks, row):
         assert keyfile_servers(config, server) == row.accepts
 
 
-@pytest.mark.parametrize("row", [row for row in ROWS if row.accepts and not row.options],
-                         ids=str)
+@pytest.mark.parametrize("row", [row for row in ROWS if row.accepts and not row.options
+                                 and "domain=" not in row.line], ids=str)
 def test_an_accepted_server_is_the_same_boot_option_nm_initrd_generator_reads(write_ks, row):
     server, config = row.check(write_ks)
     assert initrd.boot_args(config)[0][0] == "rd.net.dns=" + row.accepts

@@ -14,13 +14,15 @@ import pytest
 from org_edns_addon import staging
 from org_edns_addon.ks.parse import parse_kickstart
 from tests import dotlab
-from tests.dot_fixtures import dot_pki, dot_upstream  # noqa: F401 (fixtures)
+from tests import certs
+from tests.dot_fixtures import dot_pki, dot_upstream, unbound_forwarder  # noqa: F401
 from tests.ks_fixtures import edns_section
 from tests.peer_fixtures import Row, unbound_forward_addrs
 from tests.staging_fixtures import require_tools, unbound_checkconf
 
 DONOTQ = "unbound iterator/iter_donotq.c donotq_apply_cfg"
 CHECKCONF = "unbound smallapp/unbound-checkconf.c donotquerylocalhostcheck"
+AUTH_NAME = "unbound util/net_help.c authextstrtoaddr, set_auth_name_on_ssl"
 UNBOUND = "--backend=unbound"
 NAME = "#dot.corp.example"
 NEVER_QUERIED = "Unbound never queries the loopback server"
@@ -50,6 +52,18 @@ ROWS = [
     Row(DONOTQ, "dns+tls://[::ffff:127.0.0.1]" + NAME, UNBOUND,
         refuses="write the IPv4 address 127.0.0.1 itself"),
     Row(DONOTQ, "::ffff:192.0.2.53" + NAME, UNBOUND, refuses="IPv4-mapped"),
+    # An IP address as the TLS name is checked against the certificate's IP addresses
+    # (util/net_help.c set_auth_name_on_ssl); a zone name may hold '_'.
+    Row(AUTH_NAME, "dns+tls://192.0.2.53#192.0.2.53", UNBOUND, accepts="192.0.2.53@853#192.0.2.53"),
+    Row(AUTH_NAME, "dns+tls://[2001:db8::53]#2001:DB8::53", UNBOUND,
+        accepts="2001:db8::53@853#2001:db8::53"),
+    Row(AUTH_NAME, "dns+tls://[2001:db8::53]#fe80::1%eth0", UNBOUND,
+        refuses="'fe80::1%eth0' is not a valid DNS TLS name"),
+    Row(AUTH_NAME, "dns+tls://192.0.2.53#192.0.2", UNBOUND,
+        refuses="'192.0.2' is neither an IPv4 address nor a DNS name"),
+    Row("unbound doc/unbound.conf.rst forward-zone name",
+        "dns+tls://192.0.2.60#dot.corp.example domain=_msdcs.corp.example", UNBOUND,
+        accepts="192.0.2.60@853#dot.corp.example"),
     # Addresses Unbound queries are written as ADDR@PORT#NAME.
     Row(DONOTQ, "dns+tls://192.0.2.53" + NAME, UNBOUND, accepts="192.0.2.53@853" + NAME),
     Row(DONOTQ, "dns+tls://[2001:db8::53]:8853" + NAME, UNBOUND,
@@ -129,3 +143,33 @@ def test_a_running_unbound_never_asks_a_loopback_server_unless_told_to(
         assert answer.rcode() == 0 and upstream_saw_it
     else:
         assert answer.rcode() == 2 and not upstream_saw_it   # SERVFAIL, nothing asked
+
+
+@pytest.mark.parametrize("san, answered", [
+    pytest.param("ip", True, id="certificate with the address as an IP address: answered"),
+    pytest.param("dns", False, id="certificate with the address as a DNS name: SERVFAIL"),
+])
+def test_an_address_as_tls_name_is_checked_against_the_certificates_ip_addresses(
+        write_ks, tmp_path, dot_pki, unbound_forwarder, san, answered):
+    require_tools("unbound")
+    address = "127.0.0.6"
+    server = certs.make_server(dot_pki.ca, **({"dns_names": (), "ip_addresses": (address,)}
+                                              if san == "ip" else {"dns_names": (address,)}))
+    server.write(tmp_path, "server")
+    upstream = dotlab.start_dot_upstream(tmp_path / "upstream", address, tmp_path / "server.pem",
+                                         tmp_path / "server.key")
+    try:
+        line = "dns+tls://%s:%d#%s" % (address, upstream.port, address)
+        parsed = parse_kickstart(write_ks(edns_section(line, options=UNBOUND)))
+        assert parsed.errors == []
+        assert parsed.config.servers[0].unbound_forward_addr() == "%s@%d#%s" % (
+            address, upstream.port, address)
+        data = staging.StagingInput(parsed.config, (), None)
+        config_text = staging.unbound_conf(data).decode("ascii").replace(
+            "    interface: %s\n" % staging.c.UNBOUND_LISTEN_ADDRESS, "").replace(
+            staging.trust_bundle_path(data), str(dot_pki.ca_path))
+        forwarder = unbound_forwarder(config_text)
+        answer = dotlab.ask(forwarder.address, forwarder.port, dotlab.ANSWER_NAME)
+    finally:
+        upstream.stop()
+    assert answer.rcode() == (0 if answered else 2)

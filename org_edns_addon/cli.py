@@ -121,12 +121,19 @@ def run_apply(args):
 
 
 def run_boot_args(args):
-    from org_edns_addon.staging.networkmanager import boot_options
+    from org_edns_addon import initrd
 
     _, data = _staging_input(args.kickstart, "no boot options")
     if data is None:
         return EXIT_FAILED
-    print(" ".join(boot_options(data.config)))
+    try:
+        options, warning = initrd.boot_args(data.config)
+    except initrd.BootOptionsError as error:
+        print("%s: no boot options: %s" % (args.kickstart, error), file=sys.stderr)
+        return EXIT_FAILED
+    print(" ".join(options))
+    if warning:
+        print("%s: warning: %s" % (args.kickstart, warning), file=sys.stderr)
     if data.config.routed_domains():
         print("%s: note: boot options carry only the servers for all names; the routed "
               "domains (%s) reach the initramfs only through the overlay "
@@ -153,6 +160,8 @@ def run_overlay(args):
     if data is None:
         return EXIT_FAILED
     try:
+        boot_options = initrd.overlay_boot_options(data.config)
+        warning = initrd.check_command_line(boot_options)
         plan = initrd.overlay_plan(parsed)
         image = initrd.overlay_image(plan)
     except (initrd.OverlayError, StagingError, OSError) as error:
@@ -170,7 +179,9 @@ def run_overlay(args):
         planned.path for planned in plan.files)))
     print()
     print("Boot the installer with these options:")
-    print("  " + " ".join(initrd.overlay_boot_options(data.config)))
+    print("  " + " ".join(boot_options))
+    if warning:
+        print("%s: warning: %s" % (args.kickstart, warning), file=sys.stderr)
     print()
     print("Load the overlay as a second initrd, after the installer's:")
     print("  GRUB:   initrd /images/pxeboot/initrd.img /images/pxeboot/%s" % name)

@@ -38,6 +38,11 @@ NM_KEYFILE_PATH = NM_CONF_DIR + "/60-edns-global-dns.conf"
 UNBOUND_CONF_PATH = "/etc/unbound/conf.d/edns-forward.conf"
 UNBOUND_LISTEN_ADDRESS = "127.0.0.55"
 RESOLV_CONF_PATH = "/etc/resolv.conf"
+# What FreeIPA's client writes for `ipa-client-install --dns-over-tls`
+# (ipaplatform/base/paths.py UNBOUND_CONF, NETWORK_MANAGER_IPA_CONF): its own
+# Unbound forwarder on 127.0.0.55 and NetworkManager dns=none.
+FREEIPA_UNBOUND_CONF_PATH = "/etc/unbound/conf.d/zzz-ipa.conf"
+FREEIPA_NM_CONF_PATH = NM_CONF_DIR + "/zzz-ipa.conf"
 DRACUT_CONF_PATH = "/etc/dracut.conf.d/60-edns.conf"
 DRACUT_MODULES_DIR = "/usr/lib/dracut/modules.d"
 # The system trust store (Fedora's path): what Unbound authenticates servers
@@ -86,6 +91,17 @@ DRACUT_MODULE_OPENSSL = "openssl"
 # NetworkManager's initrd generator accepts only these rd.net.dns-backend
 # values; dnsconfd is the one that speaks DoT.
 INITRD_DNS_BACKEND = "dnsconfd"
+
+# The longest kernel command line, in bytes: Linux's COMMAND_LINE_SIZE (2048 on
+# x86_64, aarch64 and ppc64le) less its final NUL, which x86's boot header gives boot
+# loaders as cmdline_size (arch/x86/boot/header.S). GRUB fills the command line up to
+# it and drops every option after without a word (grub-core/lib/cmdline.c,
+# grub_create_loader_cmdline); the kernel cuts what is longer.
+KERNEL_COMMAND_LINE_MAX_BYTES = 2047
+# Room left for what the boot loader and the installer put there themselves
+# (BOOT_IMAGE=, inst.stage2= or inst.repo=, ip=, console=): boot options that leave
+# less are warned about.
+BOOT_LOADER_OPTIONS_RESERVE_BYTES = 512
 
 # The installer initrd overlay.
 OVERLAY_KICKSTART_PATH = "/edns-ks.cfg"

@@ -28,6 +28,57 @@ class OverlayError(Exception):
     """The overlay cannot be built; the message is a sentence for users."""
 
 
+class BootOptionsError(OverlayError):
+    """An initramfs cannot be given this configuration; the message says why."""
+
+
+def check_initramfs_servers(servers):
+    """Refuse SERVERS an initramfs cannot reach.
+
+    NetworkManager's initramfs speaks DoT only through its dnsconfd plugin
+    (``rd.net.dns-backend=dnsconfd``), and that plugin hands a ``[global-dns]``
+    server to dnsconfd without its interface (NetworkManager
+    src/core/dns/nm-dns-dnsconfd.c, parse_global_config), so a link-local
+    server is unreachable there whatever ``--backend`` says.
+    """
+    link_local = [server.uri() for server in servers if server.is_link_local]
+    if link_local:
+        raise BootOptionsError(
+            "the initramfs cannot use the link-local server%s %s: it speaks DoT only "
+            "through NetworkManager's dnsconfd plugin, which drops the interface; give "
+            "the initramfs a server by its global address" % (
+                "s" if len(link_local) > 1 else "", ", ".join(link_local)))
+
+
+def check_command_line(options):
+    """Refuse OPTIONS that no kernel command line holds; a warning sentence when they
+    leave too little room for the boot loader's and the installer's own, else None."""
+    length = len(" ".join(options).encode("utf-8"))
+    limit = c.KERNEL_COMMAND_LINE_MAX_BYTES
+    if length > limit:
+        raise BootOptionsError(
+            "these boot options take %d bytes, more than the %d a kernel command line holds "
+            "(Linux's COMMAND_LINE_SIZE on x86_64, aarch64 and ppc64le); GRUB drops every "
+            "option past that without a word: give fewer servers without domain= (the "
+            "routed ones are not boot options)" % (length, limit))
+    if length > limit - c.BOOT_LOADER_OPTIONS_RESERVE_BYTES:
+        return ("these boot options take %d of the %d bytes a kernel command line holds, "
+                "leaving %d for the boot loader's BOOT_IMAGE= and the installer's own "
+                "options (inst.stage2=, inst.repo=, ip=, console=); GRUB drops every option "
+                "past the limit without a word" % (length, limit, limit - length))
+    return None
+
+
+def boot_args(config):
+    """(the kernel options for DoT in an initramfs, a warning sentence or None).
+
+    BootOptionsError if an initramfs cannot use them.
+    """
+    check_initramfs_servers(config.default_servers)
+    options = boot_options(config)
+    return options, check_command_line(options)
+
+
 def overlay_kickstart(parsed):
     """The kickstart text with every top-level ``%edns`` rewritten as ``%addon``."""
     text = parsed.text
@@ -45,6 +96,7 @@ def overlay_kickstart(parsed):
 def overlay_plan(parsed):
     """The files of the overlay: the installer phase as its initramfs runs it, and the kickstart."""
     data = initramfs_input(parsed.staging_input())
+    check_initramfs_servers(data.config.servers)
     files = build_plan(data, Phase.INSTALLER, "/").files
     kickstart = PlannedFile(c.OVERLAY_KICKSTART_PATH, overlay_kickstart(parsed).encode("utf-8"),
                             KICKSTART_MODE)

@@ -85,29 +85,80 @@ TLS_SCHEME = "dns+tls"
 PLAIN_SCHEME = "dns+udp"
 # \Z, not $: "$" also matches before a final newline, which must never pass.
 _LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)\Z")
+_DOMAIN_LABEL = re.compile(r"^(?!-)[a-z0-9_-]{1,63}(?<!-)\Z")
 _IFACE = re.compile(r"^[A-Za-z0-9_.-]{1,15}\Z")
 _URI = re.compile(r"^(?P<scheme>[A-Za-z0-9+.-]+)://(?P<rest>.*)\Z")
 # ASCII digits only: str.isdigit() also accepts '²' and other scripts' digits.
 _PORT = re.compile(r"^[0-9]{1,5}\Z")
+_THIS_NETWORK = ipaddress.IPv4Network("0.0.0.0/8")
 
 
-def normalize_dns_name(text, what="name"):
-    """Return TEXT as a lower-case ASCII DNS name (IDNA A-labels), or raise ModelError."""
+def normalize_dns_name(text, what="name", underscore=False):
+    """Return TEXT as a lower-case ASCII DNS name (IDNA A-labels), or raise ModelError.
+
+    UNDERSCORE allows '_' in ASCII labels, as in ``_msdcs.corp.example``: a
+    domain may hold it (dnsconfd's libidn2 idn2_lookup_u8, NetworkManager's
+    [global-dns-domain-*] names and Unbound's zone names all take it), a host
+    name, and so a TLS name, may not.
+    """
     if not isinstance(text, str) or not text:
         raise ModelError("the %s is empty" % what)
+    given = text
     if text.endswith(".") and text != ".":
         text = text[:-1]
+    in_labels = "letters, digits, '-' and '_'" if underscore else "letters, digits and '-'"
     try:
-        ascii_name = idna.encode(text, uts46=True).decode("ascii")
+        if underscore and "_" in text:
+            ascii_name = _encode_with_underscores(text)
+        else:
+            ascii_name = idna.encode(text, uts46=True).decode("ascii")
     except (idna.IDNAError, UnicodeError, ValueError) as error:
-        raise ModelError("%r is not a valid DNS %s (%s); use letters, digits, '-' and '.'"
-                         % (text, what, error)) from None
+        raise ModelError("%r is not a valid DNS %s (%s); use %s, and '.' between labels"
+                         % (given, what, error, in_labels)) from None
     ascii_name = ascii_name.lower()
+    label_rule = _DOMAIN_LABEL if underscore else _LABEL
     for label in ascii_name.split("."):
-        if not _LABEL.match(label):
-            raise ModelError("%r is not a valid DNS %s: label %r may hold only letters, "
-                             "digits and inner '-'" % (text, what, label))
+        if not label_rule.match(label):
+            raise ModelError("%r is not a valid DNS %s: label %r may hold only %s, with "
+                             "'-' only inside" % (given, what, label, in_labels))
     return ascii_name
+
+
+def _encode_with_underscores(text):
+    """TEXT in A-labels, its ASCII labels with '_' kept as they are (lower-cased)."""
+    labels = []
+    for label in idna.uts46_remap(text, std3_rules=False, transitional=False).split("."):
+        if "_" in label:
+            if not all(ord(character) < 128 for character in label):
+                raise ValueError("'_' may appear only in an ASCII label, not in %r" % label)
+            labels.append(label)
+        else:
+            labels.append(idna.alabel(label).decode("ascii"))
+    name = ".".join(labels)
+    if len(name) > 253:
+        raise ValueError("Domain too long")
+    return name
+
+
+def normalize_tls_name(text):
+    """Return TEXT as the name a DoT server's certificate must hold, or raise ModelError.
+
+    An IP address is kept as an address, in its canonical form: Unbound then
+    checks it against the certificate's IP addresses, not its DNS names
+    (util/net_help.c, set_auth_name_on_ssl; OpenSSL's SSL_set1_host).
+    """
+    if isinstance(text, str) and "%" not in text:
+        try:
+            return str(ipaddress.ip_address(text))
+        except ValueError:
+            pass
+    name = normalize_dns_name(text, "TLS name")
+    if name.rpartition(".")[2].isdigit():
+        # A name whose last label is all digits is read as an IPv4 address.
+        raise ModelError("%r is neither an IPv4 address nor a DNS name (the last label of "
+                         "a name is not all digits); write the address like 192.0.2.53 or "
+                         "the name as in the certificate" % text)
+    return name
 
 
 def parse_address(text):
@@ -137,7 +188,25 @@ def parse_address(text):
                          "server's own unicast address" % (
                              address, "unspecified" if address.is_unspecified
                              else "multicast or broadcast"))
+    # Unbound (iterator/iter_donotq.c, donotq_apply_cfg, since 1.25.2) never queries
+    # 0.0.0.0/8 nor ::ffff:0:0/96 while do-not-query-localhost is yes, its default.
+    if address.version == 4 and address in _THIS_NETWORK:
+        raise ModelError("%s cannot be a DNS server's address: 0.0.0.0/8 means 'this "
+                         "network' (RFC 6890) and is never a destination, and Unbound never "
+                         "queries it; give the server's own unicast address" % address)
+    if address.version == 6 and address.ipv4_mapped is not None:
+        raise ModelError("%s is an IPv4-mapped IPv6 address (::ffff:0:0/96), which Unbound "
+                         "never queries; write the IPv4 address %s itself"
+                         % (address, address.ipv4_mapped))
     return address
+
+
+def _is_ipv6(text):
+    try:
+        ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _parse_port(text):
@@ -210,7 +279,20 @@ class DotServer:
             if address.version != 6:
                 raise ModelError("only IPv6 addresses go in brackets: %r" % text)
         else:
+            if bare and "%" in hostport:
+                # NetworkManager's nm_dns_uri_parse (PLAIN := address ['#' NAME]) and
+                # FreeIPA's IPAddressDoTForwarder (ipapython/ipautil.py) read no scope on
+                # a bare address; only the bracketed URI form carries one.
+                raise ModelError("%r: an interface (%%%s) is written only inside brackets, "
+                                 "like %s://[%s]%s; NetworkManager and FreeIPA read no "
+                                 "interface on a bare address"
+                                 % (text, hostport.partition("%")[2],
+                                    TLS_SCHEME if name else PLAIN_SCHEME, hostport,
+                                    "#" + name if name else ""))
             if hostport.count(":") > 1:
+                if not bare and not _is_ipv6(hostport):
+                    raise ModelError("%r is neither ADDRESS:PORT nor an IPv6 address in "
+                                     "brackets" % hostport)
                 if not bare:
                     raise ModelError("the IPv6 address in %r must be in brackets, like "
                                      "dns+tls://[2001:db8::53]:853#dot.example" % text)
@@ -247,7 +329,7 @@ class DotServer:
         return cls(
             address=address,
             port=check_port(port),
-            name=normalize_dns_name(name, "TLS name") if name else None,
+            name=normalize_tls_name(name) if name else None,
             domains=tuple(normalize_domains(domains)),
             tls=bool(tls),
             lineno=lineno,
@@ -272,10 +354,18 @@ class DotServer:
             domains = tuple(value.split(","))
             if not value or "" in domains:
                 raise ModelError("domain= needs a comma-separated list of domains")
+            if "." in domains:
+                raise ModelError("domain=. would be the root, which a server without "
+                                 "domain= serves already; drop domain=.")
         domains = tuple(normalize_domains(domains))
         if len(set(domains)) != len(domains):
             raise ModelError("domain= lists a domain twice; list each domain once")
         return cls.parse_uri(words[0], domains, lineno=lineno, filename=filename)
+
+    @property
+    def is_link_local(self):
+        """Whether the address is link-local IPv6 (and so carries its interface)."""
+        return self.address.version == 6 and self.address.is_link_local
 
     @property
     def _host(self):
@@ -314,8 +404,47 @@ class DotServer:
 
 
 def normalize_domains(domains, what="domain"):
-    """Each of DOMAINS through ``normalize_dns_name``, in order."""
-    return [normalize_dns_name(domain, what) for domain in domains]
+    """Each of DOMAINS through ``normalize_dns_name`` (with '_' allowed), in order."""
+    return [normalize_dns_name(domain, what, underscore=True) for domain in domains]
+
+
+def _link_local_problem(server, backend, error, warning):
+    """Report a link-local SERVER: it keeps its interface only where Unbound reads our file."""
+    where = (server.lineno, server.filename)
+    if backend == Backend.DNSCONFD:
+        # NetworkManager's dnsconfd plugin (src/core/dns/nm-dns-dnsconfd.c,
+        # parse_global_config -> server_builder_append_base) sends a [global-dns]
+        # server as its address bytes only, never its interface; and dnsconfd
+        # (src/dns_managers/unbound_manager.c, get_used_servers) never uses a server
+        # bound to an interface in exclusive mode, nor for "." in prefer mode.
+        error("the link-local server %s cannot be used with --backend=dnsconfd: "
+              "NetworkManager hands [global-dns] servers to dnsconfd without their "
+              "interface, so dnsconfd's Unbound cannot reach %s; give the server's global "
+              "address, or use --backend=unbound" % (server.uri(), server.address), *where)
+    else:
+        # Unbound reads ADDR%IFACE in forward-addr (util/net_help.c, ipstrtoaddr:
+        # if_nametoindex), but an initramfs speaks DoT only through dnsconfd.
+        warning("the link-local server %s is used by this addon's Unbound forwarder (the "
+                "installer and the installed system) only: the installer's initramfs speaks "
+                "DoT through NetworkManager's dnsconfd plugin, which drops the interface, so "
+                "'edns-addon boot-args' and 'overlay' refuse it" % server.uri(), *where)
+
+
+def _loopback_warning(server, backend):
+    """Why SERVER, on loopback, is never queried by the resolver BACKEND runs."""
+    if backend == Backend.DNSCONFD:
+        # dnsconfd writes "do-not-query-address: 127.0.0.1/8" into its Unbound
+        # configuration (src/dns_managers/unbound_manager.c, generate_listen_address);
+        # Unbound's default do-not-query-localhost: yes adds 127.0.0.0/8 and ::1
+        # (iterator/iter_donotq.c, donotq_apply_cfg).
+        return ("dnsconfd's Unbound never queries the loopback server %s: dnsconfd writes "
+                "'do-not-query-address: 127.0.0.1/8' and Unbound's default "
+                "'do-not-query-localhost: yes' also excludes ::1; give the server's own "
+                "address on the network" % server.uri())
+    return ("Unbound never queries the loopback server %s while 'do-not-query-localhost' "
+            "is yes, its default, which this addon leaves alone; give the server's own "
+            "address on the network, or set 'do-not-query-localhost: no' in Unbound's own "
+            "configuration" % server.uri())
 
 
 def _first_on(server):
@@ -348,6 +477,26 @@ class EdnsConfig:
                 routes.setdefault(domain, []).append(server)
         return {domain: tuple(servers) for domain, servers in routes.items()}
 
+    def _plaintext_behind_dot(self):
+        """(plaintext server, its zones that a DoT server serves too, that DoT server).
+
+        dnsconfd (src/dns_managers/unbound_manager.c, get_used_servers; its
+        unittests/test_unbound_manager.c test_get_used_servers_protocol and
+        tests/prioritize_encrypted_protocols) sorts a zone's servers by priority,
+        then protocol (dns+tls above dns+udp), and hands Unbound only those of the
+        first priority and protocol; NetworkManager gives every [global-dns] server
+        the same priority.
+        """
+        zones = [("all names", self.default_servers)]
+        zones += list(self.routed_domains().items())
+        shadowed = {}
+        for zone, servers in zones:
+            dot = [server for server in servers if server.tls]
+            for server in servers:
+                if dot and not server.tls:
+                    shadowed.setdefault(server, ([], dot[0]))[0].append(zone)
+        return [(server, names, dot) for server, (names, dot) in shadowed.items()]
+
     def problems(self, header_lineno=None, all_servers_read=True):
         """Check the rules that need nothing but this configuration.
 
@@ -358,6 +507,9 @@ class EdnsConfig:
 
         def error(message, lineno, filename=None):
             found.append(Problem(Severity.ERROR, message, lineno, filename))
+
+        def warning(message, lineno, filename=None):
+            found.append(Problem(Severity.WARNING, message, lineno, filename))
 
         if all_servers_read and not self.servers:
             error("no DNS server is given; add a line like "
@@ -382,11 +534,23 @@ class EdnsConfig:
                 # server would turn TLS off for every server of its zone.
                 error("the plaintext server %s cannot be used with --backend=unbound; use "
                       "dns+tls://ADDR#NAME or --backend=dnsconfd" % server.uri(), *where)
+            if server.is_link_local:
+                _link_local_problem(server, self.backend, error, warning)
+            if server.address.is_loopback:
+                warning(_loopback_warning(server, self.backend), *where)
             if server.key in seen:
                 error("the server %s is given twice%s; remove one"
                       % (server.kickstart_line(), _first_on(seen[server.key])), *where)
             else:
                 seen[server.key] = server
+        if self.backend == Backend.DNSCONFD and self.resolve_mode == ResolveMode.BACKUP:
+            for server, zones, dot in self._plaintext_behind_dot():
+                warning("dnsconfd never uses the plaintext server %s for %s, which the DoT "
+                        "server %s serves too: in each zone it uses only the servers of the "
+                        "best protocol, so there is no fallback to plaintext; remove it, or "
+                        "route it with domain= to names that no DoT server serves"
+                        % (server.uri(), " and ".join(zones), dot.uri()),
+                        server.lineno, server.filename)
         for names, what in ((self.ca_names, "--ca"), (self.searches, "--search")):
             if len(set(names)) != len(names):
                 error("%s lists a name twice" % what, header_lineno)

@@ -209,8 +209,12 @@ def test_validate_reports_rules_that_span_properties(edns_proxy):
 def test_server_without_a_port_gets_the_default_port_of_its_kind(edns_proxy):
     proxy, _ = edns_proxy
     proxy.ResolveMode = "backup"
-    proxy.Servers = [server("192.0.2.53", "dot.example"), server("192.0.2.54", tls=False),
-                     server("192.0.2.55", tls=False, port=0)]
+    # The plaintext servers serve their own domain: beside a DoT server dnsconfd
+    # would never use them (a warning).
+    lab = ["lab.example"]
+    proxy.Servers = [server("192.0.2.53", "dot.example"),
+                     server("192.0.2.54", tls=False, domains=lab),
+                     server("192.0.2.55", tls=False, port=0, domains=lab)]
     assert [(address, port) for address, port, _, _, _ in servers_of(proxy)] == [
         ("192.0.2.53", 853), ("192.0.2.54", 53), ("192.0.2.55", 53)]
     assert validation(proxy) == []

@@ -66,9 +66,9 @@ def test_the_bundled_edns_example_round_trips_into_the_addon_spelling():
     assert str(edns.edns) == str(addon.edns)
 
 
-def test_idna_and_link_local_servers_print_in_a_form_that_reads_back(pems):
+def test_idna_and_plaintext_servers_print_in_a_form_that_reads_back(pems):
     text = cert_section(pems.ca.pem, "a.pem") + edns_section(
-        "dns+tls://[FE80::53%eth0]:8853#Dot.Bücher.example",
+        "dns+tls://[2001:DB8::53]:8853#Dot.Bücher.example",
         "192.0.2.54#ドメイン.example domain=Straße.example",
         "dns+udp://[2001:db8::99]",
         options="--resolve-mode=backup --backend=dnsconfd --search=пример.example --ca=a.pem",
@@ -77,10 +77,20 @@ def test_idna_and_link_local_servers_print_in_a_form_that_reads_back(pems):
     assert str(first.edns) == (
         "\n%addon org_edns_addon --resolve-mode=backup --backend=dnsconfd "
         "--search=xn--e1afmkfd.example --ca=a.pem\n"
-        "dns+tls://[fe80::53%eth0]:8853#dot.xn--bcher-kva.example\n"
+        "dns+tls://[2001:db8::53]:8853#dot.xn--bcher-kva.example\n"
         "dns+tls://192.0.2.54#xn--eckwd4c7c.example domain=xn--strae-oqa.example\n"
         "dns+udp://[2001:db8::99]\n"
         "%end\n")
+
+
+def test_link_local_servers_print_in_a_form_that_reads_back():
+    first, printed = assert_round_trip(edns_section(
+        "dns+tls://[FE80::53%eth0]:8853#Dot.Bücher.example",
+        "[fe80::54%br0.100]#dot.example domain=lab.example",
+        options="--backend=unbound"))
+    assert str(first.edns).splitlines()[2:4] == [
+        "dns+tls://[fe80::53%eth0]:8853#dot.xn--bcher-kva.example",
+        "dns+tls://[fe80::54%br0.100]#dot.example domain=lab.example"]
 
 
 # --- the property ---------------------------------------------------------------------
@@ -95,13 +105,17 @@ interface = st.sampled_from(["eth0", "enp0s3", "wlan-1", "br0.100"])
 
 
 BROADCAST = ipaddress.IPv4Address("255.255.255.255")
+THIS_NETWORK = ipaddress.IPv4Network("0.0.0.0/8")
 
 
 @st.composite
-def address_text(draw):
-    """(text for a URI host, text for FreeIPA's form, is_v6)."""
+def address_text(draw, link_local_allowed):
+    """(is_v6, the address as text, with its interface if link-local)."""
     address = draw(st.one_of(st.ip_addresses(v=4), st.ip_addresses(v=6)).filter(
-        lambda a: not (a.is_unspecified or a.is_multicast or a == BROADCAST)))
+        lambda a: not (a.is_unspecified or a.is_multicast or a == BROADCAST
+                       or (a.version == 4 and a in THIS_NETWORK)
+                       or (a.version == 6 and a.ipv4_mapped is not None)
+                       or (a.version == 6 and a.is_link_local and not link_local_allowed))))
     text = str(address)
     if address.version == 6 and address.is_link_local:
         text = "%s%%%s" % (ipaddress.IPv6Address(int(address)), draw(interface))
@@ -109,8 +123,8 @@ def address_text(draw):
 
 
 @st.composite
-def server_line(draw, plaintext_allowed, default_route):
-    is_v6, host = draw(address_text())
+def server_line(draw, plaintext_allowed, default_route, link_local_allowed):
+    is_v6, host = draw(address_text(link_local_allowed))
     tls = not plaintext_allowed or draw(st.booleans())
     chosen_port = draw(port)
     hostport = "[%s]" % host if is_v6 else host
@@ -118,15 +132,18 @@ def server_line(draw, plaintext_allowed, default_route):
         hostport += ":%d" % chosen_port
     if tls:
         name = draw(dns_name)
-        spelling = draw(st.sampled_from(["uri", "freeipa", "upper-scheme"]))
-        if spelling == "freeipa":
-            unbracketed = is_v6 and chosen_port is None and draw(st.booleans())
+        spelling = draw(st.sampled_from(["uri", "bare", "upper-scheme"]))
+        if spelling == "bare":
+            # FreeIPA's ADDRESS#NAME, or this addon's shorthand with brackets or a port.
+            # A bare address carries no interface: only the bracketed form does.
+            unbracketed = is_v6 and chosen_port is None and "%" not in host and \
+                draw(st.booleans())
             server = "%s#%s" % (host if unbracketed else hostport, name)
         else:
             scheme = "DNS+TLS" if spelling == "upper-scheme" else "dns+tls"
             server = "%s://%s#%s" % (scheme, hostport, name)
     else:
-        bare = chosen_port is None and draw(st.booleans())
+        bare = chosen_port is None and "%" not in host and draw(st.booleans())
         server = host if bare else "dns+udp://" + hostport
     domains = [] if default_route else draw(st.lists(dns_name, max_size=3, unique_by=str.lower))
     comment = draw(st.sampled_from(["", "   # a comment", "\t"]))
@@ -153,9 +170,11 @@ def kickstart(draw):
     draw(st.randoms()).shuffle(options)
     # Plaintext is allowed only in backup mode, and never with the unbound forwarder.
     plaintext_allowed = mode == "backup" and backend != "unbound"
-    servers = [draw(server_line(plaintext_allowed, default_route=True))]
-    servers += draw(st.lists(server_line(plaintext_allowed, default_route=draw(st.booleans())),
-                             max_size=4))
+    # A link-local server keeps its interface only in the unbound forwarder's file.
+    link_local_allowed = backend == "unbound"
+    servers = [draw(server_line(plaintext_allowed, True, link_local_allowed))]
+    servers += draw(st.lists(server_line(plaintext_allowed, draw(st.booleans()),
+                                         link_local_allowed), max_size=4))
     hosts = [host.lower() for host, _ in servers]
     assume(len(set(hosts)) == len(hosts))
     spelling = draw(st.sampled_from([ADDON, "%edns"]))

@@ -49,7 +49,7 @@ def test_without_ca_the_keyfile_names_no_bundle_and_plaintext_backup_is_kept(
     data = staging_input(write_ks, edns_kickstart(
         test_ca.pem, "--resolve-mode=backup",
         servers="dns+tls://192.0.2.53#dot.corp.example\ndns+udp://192.0.2.99\n"
-                "[fe80::1%eth0]#dot.link.example\n"))
+                "[2001:db8::1]#dot.v6.example\n"))
     plan = staging_plan.build_plan(data, staging_plan.Phase.INSTALLER, "/")
 
     printed = networkmanager_config(tmp_path, files_of(plan)[c.NM_KEYFILE_PATH].content)
@@ -58,7 +58,7 @@ def test_without_ca_the_keyfile_names_no_bundle_and_plaintext_backup_is_kept(
     assert printed["global-dns"]["resolve-mode"] == "backup"
     assert printed["global-dns-domain-*"]["servers"].split(",") == [
         "dns+tls://192.0.2.53#dot.corp.example", "dns+udp://192.0.2.99",
-        "dns+tls://[fe80::1%eth0]#dot.link.example"]
+        "dns+tls://[2001:db8::1]#dot.v6.example"]
     assert c.DOT_CA_BUNDLE_PATH not in files_of(plan)
 
 

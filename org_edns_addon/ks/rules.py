@@ -5,6 +5,10 @@ The kickstart reader (``ks/reader.py``) and the Anaconda module's part
 ``edns-addon validate`` and by the installer.
 """
 
+import re
+
+from pykickstart.constants import KS_SCRIPT_POST
+
 from org_edns_addon.certificates import CaCertificate, CertificateError, \
     load_pem_certificates, placement_problems
 from org_edns_addon.constants import ADDON_SECTION_OPEN, SECTION_OPEN
@@ -80,3 +84,38 @@ def check_rules(result, now=None, read_to_end=True):
     for problem in config.problems(head.lineno, all_servers_read=not edns.refused_lines):
         add(problem.severity, problem.message, head,
             (problem.filename or head.filename, problem.lineno or head.lineno))
+    _check_freeipa_dns_over_tls(result, add, head)
+
+
+_IPA_CLIENT_INSTALL = re.compile(r"(^|[\s;&|(/])ipa-client-install(\s|$)")
+_DNS_OVER_TLS = re.compile(r"(^|\s)--dns-over-tls(\s|=|$)")
+
+
+def _runs_freeipa_dns_over_tls(script):
+    """Whether the shell SCRIPT runs ``ipa-client-install ... --dns-over-tls``."""
+    lines = script.replace("\\\n", " ").splitlines()
+    return any(_IPA_CLIENT_INSTALL.search(line) and _DNS_OVER_TLS.search(line)
+               for line in lines if not line.lstrip().startswith("#"))
+
+
+def _check_freeipa_dns_over_tls(result, add, head):
+    """Warn when a %post enrolls the installed system with FreeIPA's own DoT forwarder.
+
+    Anaconda runs %post after the addons' installation tasks
+    (pyanaconda/modules/boss/installation.py), and FreeIPA's client then takes
+    DNS over (ipaclient/install/client.py, client_dns): it moves away every other
+    file in /etc/unbound/conf.d/, disables dnsconfd and sets NetworkManager
+    dns=none in a conf.d file read after ours.
+    """
+    # A result made from the module's state, without a handler, has no scripts.
+    for script in getattr(result.handler, "scripts", ()):
+        if script.type == KS_SCRIPT_POST and _runs_freeipa_dns_over_tls(script.script):
+            add(Severity.WARNING, _(
+                "the %%post script on line %d of its file runs ipa-client-install "
+                "--dns-over-tls, and FreeIPA's client then takes DNS over on the installed "
+                "system: it moves away every other file in /etc/unbound/conf.d/, disables "
+                "dnsconfd and sets NetworkManager dns=none, so the installed system asks "
+                "only the IPA server and these servers serve the installation alone; if "
+                "that is not meant, drop --dns-over-tls or this section") % script.lineno,
+                head)
+            return

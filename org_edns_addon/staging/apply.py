@@ -17,6 +17,7 @@ from org_edns_addon.fileio import error_text, signals_deferred, symlink_in_direc
     write_in_directory
 from org_edns_addon.staging import StagingError
 from org_edns_addon.staging.actions import ActionRunner, CommandRunner
+from org_edns_addon.staging.freeipa import refuse_beside_freeipa_dns_over_tls
 from org_edns_addon.staging.plan import build_plan
 
 log = logging.getLogger(__name__)
@@ -164,6 +165,7 @@ def apply_plan(plan, root, runner=None):
     except RootError as error:
         raise StagingError(str(error)) from None
     with confined:
+        refuse_beside_freeipa_dns_over_tls(plan, confined)
         changes, report.unchanged = check_plan(plan, confined)
         report.written = _write_files(confined, changes)
         for path in report.written:

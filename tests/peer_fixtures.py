@@ -1,0 +1,92 @@
+"""The peers' own cases, one table per peer (tests/test_peer_*.py).
+
+A row is one input that a peer's own parser, test or documentation was
+written for, the file it came from, and what this addon does with it as a
+server line of the encrypted DNS section: accept it and write what the peer
+reads as meant, refuse it with a sentence that names the reason, or accept it
+with a warning where the peer accepts it but ignores it.
+"""
+
+import configparser
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from org_edns_addon import constants as c
+from org_edns_addon.staging.networkmanager import nm_keyfile
+from org_edns_addon.staging.plan import StagingInput
+from org_edns_addon.staging.unbound import unbound_conf
+from org_edns_addon.trust import DotTrust
+from org_edns_addon.ks.reader import parse_kickstart
+from tests.ks_fixtures import edns_section
+
+# Routed rows also need a server for all other names.
+DEFAULT_SERVER = "dns+tls://192.0.2.53#dot.corp.example"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One peer case: SOURCE (repository and file) and the server LINE, under OPTIONS.
+
+    Exactly what is expected is given: ``accepts`` (what we write, in the form
+    the table's peer reads: see each table), ``refuses`` (a part of the one
+    error on the line), ``warns`` (a part of the one warning; with ``accepts``
+    too when the rendering matters).
+    """
+    source: str
+    line: str
+    options: str = ""
+    accepts: Optional[str] = None
+    refuses: Optional[str] = None
+    warns: Optional[str] = None
+    # Server lines before LINE in the section (else a server for all names when LINE
+    # is routed).
+    beside: Tuple[str, ...] = ()
+
+    def __str__(self):
+        return "%s: %s%s" % (self.source, self.line, " (%s)" % self.options if self.options
+                             else "")
+
+    def read(self, write_ks):
+        """The kickstart of this row, parsed and checked (a ParsedKickstart)."""
+        lines = list(self.beside) or ([DEFAULT_SERVER] if "domain=" in self.line else [])
+        return parse_kickstart(write_ks(edns_section(*lines, self.line,
+                                                     options=self.options)))
+
+    def check(self, write_ks):
+        """Assert the errors and warnings of this row; (its server, the config) if accepted."""
+        parsed = self.read(write_ks)
+        errors = [p.message for p in parsed.errors]
+        warnings = [p.message for p in parsed.warnings]
+        if self.refuses is not None:
+            assert len(errors) == 1 and self.refuses in errors[0], errors
+            lines_before = len(self.beside) or (1 if "domain=" in self.line else 0)
+            assert parsed.errors[0].lineno == 2 + lines_before, parsed.errors[0]
+            return None
+        assert errors == [], errors
+        if self.warns is not None:
+            assert len(warnings) == 1 and self.warns in warnings[0], warnings
+        else:
+            assert warnings == [], warnings
+        return parsed.config.servers[-1], parsed.config
+
+
+def keyfile_servers(config, server):
+    """The ``servers=`` value of SERVER's group in the NetworkManager keyfile we write."""
+    group = "global-dns-domain-%s" % (server.domains[0] if server.domains else "*")
+    keyfile = configparser.ConfigParser(interpolation=None, delimiters=("=",),
+                                        comment_prefixes=("#",))
+    keyfile.optionxform = str
+    keyfile.read_string(nm_keyfile(StagingInput(config, (), DotTrust(c.SYSTEM_CA_BUNDLE_PATH)))
+                        .decode("utf-8"))
+    return keyfile.get(group, "servers")
+
+
+def unbound_forward_addrs(config, server):
+    """The ``forward-addr:`` values of SERVER's zone in the Unbound file we write."""
+    zone = '"%s"' % ((server.domains[0] + ".") if server.domains else ".")
+    text = unbound_conf(StagingInput(config, (), DotTrust(c.SYSTEM_CA_BUNDLE_PATH))).decode("ascii")
+    zones = text.split("forward-zone:")[1:]
+    found = [z for z in zones if "name: %s\n" % zone in z]
+    assert len(found) == 1, text
+    return [line.split(":", 1)[1].strip() for line in found[0].splitlines()
+            if line.strip().startswith("forward-addr:")]

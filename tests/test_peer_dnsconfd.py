@@ -1,0 +1,187 @@
+"""dnsconfd's own cases (and those of NetworkManager's dnsconfd plugin), and what we make
+of each.
+
+With ``--backend=dnsconfd`` and in every initramfs, a server reaches Unbound
+this way: NetworkManager's dnsconfd plugin (src/core/dns/nm-dns-dnsconfd.c)
+sends each ``[global-dns-domain-D]`` server to dnsconfd over D-Bus as its
+address bytes, protocol, port, name and routing domain D; dnsconfd
+(src/dns_managers/unbound_manager.c) sorts each zone's servers by priority
+and protocol and hands Unbound only the best of them. dnsconfd is not
+packaged for Debian, so the rows are its own unit tests and sources; an
+accepted row gives the ``servers=`` value NetworkManager passes on.
+"""
+
+import ctypes
+import ctypes.util
+
+import pytest
+
+from org_edns_addon.ks.reader import parse_kickstart
+
+from tests.conftest import run_cli
+from tests.ks_fixtures import edns_section
+from tests.peer_fixtures import Row, keyfile_servers
+
+PLUGIN = "NetworkManager src/core/dns/nm-dns-dnsconfd.c parse_global_config"
+USED_SERVERS = "dnsconfd unittests/test_unbound_manager.c "
+BACKUP = "--resolve-mode=backup"
+PREFER = "--resolve-mode=prefer"
+NO_INTERFACE = ("cannot be used with --backend=dnsconfd: NetworkManager hands [global-dns] "
+                "servers to dnsconfd without their interface, so dnsconfd's Unbound cannot "
+                "reach fe80::53")
+LINK_LOCAL = "dns+tls://[fe80::53%eth0]#dot.corp.example"
+GOOD = "dns+tls://192.0.2.53#dot.corp.example"
+BEHIND_DOT = "dnsconfd never uses the plaintext server %s for %s, which the DoT server %s " \
+    "serves too: in each zone it uses only the servers of the best protocol, so there is no " \
+    "fallback to plaintext"
+LISTEN = "dnsconfd src/dns_managers/unbound_manager.c generate_listen_address"
+LOOPBACK = ("dnsconfd's Unbound never queries the loopback server dns+tls://%s#dot.corp.example: "
+            "dnsconfd writes 'do-not-query-address: 127.0.0.1/8'")
+
+ROWS = [
+    # The plugin sends a [global-dns] server as address bytes only (no "interface"), so
+    # the scope of a link-local server is lost in every mode ...
+    Row(PLUGIN, LINK_LOCAL, refuses=NO_INTERFACE),
+    Row(PLUGIN, LINK_LOCAL, BACKUP, refuses=NO_INTERFACE),
+    # ... and even a server that kept its interface would be skipped by dnsconfd in
+    # exclusive mode, and for "." in prefer mode.
+    Row(USED_SERVERS + "test_get_used_servers_interface_exclusive", LINK_LOCAL,
+        refuses=NO_INTERFACE),
+    Row(USED_SERVERS + "test_get_used_servers_interface_exclusive_nonroot",
+        LINK_LOCAL + " domain=example.com", refuses=NO_INTERFACE),
+    Row(USED_SERVERS + "test_get_used_servers_interface_prefer_root", LINK_LOCAL, PREFER,
+        refuses=NO_INTERFACE),
+    # A server by its global address is passed on as written.
+    Row(PLUGIN, "dns+tls://[2001:db8::53]:8853#dot.corp.example",
+        accepts="dns+tls://[2001:db8::53]:8853#dot.corp.example"),
+    Row(PLUGIN, "dns+tls://192.0.2.60#dot.lab.example domain=lab.example",
+        accepts="dns+tls://192.0.2.60#dot.lab.example"),
+    # dnsconfd writes "do-not-query-address: 127.0.0.1/8" into its Unbound's
+    # configuration, and leaves do-not-query-localhost at its default (yes), which
+    # excludes ::1 too: a loopback server is accepted and never asked.
+    Row(LISTEN, "dns+tls://127.0.0.2#dot.corp.example", warns=LOOPBACK % "127.0.0.2",
+        accepts="dns+tls://127.0.0.2#dot.corp.example"),
+    Row(LISTEN, "dns+tls://[::1]#dot.corp.example", warns=LOOPBACK % "[::1]",
+        accepts="dns+tls://[::1]#dot.corp.example"),
+    Row("dnsconfd distribution/unbound-dnsconfd.conf", "dns+tls://[::1]:8853#dot.corp.example",
+        warns=LOOPBACK % "[::1]:8853", accepts="dns+tls://[::1]:8853#dot.corp.example"),
+    # In each zone dnsconfd hands Unbound only the servers of the best protocol
+    # (TLS above UDP at equal priority, and NetworkManager gives all [global-dns]
+    # servers one priority): a plaintext server beside a DoT server is never used.
+    Row(USED_SERVERS + "test_get_used_servers_protocol", "dns+udp://192.0.2.99", BACKUP,
+        beside=(GOOD,), warns=BEHIND_DOT % ("dns+udp://192.0.2.99", "all names", GOOD),
+        accepts=GOOD + ",dns+udp://192.0.2.99"),
+    Row("dnsconfd tests/prioritize_encrypted_protocols/test.sh", "dns+udp://192.168.6.4",
+        BACKUP, beside=("dns+tls://192.168.6.3#named",),
+        warns=BEHIND_DOT % ("dns+udp://192.168.6.4", "all names",
+                            "dns+tls://192.168.6.3#named")),
+    Row(USED_SERVERS + "test_get_used_servers_protocol",
+        "dns+udp://192.0.2.98 domain=lab.example,other.example", BACKUP,
+        beside=(GOOD, "dns+tls://192.0.2.60#dot.lab.example domain=lab.example"),
+        warns=BEHIND_DOT % ("dns+udp://192.0.2.98", "lab.example",
+                            "dns+tls://192.0.2.60#dot.lab.example")),
+    # Alone in its zone, a plaintext server is used (forward-tls-upstream: no).
+    Row("dnsconfd src/dns_managers/unbound_manager.c generate_forward_zones",
+        "dns+udp://192.0.2.98 domain=lab.example", BACKUP, accepts="dns+udp://192.0.2.98"),
+    # dnsconfd refuses a routing domain holding ".." (src/dbus_server.c save_domains);
+    # "." is the root, which a server for all names serves already.
+    Row("dnsconfd src/dbus_server.c save_domains", "dns+tls://192.0.2.60#dot.lab.example "
+        "domain=..", refuses="'..' is not a valid DNS domain (Empty Label)"),
+    Row("NetworkManager src/core/dns/nm-dns-dnsconfd.c parse_global_config",
+        "dns+tls://192.0.2.60#dot.lab.example domain=.",
+        refuses="domain=. would be the root, which a server without domain= serves already"),
+    # dnsconfd's own command-line and tests/uri_parsing syntax ('?' parameters) is not
+    # NetworkManager's, and not ours.
+    Row("dnsconfd tests/uri_parsing/test.sh", "dns+udp://192.168.6.3?interface=eth0", BACKUP,
+        refuses="'192.168.6.3?interface=eth0' is not an IPv4 or IPv6 address"),
+    Row("dnsconfd tests/uri_parsing/test.sh",
+        "dns+tls://[2001:0DB8::1]:9000?domain=example.com&domain=example.org&validation=yes",
+        refuses="port '9000?domain=example.com&domain=example.org&validation=yes' is out of "
+                "range"),
+    Row("dnsconfd tests/uri_parsing/test.sh", "dns+udp://1.1.1.1.1.1.1.1?interface=eth0",
+        BACKUP, refuses="is not an IPv4 or IPv6 address"),
+]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=str)
+def test_dnsconfd_case(write_ks, row):
+    accepted = row.check(write_ks)
+    if row.accepts is not None:
+        server, config = accepted
+        assert keyfile_servers(config, server) == row.accepts
+
+
+@pytest.mark.parametrize("command", [["boot-args"], ["overlay", "-o", "overlay.img"]])
+def test_the_initramfs_refuses_a_link_local_server_even_with_the_unbound_backend(
+        write_ks, tmp_path, command):
+    # NetworkManager's initramfs speaks DoT only through its dnsconfd plugin.
+    path = write_ks(edns_section(LINK_LOCAL, options="--backend=unbound"))
+    result = run_cli(command[0], path, *command[1:], cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr.splitlines()[-1] == (
+        "%s: no %s: the initramfs cannot use the link-local server %s: it speaks DoT only "
+        "through NetworkManager's dnsconfd plugin, which drops the interface; give the "
+        "initramfs a server by its global address" % (
+            path, "boot options" if command[0] == "boot-args" else "overlay written",
+            LINK_LOCAL))
+    assert not (tmp_path / "overlay.img").exists()
+
+
+# dnsconfd reads each routing domain NetworkManager sends with libidn2
+# (src/dbus_server.c save_domains: idn2_lookup_u8(..., IDN2_NFC_INPUT), and refuses a
+# domain holding ".."), then names an Unbound forward zone after what it returns.
+SAVE_DOMAINS = "dnsconfd src/dbus_server.c save_domains"
+IDN2_NFC_INPUT = 1
+DOMAINS = [
+    # (source, domain as written, what we write, or None where we refuse)
+    (SAVE_DOMAINS, "_msdcs.corp.example", "_msdcs.corp.example"),
+    (SAVE_DOMAINS, "_ldap._tcp.dc._msdcs.CORP.example", "_ldap._tcp.dc._msdcs.corp.example"),
+    (SAVE_DOMAINS, "lab_x.example", "lab_x.example"),
+    ("dnsconfd tests/idna/test.sh", "čočka.org", "xn--oka-eqab.org"),
+    (SAVE_DOMAINS, "Straße.example", "xn--strae-oqa.example"),
+    (SAVE_DOMAINS, "-a.example", None),
+    (SAVE_DOMAINS, "xn--zz.example", None),
+    (SAVE_DOMAINS, "a..b.example", None),
+    # libidn2 passes these ASCII labels through; they could break a keyfile or an
+    # Unbound line, so we refuse them.
+    (SAVE_DOMAINS, "a#b.example", None),
+    (SAVE_DOMAINS, 'a"b.example', None),
+    (SAVE_DOMAINS, "*.example", None),
+]
+
+
+def _idn2_lookup(domain):
+    """libidn2's reading of DOMAIN as dnsconfd does it, or None where it refuses it."""
+    library = ctypes.util.find_library("idn2")
+    if library is None:
+        pytest.skip("libidn2 is not installed (Debian: libidn2-0)")
+    idn2 = ctypes.CDLL(library)
+    idn2.idn2_lookup_u8.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p),
+                                    ctypes.c_int]
+    idn2.idn2_free.argtypes = [ctypes.c_void_p]
+    output = ctypes.c_void_p()
+    if idn2.idn2_lookup_u8(domain.encode("utf-8"), ctypes.byref(output), IDN2_NFC_INPUT):
+        return None
+    try:
+        return ctypes.string_at(output).decode("ascii")
+    finally:
+        idn2.idn2_free(output)
+
+
+@pytest.mark.parametrize("source, domain, written", DOMAINS,
+                         ids=["%s: %s" % (source, domain) for source, domain, _ in DOMAINS])
+def test_a_routing_domain_is_what_dnsconfd_reads_or_is_refused(write_ks, source, domain,
+                                                             written):
+    path = write_ks(edns_section(GOOD, "dns+tls://192.0.2.60#dot.lab.example domain=" + domain))
+    parsed = parse_kickstart(path)
+    dnsconfd_reads = None if ".." in domain else _idn2_lookup(domain)
+    if written is None:
+        assert len(parsed.errors) == 1 and parsed.errors[0].lineno == 3, parsed.errors
+        assert domain in parsed.errors[0].message
+        return
+    assert parsed.errors == []
+    assert parsed.config.servers[1].domains == (written,)
+    # What dnsconfd makes of the name NetworkManager hands it is the name itself.
+    assert _idn2_lookup(written) == written
+    assert dnsconfd_reads is not None and dnsconfd_reads.lower() == written

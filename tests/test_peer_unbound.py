@@ -1,0 +1,178 @@
+"""Unbound's own rules for the servers it forwards to, and what we make of each.
+
+With ``--backend=unbound`` our file is Unbound's configuration; with dnsconfd,
+dnsconfd writes one for Unbound from the same servers. The rows come from
+Unbound's sources; an accepted row gives the ``forward-addr:`` we write for the
+server's zone. Unbound itself (Debian's 1.17) then proves the rows that matter
+on a real process: unbound-checkconf reads every accepted row's file without
+an error, and a running forwarder shows what it does with the addresses it
+never queries.
+"""
+
+import pytest
+
+from org_edns_addon import constants as c
+from org_edns_addon.staging.plan import StagingInput
+from org_edns_addon.staging.unbound import unbound_conf
+from org_edns_addon.trust import DotTrust
+from org_edns_addon.ks.reader import parse_kickstart
+from tests import dotlab
+from tests import certs
+from tests.dot_fixtures import dot_pki, dot_upstream, unbound_forwarder  # noqa: F401
+from tests.ks_fixtures import edns_section
+from tests.peer_fixtures import Row, unbound_forward_addrs
+from tests.staging_fixtures import require_tools, unbound_checkconf
+
+DONOTQ = "unbound iterator/iter_donotq.c donotq_apply_cfg"
+CHECKCONF = "unbound smallapp/unbound-checkconf.c donotquerylocalhostcheck"
+AUTH_NAME = "unbound util/net_help.c authextstrtoaddr, set_auth_name_on_ssl"
+UNBOUND = "--backend=unbound"
+NAME = "#dot.corp.example"
+NEVER_QUERIED = "Unbound never queries the loopback server"
+
+ROWS = [
+    # do-not-query-localhost: yes (the default) puts 127.0.0.0/8 and ::1 on the
+    # do-not-query list: Unbound accepts the forward-addr and never uses it.
+    Row(DONOTQ, "dns+tls://127.0.0.1" + NAME, UNBOUND, warns=NEVER_QUERIED,
+        accepts="127.0.0.1@853" + NAME),
+    Row(DONOTQ, "dns+tls://127.1.2.3:8853" + NAME, UNBOUND, warns=NEVER_QUERIED,
+        accepts="127.1.2.3@8853" + NAME),
+    Row(DONOTQ, "dns+tls://[::1]" + NAME, UNBOUND, warns=NEVER_QUERIED,
+        accepts="::1@853" + NAME),
+    Row(CHECKCONF, "127.0.0.53" + NAME, UNBOUND, warns=NEVER_QUERIED,
+        accepts="127.0.0.53@853" + NAME),
+    # Since 1.25.2 the list also holds 0.0.0.0/8, ::, ::ffff:0:0/96 and
+    # ::ffff:127.0.0.0/104: never a server, and a mapped address is its IPv4 one.
+    Row(DONOTQ, "dns+tls://0.0.0.0" + NAME, UNBOUND,
+        refuses="0.0.0.0 cannot be a DNS server's address (it is unspecified)"),
+    Row(DONOTQ, "dns+tls://0.1.2.3" + NAME, UNBOUND,
+        refuses="0.1.2.3 cannot be a DNS server's address: 0.0.0.0/8 means 'this network'"),
+    Row(DONOTQ, "dns+tls://[::]" + NAME, UNBOUND,
+        refuses=":: cannot be a DNS server's address (it is unspecified)"),
+    Row(DONOTQ, "dns+tls://[::ffff:192.0.2.53]" + NAME, UNBOUND,
+        refuses="::ffff:c000:235 is an IPv4-mapped IPv6 address (::ffff:0:0/96), which "
+                "Unbound never queries; write the IPv4 address 192.0.2.53 itself"),
+    Row(DONOTQ, "dns+tls://[::ffff:127.0.0.1]" + NAME, UNBOUND,
+        refuses="write the IPv4 address 127.0.0.1 itself"),
+    Row(DONOTQ, "::ffff:192.0.2.53" + NAME, UNBOUND, refuses="IPv4-mapped"),
+    # An IP address as the TLS name is checked against the certificate's IP addresses
+    # (util/net_help.c set_auth_name_on_ssl); a zone name may hold '_'.
+    Row(AUTH_NAME, "dns+tls://192.0.2.53#192.0.2.53", UNBOUND, accepts="192.0.2.53@853#192.0.2.53"),
+    Row(AUTH_NAME, "dns+tls://[2001:db8::53]#2001:DB8::53", UNBOUND,
+        accepts="2001:db8::53@853#2001:db8::53"),
+    Row(AUTH_NAME, "dns+tls://[2001:db8::53]#fe80::1%eth0", UNBOUND,
+        refuses="'fe80::1%eth0' is not a valid DNS TLS name"),
+    Row(AUTH_NAME, "dns+tls://192.0.2.53#192.0.2", UNBOUND,
+        refuses="'192.0.2' is neither an IPv4 address nor a DNS name"),
+    Row("unbound doc/unbound.conf.rst forward-zone name",
+        "dns+tls://192.0.2.60#dot.corp.example domain=_msdcs.corp.example", UNBOUND,
+        accepts="192.0.2.60@853#dot.corp.example"),
+    # Addresses Unbound queries are written as ADDR@PORT#NAME.
+    Row(DONOTQ, "dns+tls://192.0.2.53" + NAME, UNBOUND, accepts="192.0.2.53@853" + NAME),
+    Row(DONOTQ, "dns+tls://[2001:db8::53]:8853" + NAME, UNBOUND,
+        accepts="2001:db8::53@8853" + NAME),
+]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=str)
+def test_unbound_case(write_ks, row):
+    accepted = row.check(write_ks)
+    if row.accepts is not None:
+        server, config = accepted
+        assert unbound_forward_addrs(config, server) == [row.accepts]
+
+
+@pytest.mark.parametrize("row", [row for row in ROWS if row.accepts], ids=str)
+def test_unbound_checkconf_reads_the_file_of_every_accepted_row(write_ks, tmp_path, row):
+    require_tools("unbound-checkconf")
+    _, config = row.check(write_ks)
+    root = tmp_path / "root"
+    conf = root / c.UNBOUND_CONF_PATH.lstrip("/")
+    conf.parent.mkdir(parents=True)
+    conf.write_bytes(unbound_conf(StagingInput(config, (), DotTrust(c.SYSTEM_CA_BUNDLE_PATH))))
+    result = unbound_checkconf(tmp_path, root)
+    assert result.returncode == 0, result.stderr
+    # Unbound's own warning and ours agree on which servers it never uses.
+    checkconf_warns = "do-not-query-localhost: yes means that the address will not be used" \
+        in result.stderr
+    assert checkconf_warns == (row.warns == NEVER_QUERIED)
+
+
+def _forwarder_text(workdir, port, config_text, query_localhost):
+    """The lab's forwarder settings, with Unbound's default do-not-query-localhost unless
+    QUERY_LOCALHOST."""
+    settings = dotlab._run_settings(workdir, "127.0.0.10", port)
+    lab_line = "  do-not-query-localhost: no\n"
+    assert lab_line in settings
+    if not query_localhost:
+        settings = settings.replace(lab_line, "")
+    included = workdir / "edns-forward.conf"
+    included.write_text(config_text)
+    return settings + '  local-zone: "test." nodefault\n' + 'include: "%s"\n' % included
+
+
+@pytest.mark.parametrize("query_localhost", [False, True],
+                         ids=["Unbound's default", "do-not-query-localhost: no"])
+def test_a_running_unbound_never_asks_a_loopback_server_unless_told_to(
+        write_ks, tmp_path, dot_pki, dot_upstream, query_localhost):
+    require_tools("unbound")
+    path = write_ks(edns_section(dot_upstream.server_line(), options=UNBOUND))
+    parsed = parse_kickstart(path)
+    assert [p.message for p in parsed.warnings] == [
+        "Unbound never queries the loopback server %s while 'do-not-query-localhost' is "
+        "yes, its default, which this addon leaves alone; give the server's own address on "
+        "the network, or set 'do-not-query-localhost: no' in Unbound's own configuration"
+        % dot_upstream.server_line()]
+    data = StagingInput(parsed.config, (), DotTrust(c.SYSTEM_CA_BUNDLE_PATH))
+    # Our file as written, but for the lab's CA and the lab forwarder's address.
+    interface = "    interface: %s\n" % c.UNBOUND_LISTEN_ADDRESS
+    config_text = unbound_conf(data).decode("ascii")
+    assert interface in config_text
+    config_text = config_text.replace(interface, "").replace(
+        data.trust.path, str(dot_pki.ca_path))
+    workdir = tmp_path / "forwarder"
+    workdir.mkdir()
+    port = dotlab.free_port("127.0.0.10")
+    forwarder = dotlab.start_unbound(
+        workdir, _forwarder_text(workdir, port, config_text, query_localhost), "127.0.0.10",
+        port)
+    try:
+        seen = dot_upstream.log_offset()
+        answer = dotlab.ask("127.0.0.10", port, dotlab.ANSWER_NAME)
+    finally:
+        forwarder.stop()
+    upstream_saw_it = dotlab.ANSWER_NAME in dot_upstream.log_since(seen)
+    if query_localhost:
+        assert answer.rcode() == 0 and upstream_saw_it
+    else:
+        assert answer.rcode() == 2 and not upstream_saw_it   # SERVFAIL, nothing asked
+
+
+@pytest.mark.parametrize("san, answered", [
+    pytest.param("ip", True, id="certificate with the address as an IP address: answered"),
+    pytest.param("dns", False, id="certificate with the address as a DNS name: SERVFAIL"),
+])
+def test_an_address_as_tls_name_is_checked_against_the_certificates_ip_addresses(
+        write_ks, tmp_path, dot_pki, unbound_forwarder, san, answered):
+    require_tools("unbound")
+    address = "127.0.0.6"
+    server = certs.make_server(dot_pki.ca, **({"dns_names": (), "ip_addresses": (address,)}
+                                              if san == "ip" else {"dns_names": (address,)}))
+    server.write(tmp_path, "server")
+    upstream = dotlab.start_dot_upstream(tmp_path / "upstream", address, tmp_path / "server.pem",
+                                         tmp_path / "server.key")
+    try:
+        line = "dns+tls://%s:%d#%s" % (address, upstream.port, address)
+        parsed = parse_kickstart(write_ks(edns_section(line, options=UNBOUND)))
+        assert parsed.errors == []
+        assert parsed.config.servers[0].unbound_forward_addr() == "%s@%d#%s" % (
+            address, upstream.port, address)
+        data = StagingInput(parsed.config, (), DotTrust(c.SYSTEM_CA_BUNDLE_PATH))
+        config_text = unbound_conf(data).decode("ascii").replace(
+            "    interface: %s\n" % c.UNBOUND_LISTEN_ADDRESS, "").replace(
+            data.trust.path, str(dot_pki.ca_path))
+        forwarder = unbound_forwarder(config_text)
+        answer = dotlab.ask(forwarder.address, forwarder.port, dotlab.ANSWER_NAME)
+    finally:
+        upstream.stop()
+    assert answer.rcode() == (0 if answered else 2)

@@ -14,10 +14,12 @@ client's delayed ACK. Whole processes, paired and interleaved rounds, one run:
                                                  PYTHONPATH instead)
     probe only                                   check_servers on one server, no kickstart
     python3 -c pass / python3 -S -c pass         the interpreter's start-up floor
-then the ratios (goal: check <= 5x kdig; ten servers <= 1.5x one), and where a
-check's time goes, in-process: the phases of ``cli.run_check`` (medians), and
-the times `check` itself prints (TCP + TLS handshake, query), beside kdig's own
-query time. Prints figures; never fails on a time.
+Python runs with its bytecode cache on (as installed, where .pyc files exist),
+and every command runs once before the counted rounds. Then the ratios (goal:
+check <= 5x kdig; ten servers <= 1.5x one), and where a check's time goes,
+in-process: the phases of ``cli.run_check`` (medians), and the times `check`
+itself prints (TCP + TLS handshake, query), beside kdig's own query time.
+Prints figures; never fails on a time.
 
     PYTHONPATH=. python3 benchmarks/check.py [--rounds N]
 """
@@ -35,7 +37,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from benchmarks.paired import median_ms, paired_ratio, print_table, run_rounds  # noqa: E402
+from benchmarks.paired import (installed_env, median_ms, paired_ratio,  # noqa: E402
+                               print_table, run_rounds)
 from tests.dnsdist_lab import ANSWER_ADDRESS, start_dnsdist_upstream  # noqa: E402
 from tests.dotlab import TLS_NAME, DotPki, dot_kickstart  # noqa: E402
 
@@ -95,11 +98,12 @@ def main():
                         help="interleaved rounds (1: a smoke run that only proves it works)")
     rounds = parser.parse_args().rounds
 
-    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    bare_env = dict(env, PYTHONPATH=os.pathsep.join(
-        [str(REPO)] + site.getsitepackages() + [os.environ.get("PYTHONPATH", "")]))
     with tempfile.TemporaryDirectory(prefix="edns-bench-") as scratch:
         scratch = Path(scratch)
+        env = installed_env(dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep +
+                                 os.environ.get("PYTHONPATH", "")), scratch / "pycache")
+        bare_env = dict(env, PYTHONPATH=os.pathsep.join(
+            [str(REPO)] + site.getsitepackages() + [os.environ.get("PYTHONPATH", "")]))
         pki = DotPki.create(scratch / "pki")
         cert, key = pki.files("server")
         upstream = start_dnsdist_upstream(scratch / "dnsdist", cert, key, ADDRESSES)

@@ -40,11 +40,22 @@ def run_once(argv, env=None, accept=None):
     return wall, cpu
 
 
+def installed_env(env, cache_directory):
+    """ENV with Python's bytecode cache on, in CACHE_DIRECTORY: as an installed package runs
+    (its .pyc files are made at install), also where PYTHONDONTWRITEBYTECODE is set."""
+    env = dict(env, PYTHONPYCACHEPREFIX=str(cache_directory))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def run_rounds(commands, rounds, env=None, accept=None, envs=None):
-    """{name: [(wall, CPU), ...]} of COMMANDS ({name: argv}) run ROUNDS times, interleaved;
-    ACCEPT and ENVS ({name: ...}) give a command its own output check or environment."""
+    """{name: [(wall, CPU), ...]} of COMMANDS ({name: argv}) run ROUNDS times, interleaved,
+    after one uncounted warm-up run of each (caches filled); ACCEPT and ENVS ({name: ...})
+    give a command its own output check or environment."""
     names = list(commands)
     times = {name: [] for name in names}
+    for name in names:
+        run_once(commands[name], (envs or {}).get(name, env), (accept or {}).get(name))
     for number in range(rounds):
         shift = number % len(names)
         for name in names[shift:] + names[:shift]:

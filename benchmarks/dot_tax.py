@@ -17,10 +17,13 @@ order alternating) and measures:
     for DoT it includes opening the first TLS connection;
   - dnsperf resolving NAMES names never asked before (up to 100 outstanding):
     queries per second and each query's latency (p50, p99);
+  - the forwarder's CPU time during the dnsperf run, per name:
+    the cost of TLS that other load on the machine disturbs least;
   - the TCP connections the namespace opened meanwhile (the kernel's
     Tcp ActiveOpens): for DoT, the TLS connections to the upstream.
-Prints medians over the rounds, DoT beside plaintext with their ratio. Never
-fails on a time; it fails only when an answer is missing or wrong.
+Prints medians over the rounds, DoT beside plaintext, with the median and the
+range of the ratios taken round by round. Never fails on a time; it fails only
+when an answer is missing or wrong.
 
     PYTHONPATH=. python3 benchmarks/dot_tax.py [--names N] [--rounds N]
 """
@@ -53,6 +56,8 @@ NAME_SUFFIX = "zone.test"
 DNSPERF_OUTSTANDING = 100
 DNSPERF_TIMEOUT_SECONDS = 5
 MODES = ("DoT", "plaintext")
+# The lab logs every query (verbosity 2); an installed Unbound logs none (verbosity 1).
+QUIET_SETTINGS = ("verbosity: 1", "log-queries: no")
 
 
 def plaintext_forwarder(tls_text):
@@ -128,7 +133,8 @@ def cold_query(network, name):
 
 def measure(mode, root, network, workdir, names_file, names, cold_name):
     """One round of MODE: a fresh forwarder; its cold first query, dnsperf, connections."""
-    resolver = start_staged_resolver(workdir, root, Backend.UNBOUND, network)
+    resolver = start_staged_resolver(workdir, root, Backend.UNBOUND, network,
+                                     settings=QUIET_SETTINGS)
     try:
         # Unbound accepts connections before it is done starting (its first answer can take
         # 50-250 ms in both modes): wait for an answer it gives itself, upstream untouched.
@@ -138,12 +144,25 @@ def measure(mode, root, network, workdir, names_file, names, cold_name):
         if ANSWER_ADDRESS not in answer.to_text():
             raise SystemExit("benchmark: the %s forwarder answered %s:\n%s"
                              % (mode, answer.to_text(), resolver.log()))
+        cpu_before = process_cpu_seconds(resolver.process.pid)
         qps, latencies = run_dnsperf(network, names_file, names)
+        cpu = process_cpu_seconds(resolver.process.pid) - cpu_before
         opened = tcp_active_opens(network) - opened_before
     finally:
         resolver.stop()
     return {"qps": qps, "p50": percentile(latencies, 50) * 1000,
-            "p99": percentile(latencies, 99) * 1000, "cold": cold_ms, "connections": opened}
+            "p99": percentile(latencies, 99) * 1000, "cold": cold_ms, "connections": opened,
+            "cpu": cpu / names * 1e6}
+
+
+def process_cpu_seconds(pid):
+    """CPU seconds all threads of process PID have run so far, to the nanosecond (the
+    scheduler's own account, /proc/PID/task/*/schedstat; /proc/PID/stat counts ticks)."""
+    total_ns = 0
+    for task in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/schedstat" % (pid, task)) as schedstat:
+            total_ns += int(schedstat.read().split()[0])
+    return total_ns / 1e9
 
 
 def percentile(values, percent):
@@ -190,16 +209,22 @@ def main():
     print("DoT tax of the staged Unbound forwarder: %d uncached names, up to %d outstanding, "
           "%d rounds, medians (load average %.1f)"
           % (options.names, DNSPERF_OUTSTANDING, options.rounds, os.getloadavg()[0]))
-    print("  %-32s %12s %12s %9s" % ("", "DoT", "plaintext", "DoT/plain"))
+    print("  %-26s %12s %12s %10s %s" % ("", "DoT", "plaintext", "DoT/plain",
+                                            "(per-round ratios: median, min-max)"))
     for key, label, unit in (("qps", "throughput", "q/s"), ("p50", "latency p50", "ms"),
                              ("p99", "latency p99", "ms"), ("cold", "cold first query", "ms"),
+                             ("cpu", "forwarder CPU per query", "us"),
                              ("connections", "TCP connections opened", "")):
         dot = statistics.median(run[key] for run in results["DoT"])
         plain = statistics.median(run[key] for run in results["plaintext"])
-        ratio = "%8.2fx" % (dot / plain) if plain else "%9s" % "-"
-        print("  %-32s %8.1f %-3s %8.1f %-3s %s" % (label, dot, unit, plain, unit, ratio))
+        ratios = [a[key] / b[key] for a, b in zip(results["DoT"], results["plaintext"])
+                  if b[key]]
+        paired = ("%6.2fx, %.2f-%.2f" % (statistics.median(ratios), min(ratios), max(ratios))
+                  if ratios else "-")
+        print("  %-26s %8.1f %-3s %8.1f %-3s %s" % (label, dot, unit, plain, unit, paired))
     print("  (TCP connections: for DoT, the TLS connections the forwarder opened to the "
-          "upstream; for plaintext, UDP needs none)")
+          "upstream; for plaintext, UDP needs none. Forwarder CPU: the time Unbound ran "
+          "during the dnsperf run, per name)")
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@ install:
 .PHONY: bench
 bench:
 	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/check.py
+	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/dot_tax.py
 	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/validate.py
 	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/tui_startup.py
 	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/apply.py

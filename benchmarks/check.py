@@ -1,34 +1,51 @@
-"""`edns-addon check` against loopback Unbound DoT upstreams, versus kdig.
+"""`edns-addon check` against a DoT upstream that answers at once, versus kdig.
 
-Whole processes, interleaved rounds, one run: prints the median wall time of
-    kdig +tls-ca=CA +tls-hostname=NAME NAME A     (the C reference client)
-    edns-addon check KS-1                            (one server)
-    edns-addon check KS-10                           (ten servers, each its own Unbound)
-    python3 -c PROBE_ONLY                            (check_servers on one server, no kickstart)
-    python3 -c pass                                  (this interpreter's start-up floor)
-and the ratios against the goals (check <= 3x kdig; ten <= 1.5x one). The
-probe-only row is the same query without reading and validating a kickstart
-(pykickstart, cryptography): what a Python DoT client costs here.
+The upstream is dnsdist on loopback (``tests.dnsdist_lab``): unlike the lab's
+Unbound it answers a small query over TLS at once, without waiting for the
+client's delayed ACK. Whole processes, paired and interleaved rounds, one run:
+
+    kdig +tls-ca=CA +tls-hostname=NAME NAME A   the C reference client (the baseline)
+    edns-addon check KS-1                        one server: read and validate the
+                                                 kickstart, then the check
+    edns-addon check KS-10                       ten servers (ten addresses)
+    check, no site hooks                         the same one-server check under
+                                                 python3 -S: without this interpreter's
+                                                 .pth start-up hooks (site-packages on
+                                                 PYTHONPATH instead)
+    probe only                                   check_servers on one server, no kickstart
+    python3 -c pass / python3 -S -c pass         the interpreter's start-up floor
+Python runs with its bytecode cache on (as installed, where .pyc files exist),
+and every command runs once before the counted rounds. Then the ratios (goal:
+check <= 5x kdig; ten servers <= 1.5x one), and where a check's time goes,
+in-process: the phases of ``cli.run_check`` (medians), and the times `check`
+itself prints (TCP + TLS handshake, query), beside kdig's own query time.
+Prints figures; never fails on a time.
 
     PYTHONPATH=. python3 benchmarks/check.py [--rounds N]
 """
 
 import argparse
 import os
-import resource
+import re
+import site
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.dotlab import TLS_NAME, DotPki, dot_kickstart, start_dot_upstream  # noqa: E402
+from benchmarks.paired import (installed_env, median_ms, paired_ratio,  # noqa: E402
+                               print_table, run_rounds)
+from tests.dnsdist_lab import ANSWER_ADDRESS, start_dnsdist_upstream  # noqa: E402
+from tests.dotlab import TLS_NAME, DotPki, dot_kickstart  # noqa: E402
 
 SERVERS = 10
+ADDRESSES = tuple("127.0.0.%d" % (20 + index) for index in range(SERVERS))
+GOAL_VERSUS_KDIG = 5.0
+GOAL_TEN_VERSUS_ONE = 1.5
 PROBE_ONLY = """
 import sys
 from org_edns_addon.model import DotServer, EdnsConfig
@@ -37,81 +54,114 @@ with open(sys.argv[2], "rb") as ca_file:
     checks = check_servers(EdnsConfig(servers=(DotServer.parse_uri(sys.argv[1]),)), ca_file.read())
 sys.exit(0 if checks[0].ok else 1)
 """
-GOAL_VERSUS_KDIG = 3.0
-GOAL_TEN_VERSUS_ONE = 1.5
+# The steps of cli.run_check, each timed; printed as "phase milliseconds" lines.
+PHASES = """
+import sys, time
+marks = [("start", time.perf_counter())]
+def mark(name):
+    marks.append((name, time.perf_counter()))
+from org_edns_addon import cli
+mark("import the command line")
+from org_edns_addon.ks.reader import parse_kickstart
+mark("import the kickstart reader")
+parsed = parse_kickstart(sys.argv[1])
+mark("read and validate the kickstart")
+data = parsed.staging_input()
+mark("staging input (CA bundle)")
+from org_edns_addon import probe
+import dns.message, dns.rcode
+mark("import the probe and dnspython")
+[check] = probe.check_staging_input(data)
+mark("the check (network, TLS, DNS)")
+assert check.ok, check.describe()
+for (_, before), (name, after) in zip(marks, marks[1:]):
+    print("%s\\t%.3f" % (name, (after - before) * 1000))
+handshake_ms = getattr(check, "handshake_ms", None)   # not printed before 2026-12
+if handshake_ms is not None:
+    print("printed: TCP and TLS handshakes\\t%.3f" % handshake_ms)
+    print("printed: query\\t%.3f" % (check.rtt_ms - handshake_ms))
+else:
+    print("printed: the whole round trip\\t%.3f" % check.rtt_ms)
+"""
 
 
-def _children_cpu():
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def timed(argv, env):
-    """(wall, CPU) seconds of one run of ARGV, which must succeed."""
-    cpu_before = _children_cpu()
-    started = time.perf_counter()
-    result = subprocess.run(argv, env=env, capture_output=True, text=True)
-    elapsed = time.perf_counter() - started
-    if result.returncode != 0:
-        raise SystemExit("benchmark: %s failed (%d):\n%s%s" % (
-            " ".join(argv), result.returncode, result.stdout, result.stderr))
-    return elapsed, _children_cpu() - cpu_before
+def kdig_query_ms(text):
+    """The ";; Received ... in N ms"-style query time kdig prints, in ms."""
+    found = re.search(r"in ([\d.]+) ms", text)
+    return float(found.group(1)) if found else float("nan")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=21)
+    parser.add_argument("--rounds", type=int, default=21,
+                        help="interleaved rounds (1: a smoke run that only proves it works)")
     rounds = parser.parse_args().rounds
 
-    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     with tempfile.TemporaryDirectory(prefix="edns-bench-") as scratch:
         scratch = Path(scratch)
+        env = installed_env(dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep +
+                                 os.environ.get("PYTHONPATH", "")), scratch / "pycache")
+        bare_env = dict(env, PYTHONPATH=os.pathsep.join(
+            [str(REPO)] + site.getsitepackages() + [os.environ.get("PYTHONPATH", "")]))
         pki = DotPki.create(scratch / "pki")
-        upstreams = []
+        cert, key = pki.files("server")
+        upstream = start_dnsdist_upstream(scratch / "dnsdist", cert, key, ADDRESSES)
         try:
-            for index in range(SERVERS):
-                cert, key = pki.files("server")
-                upstreams.append(start_dot_upstream(scratch / ("upstream%d" % index),
-                                                    "127.0.0.%d" % (index + 2), cert, key))
             one, ten = scratch / "one.ks", scratch / "ten.ks"
-            one.write_text(dot_kickstart([upstreams[0].server_line()], pki.ca.pem))
-            ten.write_text(dot_kickstart([u.server_line() for u in upstreams], pki.ca.pem))
-            first = upstreams[0]
+            one.write_text(dot_kickstart([upstream.server_line()], pki.ca.pem))
+            ten.write_text(dot_kickstart([upstream.server_line(a) for a in ADDRESSES],
+                                         pki.ca.pem))
+            kdig = ["kdig", "@%s" % upstream.address, "-p", str(upstream.tls_port),
+                    "+tls-ca=%s" % pki.ca_path, "+tls-hostname=%s" % TLS_NAME, TLS_NAME, "A"]
+            check = [sys.executable, "-m", "org_edns_addon.cli", "check"]
             commands = {
-                "kdig": ["kdig", "@%s" % first.address, "-p", str(first.port),
-                         "+tls-ca=%s" % pki.ca_path, "+tls-hostname=%s" % TLS_NAME,
-                         TLS_NAME, "A"],
-                "check, 1 server": [sys.executable, "-m", "org_edns_addon.cli", "check",
-                                    str(one)],
-                "check, %d servers" % SERVERS: [sys.executable, "-m", "org_edns_addon.cli",
-                                                "check", str(ten)],
-                "probe only": [sys.executable, "-c", PROBE_ONLY, first.server_line(),
+                "kdig +tls": kdig,
+                "check, 1 server": check + [str(one)],
+                "check, %d servers" % SERVERS: check + [str(ten)],
+                "check, no site hooks": [sys.executable, "-S"] + check[1:] + [str(one)],
+                "probe only": [sys.executable, "-c", PROBE_ONLY, upstream.server_line(),
                                str(pki.ca_path)],
                 "python3 -c pass": [sys.executable, "-c", "pass"],
+                "python3 -S -c pass": [sys.executable, "-S", "-c", "pass"],
             }
-            times = {name: [] for name in commands}
+            answered = {"kdig +tls": lambda r: r.returncode == 0 and ANSWER_ADDRESS in r.stdout}
+            times = run_rounds(commands, rounds, env, answered,
+                               envs={"check, no site hooks": bare_env})
+            phases = {}
+            kdig_ms = []
             for _ in range(rounds):
-                for name, argv in commands.items():
-                    times[name].append(timed(argv, env))
+                result = subprocess.run([sys.executable, "-c", PHASES, str(one)], env=env,
+                                        capture_output=True, text=True, check=True)
+                for line in result.stdout.splitlines():
+                    name, value = line.split("\t")
+                    phases.setdefault(name, []).append(float(value))
+                kdig_ms.append(kdig_query_ms(subprocess.run(
+                    kdig, capture_output=True, text=True, check=True).stdout))
         finally:
-            for upstream in upstreams:
-                upstream.stop()
+            upstream.stop()
 
-    medians = {name: statistics.median(wall for wall, _ in values) * 1000
-               for name, values in times.items()}
-    print("%d interleaved rounds, median per process (load average %.1f):"
-          % (rounds, os.getloadavg()[0]))
-    print("  %-18s %9s %9s" % ("", "wall", "CPU"))
-    for name, value in medians.items():
-        cpu = statistics.median(cpu for _, cpu in times[name]) * 1000
-        print("  %-18s %6.1f ms %6.1f ms" % (name, value, cpu))
-    one_ms, ten_ms = medians["check, 1 server"], medians["check, %d servers" % SERVERS]
-    print("check (1 server) / kdig: %.2fx (goal <= %gx)"
-          % (one_ms / medians["kdig"], GOAL_VERSUS_KDIG))
-    print("check (%d servers) / check (1 server): %.2fx (goal <= %gx)"
-          % (SERVERS, ten_ms / one_ms, GOAL_TEN_VERSUS_ONE))
-    print("probe only / kdig: %.2fx; python3 -c pass / kdig: %.2fx"
-          % (medians["probe only"] / medians["kdig"], medians["python3 -c pass"] / medians["kdig"]))
+    print_table(times, "%d paired, interleaved rounds against dnsdist (answers at once)"
+                % rounds)
+    kdig_median = median_ms(times["kdig +tls"])
+    print("ratios (median of the per-round ratios; CPU is less disturbed by other load):")
+    ten = "check, %d servers" % SERVERS
+    for name, baseline, goal in (
+            ("check, 1 server", "kdig +tls", GOAL_VERSUS_KDIG),
+            ("check, no site hooks", "kdig +tls", None), ("probe only", "kdig +tls", None),
+            ("python3 -c pass", "kdig +tls", None), ("python3 -S -c pass", "kdig +tls", None),
+            (ten, "check, 1 server", GOAL_TEN_VERSUS_ONE)):
+        print("  %-20s / %-15s wall %6.2fx, CPU %6.2fx%s"
+              % (name, baseline, paired_ratio(times, name, baseline),
+                 paired_ratio(times, name, baseline, which=1),
+                 " (goal <= %gx)" % goal if goal else ""))
+    print("  check, 1 server - python3 -c pass: %.1f ms (= %.2fx kdig +tls)"
+          % (median_ms(times["check, 1 server"]) - median_ms(times["python3 -c pass"]),
+             (median_ms(times["check, 1 server"]) - median_ms(times["python3 -c pass"]))
+             / kdig_median))
+    print("where one check's time goes, in-process (medians of %d runs):" % rounds)
+    for name, values in phases.items():
+        print("  %-40s %7.2f ms" % (name, statistics.median(values)))
+    print("  %-40s %7.2f ms" % ("kdig's own printed query time", statistics.median(kdig_ms)))
 
 
 if __name__ == "__main__":

@@ -124,6 +124,13 @@ CHECK_TIMEOUT_MAX_SECONDS = 300.0
 # must stay below the 25 s a D-Bus client (GLib) waits for a reply by default.
 DBUS_CHECK_TIMEOUT_MAX_SECONDS = 20.0
 CHECK_QUERY_TYPE = "A"
+# At most this many servers are checked at once, each with its own socket: more would
+# run out of file descriptors (1 024 by default); the rest wait for a free slot.
+CHECK_MAX_PARALLEL = 100
+# Text a server controls (certificate names, error details) is shown escaped and cut to
+# this many characters, and at most this many of a certificate's names are listed.
+CHECK_SHOWN_TEXT_CHARS = 100
+CHECK_SHOWN_NAMES = 10
 
 # PEM text larger than this (a %certificate body, a file in the text UI, AddCertificate
 # over D-Bus) is not a CA certificate or bundle (the whole system trust store is ~250 KiB).

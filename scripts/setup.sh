@@ -8,6 +8,8 @@ DEBIAN_PACKAGES=(
     dbus-daemon               # private D-Bus buses for the module's tests
     unbound                   # DoT upstream and local forwarder in tests and the demo
     knot-dnsutils             # kdig, the reference DoT client of the benchmarks
+    dnsdist                   # a DoT upstream that answers at once, for benchmarks
+    dnsperf                   # load for the DoT-tax benchmark
     dracut-core cpio          # real initramfs builds and listings
     network-manager           # NetworkManager --print-config parses our keyfiles
     tmux                      # a real terminal for the text UI tests
@@ -28,6 +30,11 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get update -qq
     # With recommends, as on the machines the tests were written on.
     apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+# The benchmarks start dnsdist themselves, on loopback only; the package's own service
+# (on 127.0.0.1:53 where systemd runs) is not wanted.
+if [ -d /run/systemd/system ] && systemctl is-enabled --quiet dnsdist.service 2>/dev/null; then
+    systemctl disable --now dnsdist.service
 fi
 
 PYTHON=${PYTHON:-python3}

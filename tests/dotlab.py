@@ -482,7 +482,7 @@ def dnsconfd_unbound_config(keyfile_text, root):
 
 
 def start_staged_resolver(workdir, root, backend, network,
-                          plain_zones: Sequence[str] = (ZONE,)):
+                          plain_zones: Sequence[str] = (ZONE,), settings: Sequence[str] = ()):
     """Run the local resolver of the system staged in ROOT, on its real address and port.
 
     Unbound reads a minimal main configuration (run settings, like Fedora's
@@ -493,7 +493,8 @@ def start_staged_resolver(workdir, root, backend, network,
     It runs in NETWORK with ROOT/etc over /etc, so every path is the real one.
     What the main configuration adds for the lab: logging, running unprivileged,
     querying loopback upstreams, and ``PLAIN_ZONES`` (special-use zones like
-    ``test.`` that Unbound would otherwise answer itself).
+    ``test.`` that Unbound would otherwise answer itself). SETTINGS are more
+    ``server:`` lines after those (a benchmark turns the query log off with them).
     """
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
@@ -503,7 +504,8 @@ def start_staged_resolver(workdir, root, backend, network,
         keyfile = Path(root, c.NM_KEYFILE_PATH.lstrip("/")).read_text()
         include, address = workdir / "dnsconfd-unbound.conf", DNSCONFD_LISTEN_ADDRESS
         include.write_text(dnsconfd_unbound_config(keyfile, root))
-    text = _run_settings(workdir) + _special_use_zones(plain_zones) + 'include: "%s"\n' % include
+    text = _run_settings(workdir) + _special_use_zones(plain_zones) + \
+        "".join("  %s\n" % line for line in settings) + 'include: "%s"\n' % include
     return start_unbound(workdir, text, address, c.PLAIN_DNS_PORT, network=network,
                          staged_root=root)
 

@@ -156,8 +156,9 @@ def test_check_screen_reaches_a_loopback_dot_server(dot_pki, dot_upstream):
     lines = render(CheckScreen(editor)).splitlines()
     assert lines[0] == "Check servers"
     assert lines[2].startswith("%s: ok, " % dot_upstream.server_line())
-    assert lines[3].startswith("%s: name mismatch: the server's certificate is"
-                               % dot_upstream.server_line("wrong.test"))
+    # The ok line may wrap: its times take more than the 80 columns left.
+    assert any(line.startswith("%s: name mismatch: the server's certificate is"
+                               % dot_upstream.server_line("wrong.test")) for line in lines[3:5])
 
 
 def test_check_screen_without_servers():

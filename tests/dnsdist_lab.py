@@ -1,0 +1,97 @@
+"""dnsdist as a DNS upstream that answers at once, for benchmarks that time resolution.
+
+Unbound as a DoT server (``tests.dotlab.start_dot_upstream``) holds a small TLS
+reply back until the client's delayed ACK comes (Nagle's algorithm: about
+40 ms on Linux), a stall no real resolver pays; it is fine for correctness
+tests, not for timing. dnsdist answers every query itself at once
+(``SpoofAction``: every A query gets ``ANSWER_ADDRESS``, nothing is cached or
+forwarded), over TLS on one port and in plaintext (UDP and TCP) on another, so
+a forwarder can reach the same upstream either way.
+
+dnsdist's security-status poll, a DNS query to the Internet at start, is
+turned off; it listens only where told, on loopback (or inside a
+``PrivateNetwork``). Started with SIGTERM as its parent-death signal and
+stopped by its PID.
+"""
+
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from tests.dotlab import (HOST_NETWORK, STARTUP_SECONDS, TLS_NAME, _accepts,
+                          _die_with_parent, free_port, stop_process)
+
+DNSDIST = "dnsdist"
+ANSWER_ADDRESS = "192.0.2.80"
+
+
+@dataclass
+class DnsdistUpstream:
+    """A running dnsdist: DoT on each of ADDRESSES at TLS_PORT, plaintext at PLAIN_PORT."""
+    process: subprocess.Popen
+    addresses: Sequence[str]
+    tls_port: int
+    plain_port: int
+    workdir: Path
+    network: object = field(default=HOST_NETWORK, repr=False)
+
+    @property
+    def address(self):
+        return self.addresses[0]
+
+    def server_line(self, address=None, tls_name=TLS_NAME):
+        """How a kickstart names this upstream's DoT service on ADDRESS (default: the first)."""
+        return "dns+tls://%s:%d#%s" % (address or self.address, self.tls_port, tls_name)
+
+    def log(self):
+        return (self.workdir / "dnsdist.log").read_text(errors="replace")
+
+    def stop(self):
+        stop_process(self.process)
+
+
+def dnsdist_config(addresses, tls_port, plain_port, cert_path, key_path):
+    """dnsdist's Lua configuration for ``start_dnsdist_upstream``."""
+    lines = ['setSecurityPollSuffix("")',   # no status query to the Internet
+             # dnsdist 1.7 drops some of ten simultaneous connections, "because we have too
+             # many queued already", even under a limit of 10 000; 0 turns the limit off.
+             "setMaxTCPQueuedConnections(0)"]
+    for index, address in enumerate(addresses):
+        local = "setLocal" if index == 0 else "addLocal"
+        lines.append('%s("%s:%d")' % (local, address, plain_port))
+        lines.append('addTLSLocal("%s:%d", "%s", "%s")' % (address, tls_port, cert_path,
+                                                           key_path))
+    lines.append('addAction(AllRule(), SpoofAction("%s"))' % ANSWER_ADDRESS)
+    return "\n".join(lines) + "\n"
+
+
+def start_dnsdist_upstream(workdir, cert_path, key_path, addresses=("127.0.0.5",),
+                           tls_port=None, plain_port=None, network=HOST_NETWORK):
+    """Start dnsdist answering on ADDRESSES (free ports unless given); return once every
+    address accepts TLS connections. RuntimeError with its log if it does not."""
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    tls_port = tls_port or free_port(addresses[0])
+    plain_port = plain_port or free_port(addresses[0])
+    config = workdir / "dnsdist.conf"
+    config.write_text(dnsdist_config(addresses, tls_port, plain_port, cert_path, key_path))
+    with open(workdir / "dnsdist.log", "wb") as log:
+        process = subprocess.Popen(
+            network.command([DNSDIST, "--supervised", "--disable-syslog", "-C", str(config)]),
+            stdin=subprocess.DEVNULL, stdout=log, stderr=log, preexec_fn=_die_with_parent)
+    upstream = DnsdistUpstream(process, tuple(addresses), tls_port, plain_port, workdir,
+                               network)
+    deadline = time.monotonic() + STARTUP_SECONDS
+    try:
+        for address in addresses:
+            while not _accepts(network, address, tls_port):
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("dnsdist does not listen on %s:%d:\n%s"
+                                       % (address, tls_port, upstream.log()))
+                time.sleep(0.02)
+    except BaseException:
+        upstream.stop()
+        raise
+    return upstream

@@ -1,0 +1,50 @@
+"""Each benchmark of `make bench`, run once at its smallest size: a broken benchmark fails
+here, not in the middle of `make bench`. Nothing about a time is asserted; only that the
+benchmark ran to its end and printed its figures with their baseline."""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+from tests.staging_fixtures import require_namespaces
+
+BENCHMARK_SECONDS = 300
+
+
+def run_benchmark(script, *options):
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    result = subprocess.run([sys.executable, str(REPO / "benchmarks" / script), *options],
+                            capture_output=True, text=True, env=env, cwd=str(REPO),
+                            timeout=BENCHMARK_SECONDS)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def test_the_check_benchmark_prints_check_against_kdig():
+    printed = run_benchmark("check.py", "--rounds", "1")
+    for row in ("kdig +tls", "check, 1 server", "check, 10 servers", "check, no site hooks",
+                "probe only", "python3 -S -c pass", "the check (network, TLS, DNS)",
+                "printed: TCP and TLS handshakes", "kdig's own printed query time"):
+        assert "  %s " % row in printed, printed
+    assert re.search(r"  check, 1 server +/ kdig \+tls +wall +[\d.]+x, CPU +[\d.]+x "
+                     r"\(goal <= 5x\)", printed), printed
+
+
+@pytest.mark.root
+def test_the_dot_tax_benchmark_prints_dot_against_plaintext():
+    require_namespaces("--net", "--mount")
+    printed = run_benchmark("dot_tax.py", "--names", "20", "--rounds", "1")
+    assert "DoT/plain" in printed
+    for row in ("throughput", "latency p50", "latency p99", "cold first query",
+                "forwarder CPU per query", "TCP connections opened"):
+        assert "  %s " % row in printed, printed
+
+
+def test_the_text_ui_start_up_benchmark_runs_to_its_end():
+    printed = run_benchmark("tui_startup.py", "1")
+    assert "edns-addon tui corp-dot.ks -o NEW" in printed
+    assert printed.count("x baseline; goal: first screen within 1 s: ") == 2, printed

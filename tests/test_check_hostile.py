@@ -1,0 +1,218 @@
+"""`edns-addon check` against hostile DNS-over-TLS servers on loopback: whatever a
+server does, each server gets one true line, nothing it sends can steer the
+terminal, and no traceback reaches stderr (issue 14, items 1-4)."""
+
+import re
+import socket
+
+import dns.rcode
+import pytest
+
+from org_edns_addon.model import DotServer, EdnsConfig
+from org_edns_addon.probe import Outcome, check_servers, printable
+from tests.conftest import run_cli
+from tests.dot_fixtures import dot_pki  # noqa: F401 (fixture)
+from tests.dotlab import TLS_NAME, dot_kickstart
+from tests.hostile_dot import (HostileDotServer, dns_answer, make_hostile_ca,
+                               make_hostile_server, oversized_tls_record,
+                               raw_subject_alternative_names, reset_after_handshake)
+from tests import certs
+
+# A line an attacker would like to draw over its real failure.
+FAKE_OK = "\x1b[2K\r\ndns+tls://127.0.0.2#dot.test: ok, 9 ms"
+TERMINAL_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+@pytest.fixture
+def hostile(tmp_path):
+    """Factory: ``hostile(certificate, behaviour, **options)`` -> a running HostileDotServer,
+    stopped at teardown."""
+    started = []
+
+    def start(certificate, behaviour=dns_answer(dns.rcode.NOERROR), **options):
+        server = HostileDotServer(tmp_path / ("hostile%d" % len(started)), certificate,
+                                  behaviour, **options)
+        started.append(server)
+        return server
+    yield start
+    for server in started:
+        server.stop()
+
+
+def check_one(write_ks, server, ca_pem, *options, prefix=()):
+    """`edns-addon check` of a kickstart naming SERVER alone; asserts the one-line, no-traceback
+    promise and returns (exit code, the line without its server)."""
+    line = server.server_line(TLS_NAME)
+    result = run_cli("check", write_ks(dot_kickstart([line], ca_pem)), "--timeout", "5",
+                     *options, prefix=prefix)
+    assert result.stderr == ""
+    assert result.stdout.count("\n") == 1 and result.stdout.startswith(line + ": "), \
+        result.stdout
+    return result.returncode, result.stdout[len(line) + 2:-1]
+
+
+def test_a_reset_right_after_the_handshake_is_a_lost_connection(write_ks, dot_pki, hostile):
+    server = hostile(certs.make_server(dot_pki.ca, (TLS_NAME,)), reset_after_handshake)
+    code, said = check_one(write_ks, server, dot_pki.ca.pem)
+    assert server.handshakes >= 1
+    assert code == 1
+    assert re.fullmatch(r"connection lost: the server (closed|reset) the connection right "
+                        r"after the TLS handshake, without answering; see the server's log "
+                        r"for why", said), said
+
+
+def test_an_unreadable_ip_address_name_is_a_mismatch_that_says_so(write_ks, dot_pki, hostile):
+    # A 5-byte iPAddress: cryptography refuses to read the certificate's names at all.
+    certificate = make_hostile_server(dot_pki.ca, raw_alternative_names=(
+        raw_subject_alternative_names(["other.test"], [b"\x01\x02\x03\x04\x05"])))
+    code, said = check_one(write_ks, hostile(certificate), dot_pki.ca.pem)
+    assert code == 1
+    assert said.startswith("name mismatch: the server's certificate does not name dot.test, "
+                           "and its names cannot be read (")
+    assert said.endswith("); write a name it has after '#', or give the server a "
+                         "certificate for dot.test")
+
+
+def test_an_issuer_with_escape_and_line_breaks_is_printed_escaped(write_ks, dot_pki, hostile):
+    evil_ca = make_hostile_ca("Evil" + FAKE_OK)
+    code, said = check_one(write_ks, hostile(certs.make_server(evil_ca, (TLS_NAME,))),
+                           dot_pki.ca.pem)
+    assert code == 1
+    assert not TERMINAL_CONTROLS.search(said)
+    assert said == ("unknown CA: the server's certificate (issued by CN=Evil\\x1b[2K\\r\\n"
+                    "dns\\+tls://127.0.0.2#dot.test: ok\\, 9 ms) is not signed by a CA of the "
+                    "kickstart's --ca bundle; add the CA that issued it")
+
+
+def test_the_result_the_dbus_module_and_the_text_ui_show_is_escaped_too(dot_pki, hostile):
+    evil_ca = make_hostile_ca("Evil" + FAKE_OK)
+    server = hostile(certs.make_server(evil_ca, (TLS_NAME,)))
+    [result] = check_servers(EdnsConfig(servers=(DotServer.parse_uri(server.server_line()),)),
+                             dot_pki.ca.pem.encode("ascii"))
+    assert result.outcome is Outcome.UNKNOWN_CA
+    assert "CN=Evil\\x1b[2K\\r\\n" in result.reason
+    assert not TERMINAL_CONTROLS.search(result.reason)
+
+
+def test_printable_escapes_every_character_that_could_steer_a_terminal():
+    assert printable("a\x00b\x1b[31mc\r\n\x7f\x9b\u202e\u2028\ufeff d\\e") == \
+        "a\\x00b\\x1b[31mc\\r\\n\\x7f\\x9b\\u202e\\u2028\\ufeff d\\e"
+    assert printable(b"caf\xc3\xa9 \xff") == "caf\u00e9 \\xff"
+    assert printable("x" * 250, limit=100) == "x" * 100 + "... (150 more characters)"
+    # Escapes count towards the limit: the result stays bounded whatever the input.
+    assert len(printable("\x1b" * 10000, limit=100)) < 140
+
+
+def test_names_with_control_characters_are_printed_escaped(write_ks, dot_pki, hostile):
+    certificate = make_hostile_server(dot_pki.ca, dns_names=["a" + FAKE_OK, "b\x07\x7f.test"])
+    code, said = check_one(write_ks, hostile(certificate), dot_pki.ca.pem)
+    assert code == 1
+    assert not TERMINAL_CONTROLS.search(said)
+    assert said.startswith("name mismatch: the server's certificate is for a\\x1b[2K\\r\\n"
+                           "dns+tls://127.0.0.2#dot.test: ok, 9 ms, b\\x07\\x7f.test, not dot.test;")
+
+
+def test_a_long_issuer_is_cut_saying_how_much_more_there_was(write_ks, dot_pki, hostile):
+    evil_ca = make_hostile_ca("Long", organization="L" * 60000)
+    code, said = check_one(write_ks, hostile(certs.make_server(evil_ca, (TLS_NAME,))),
+                           dot_pki.ca.pem)
+    assert code == 1
+    # RFC 4514 writes the name's last attribute first: "O=LLL...,CN=Long".
+    assert "(issued by O=%s... (59910 more characters))" % ("L" * 98) in said
+    assert len(said) < 400
+
+
+def test_ten_thousand_names_list_ten_and_count_the_rest(write_ks, dot_pki, hostile):
+    certificate = make_hostile_server(dot_pki.ca,
+                                      dns_names=["n%d.t" % i for i in range(10000)])
+    code, said = check_one(write_ks, hostile(certificate), dot_pki.ca.pem)
+    assert code == 1
+    assert said.startswith("name mismatch: the server's certificate is for n0.t, n1.t, n2.t, "
+                           "n3.t, n4.t, n5.t, n6.t, n7.t, n8.t, n9.t and 9990 more, not "
+                           "dot.test;")
+
+
+def test_servfail_is_the_server_failing_not_a_refusal(write_ks, dot_pki, hostile):
+    server = hostile(certs.make_server(dot_pki.ca, (TLS_NAME,)), dns_answer(dns.rcode.SERVFAIL))
+    code, said = check_one(write_ks, server, dot_pki.ca.pem)
+    assert code == 1
+    assert said == ("DNS error: the server answered SERVFAIL to dot.test A; it is "
+                    "authenticated and reachable, but failed to resolve that name itself (its "
+                    "own upstream or DNSSEC validation failed); see the server's log, or ask a "
+                    "name it can resolve")
+
+
+def test_an_oversized_certificate_is_reported_as_oversized(write_ks, dot_pki, hostile):
+    # About 300 KB of names: more than the 100 KiB chain OpenSSL's client accepts.
+    certificate = make_hostile_server(dot_pki.ca, dns_names=[TLS_NAME] + [
+        "name%05d.example.test" % i for i in range(12000)])
+    code, said = check_one(write_ks, hostile(certificate), dot_pki.ca.pem)
+    assert code == 1
+    assert said == ("TLS handshake failed: the server's certificate chain is larger than the "
+                    "100 KiB a TLS client accepts (EXCESSIVE_MESSAGE_SIZE); a DNS server's "
+                    "chain takes a few KiB: check the certificate file the server uses")
+
+
+def test_an_oversized_tls_record_is_reported_as_oversized(write_ks, dot_pki, hostile):
+    server = hostile(certs.make_server(dot_pki.ca, (TLS_NAME,)), oversized_tls_record)
+    code, said = check_one(write_ks, server, dot_pki.ca.pem)
+    assert code == 1
+    assert re.fullmatch(r"bad answer: the server sent a TLS record longer than TLS allows "
+                        r"\([A-Z_]+\); it does not speak TLS correctly", said), said
+
+
+def test_the_handshake_and_the_query_are_timed_apart(write_ks, dot_pki, hostile):
+    server = hostile(certs.make_server(dot_pki.ca, (TLS_NAME,)),
+                     dns_answer(dns.rcode.NOERROR, delay=0.1), handshake_delay=0.6)
+    code, said = check_one(write_ks, server, dot_pki.ca.pem)
+    assert code == 0, said
+    match = re.fullmatch(r"ok, ([\d.]+) ms \(TCP and TLS handshakes ([\d.]+) ms, query "
+                         r"([\d.]+) ms; dot\.test A: NOERROR, 0 records\)", said)
+    assert match, said
+    total, handshake, query = map(float, match.groups())
+    assert handshake >= 600 and query >= 100
+    # The handshake's wait is not counted in the query.
+    assert query < 600
+    assert abs(total - handshake - query) < 0.2
+
+
+@pytest.fixture
+def silent_listener():
+    """A loopback port whose connections the kernel accepts (a deep backlog) and nobody
+    ever serves: every client waits for a TLS handshake that never comes."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.7", 0))
+        listener.listen(4096)
+        yield listener.getsockname()[1]
+
+
+def check_many(write_ks, dot_pki, port, count, nofile):
+    lines = ["dns+tls://127.0.0.7:%d#s%d.test" % (port, index) for index in range(count)]
+    result = run_cli("check", write_ks(dot_kickstart(lines, dot_pki.ca.pem)),
+                     "--timeout", "1", prefix=("prlimit", "--nofile=%d" % nofile, "--"))
+    printed = result.stdout.splitlines()
+    assert result.returncode == 1
+    assert result.stderr == ""
+    assert len(printed) == count
+    for line, server in zip(printed, lines):
+        assert line.startswith(server + ": ")
+    return [line.split(": ", 1)[1] for line in printed]
+
+
+def test_1100_servers_under_1024_descriptors_get_1100_results(write_ks, dot_pki,
+                                                              silent_listener):
+    said = check_many(write_ks, dot_pki, silent_listener, 1100, nofile=1024)
+    # Each its own true reason: none given up ("no result"), none out of descriptors.
+    assert set(said) == {"timeout: the port accepts connections but no TLS handshake "
+                         "completed within 1 s; is it a DNS over TLS server?"}
+
+
+def test_running_out_of_descriptors_is_not_checked_not_the_servers_fault(
+        write_ks, dot_pki, silent_listener):
+    said = check_many(write_ks, dot_pki, silent_listener, 100, nofile=40)
+    refused = [line for line in said if line.startswith("not checked: ")]
+    assert refused and len(refused) < len(said)
+    assert set(refused) == {
+        "not checked: this process cannot open a socket: Too many open files (its limit is "
+        "40 open files); check fewer servers at once, or raise the limit (ulimit -n)"}
+    assert all(line.startswith(("timeout: ", "not checked: ")) for line in said)

@@ -9,12 +9,13 @@ from dasbus.typing import Str, get_variant
 
 from org_edns_addon.model import EdnsConfig
 from org_edns_addon.tui.editor import EditError, read_ca_pem
-from org_edns_addon.tui.module_proxy import (module_state, read_certificates, read_editor,
-                                             write_config, write_editor)
+from org_edns_addon.dbus_identifiers import EDNS
+from org_edns_addon.tui.module_proxy import (ModuleView, module_state, read_certificates,
+                                             read_editor, write_config, write_editor)
 from tests import certs
 from tests.conftest import certificate_section
 from tests.dbus_fixtures import (bus, bus_address, edns_proxy,  # noqa: F401 (fixtures)
-                                 plain_structures, running_template_service)
+                                 plain_structures, running_template_service, wait_for)
 
 
 def test_fresh_module_is_not_configured(edns_proxy):
@@ -121,3 +122,35 @@ def test_a_certificate_the_module_refuses_becomes_an_edit_error(edns_proxy, test
                                         "there; choose another name"):
         write_editor(proxy, editor)
     assert proxy.CaNames == []
+
+
+class CountingProxy:
+    """The module's proxy, counting every property read and method call made through it."""
+
+    def __init__(self, proxy):
+        self._proxy = proxy
+        self.calls = []
+
+    def __getattr__(self, name):
+        if name != "PropertiesChanged":
+            self.calls.append(name)
+        return getattr(self._proxy, name)
+
+
+def test_a_hub_redraw_asks_the_module_once_and_again_only_after_it_changed(edns_proxy, bus):
+    proxy, _ = edns_proxy
+    proxy.Servers = [{"address": get_variant(Str, "192.0.2.53"),
+                      "name": get_variant(Str, "dot.example")}]
+    counting = CountingProxy(proxy)
+    view = ModuleView(counting)
+    # What a hub asks a spoke at every redraw: status, completed, mandatory.
+    for _ in range(3):
+        assert (view.state.status, view.state.completed, view.state.configured) == (
+            "1 DoT server, exclusive", True, True)
+    assert sorted(counting.calls) == sorted(["Servers", "ResolveMode", "Backend",
+                                             "SearchDomains", "CaNames", "Validate"])
+    # Another client changes the module: PropertiesChanged makes the view read it again.
+    other = bus.get_proxy(EDNS.interface_name, EDNS.object_path)
+    other.ResolveMode = "backup"
+    wait_for(lambda: view.state.status == "1 DoT server, backup", what="PropertiesChanged")
+    assert counting.calls.count("Validate") == 2

@@ -15,6 +15,7 @@ from typing import Optional, Tuple
 import idna
 
 from org_edns_addon.constants import DOT_PORT, PHASE_INSTALLER, PHASE_TARGET, PLAIN_DNS_PORT
+from org_edns_addon.i18n import _
 
 
 class ModelError(ValueError):
@@ -102,7 +103,7 @@ def normalize_dns_name(text, what="name", underscore=False):
     name, and so a TLS name, may not.
     """
     if not isinstance(text, str) or not text:
-        raise ModelError("the %s is empty" % what)
+        raise ModelError(_("the %s is empty") % what)
     given = text
     if text.endswith(".") and text != ".":
         text = text[:-1]
@@ -113,14 +114,14 @@ def normalize_dns_name(text, what="name", underscore=False):
         else:
             ascii_name = idna.encode(text, uts46=True).decode("ascii")
     except (idna.IDNAError, UnicodeError, ValueError) as error:
-        raise ModelError("%r is not a valid DNS %s (%s); use %s, and '.' between labels"
+        raise ModelError(_("%r is not a valid DNS %s (%s); use %s, and '.' between labels")
                          % (given, what, error, in_labels)) from None
     ascii_name = ascii_name.lower()
     label_rule = _DOMAIN_LABEL if underscore else _LABEL
     for label in ascii_name.split("."):
         if not label_rule.match(label):
-            raise ModelError("%r is not a valid DNS %s: label %r may hold only %s, with "
-                             "'-' only inside" % (given, what, label, in_labels))
+            raise ModelError(_("%r is not a valid DNS %s: label %r may hold only %s, with "
+                             "'-' only inside") % (given, what, label, in_labels))
     return ascii_name
 
 
@@ -155,48 +156,48 @@ def normalize_tls_name(text):
     name = normalize_dns_name(text, "TLS name")
     if name.rpartition(".")[2].isdigit():
         # A name whose last label is all digits is read as an IPv4 address.
-        raise ModelError("%r is neither an IPv4 address nor a DNS name (the last label of "
+        raise ModelError(_("%r is neither an IPv4 address nor a DNS name (the last label of "
                          "a name is not all digits); write the address like 192.0.2.53 or "
-                         "the name as in the certificate" % text)
+                         "the name as in the certificate") % text)
     return name
 
 
 def parse_address(text):
     """Parse an IP address, with an optional ``%iface`` scope for link-local IPv6."""
     if not isinstance(text, str):
-        raise ModelError("%r is not an IPv4 or IPv6 address" % (text,))
+        raise ModelError(_("%r is not an IPv4 or IPv6 address") % (text,))
     scope = None
     if "%" in text:
         text, scope = text.split("%", 1)
         if not _IFACE.match(scope):
-            raise ModelError("%r is not a valid interface name for a link-local address" % scope)
+            raise ModelError(_("%r is not a valid interface name for a link-local address") % scope)
     try:
         address = ipaddress.ip_address(text)
     except ValueError:
-        raise ModelError("%r is not an IPv4 or IPv6 address" % text) from None
+        raise ModelError(_("%r is not an IPv4 or IPv6 address") % text) from None
     if scope is not None:
         if address.version != 6 or not address.is_link_local:
-            raise ModelError("only a link-local IPv6 address (fe80::/10) may carry "
-                             "'%%%s'" % scope)
+            raise ModelError(_("only a link-local IPv6 address (fe80::/10) may carry "
+                             "'%%%s'") % scope)
         address = ipaddress.IPv6Address("%s%%%s" % (address, scope))
     elif address.version == 6 and address.is_link_local:
-        raise ModelError("the link-local address %s needs its interface: write it as "
-                         "[%s%%eth0]" % (address, address))
+        raise ModelError(_("the link-local address %s needs its interface: write it as "
+                         "[%s%%eth0]") % (address, address))
     if address.is_unspecified or address.is_multicast or \
             address == ipaddress.IPv4Address("255.255.255.255"):
-        raise ModelError("%s cannot be a DNS server's address (it is %s); give the "
-                         "server's own unicast address" % (
+        raise ModelError(_("%s cannot be a DNS server's address (it is %s); give the "
+                         "server's own unicast address") % (
                              address, "unspecified" if address.is_unspecified
                              else "multicast or broadcast"))
     # Unbound (iterator/iter_donotq.c, donotq_apply_cfg, since 1.25.2) never queries
     # 0.0.0.0/8 nor ::ffff:0:0/96 while do-not-query-localhost is yes, its default.
     if address.version == 4 and address in _THIS_NETWORK:
-        raise ModelError("%s cannot be a DNS server's address: 0.0.0.0/8 means 'this "
+        raise ModelError(_("%s cannot be a DNS server's address: 0.0.0.0/8 means 'this "
                          "network' (RFC 6890) and is never a destination, and Unbound never "
-                         "queries it; give the server's own unicast address" % address)
+                         "queries it; give the server's own unicast address") % address)
     if address.version == 6 and address.ipv4_mapped is not None:
-        raise ModelError("%s is an IPv4-mapped IPv6 address (::ffff:0:0/96), which Unbound "
-                         "never queries; write the IPv4 address %s itself"
+        raise ModelError(_("%s is an IPv4-mapped IPv6 address (::ffff:0:0/96), which Unbound "
+                         "never queries; write the IPv4 address %s itself")
                          % (address, address.ipv4_mapped))
     return address
 
@@ -216,7 +217,7 @@ def _parse_port(text):
 
 
 def _refuse_port(value):
-    raise ModelError("port %r is out of range; use a number from 1 to 65535" % value)
+    raise ModelError(_("port %r is out of range; use a number from 1 to 65535") % value)
 
 
 def check_port(number):
@@ -248,13 +249,13 @@ class DotServer:
         """Parse ``dns+tls://ADDR[:PORT][#NAME]``, ``dns+udp://ADDR[:PORT]``,
         FreeIPA's ``ADDR#NAME`` or a bare ``ADDR``."""
         if not text or any(c.isspace() for c in text):
-            raise ModelError("a server must be one word, like dns+tls://192.0.2.53#dot.example")
+            raise ModelError(_("a server must be one word, like dns+tls://192.0.2.53#dot.example"))
         match = _URI.match(text)
         if match:
             scheme = match.group("scheme").lower()
             if scheme not in (TLS_SCHEME, PLAIN_SCHEME):
-                raise ModelError("unknown scheme %r in %r; use dns+tls:// (or dns+udp:// for "
-                                 "plaintext)" % (match.group("scheme"), text))
+                raise ModelError(_("unknown scheme %r in %r; use dns+tls:// (or dns+udp:// for "
+                                 "plaintext)") % (match.group("scheme"), text))
             tls = scheme == TLS_SCHEME
             rest = match.group("rest")
             bare = False
@@ -265,48 +266,48 @@ class DotServer:
 
         hostport, sep, name = rest.partition("#")
         if sep and not name:
-            raise ModelError("%r has an empty TLS name after '#'" % text)
+            raise ModelError(_("%r has an empty TLS name after '#'") % text)
         if rest.startswith("["):
             end = hostport.find("]")
             if end < 0:
-                raise ModelError("%r has '[' without a closing ']'" % text)
+                raise ModelError(_("%r has '[' without a closing ']'") % text)
             address_text = hostport[1:end]
             after = hostport[end + 1:]
             if after and not after.startswith(":"):
-                raise ModelError("unexpected %r after the address in %r" % (after, text))
+                raise ModelError(_("unexpected %r after the address in %r") % (after, text))
             port_text = after[1:] if after else None
             address = parse_address(address_text)
             if address.version != 6:
-                raise ModelError("only IPv6 addresses go in brackets: %r" % text)
+                raise ModelError(_("only IPv6 addresses go in brackets: %r") % text)
         else:
             if bare and "%" in hostport:
                 # NetworkManager's nm_dns_uri_parse (PLAIN := address ['#' NAME]) and
                 # FreeIPA's IPAddressDoTForwarder (ipapython/ipautil.py) read no scope on
                 # a bare address; only the bracketed URI form carries one.
-                raise ModelError("%r: an interface (%%%s) is written only inside brackets, "
+                raise ModelError(_("%r: an interface (%%%s) is written only inside brackets, "
                                  "like %s://[%s]%s; NetworkManager and FreeIPA read no "
-                                 "interface on a bare address"
+                                 "interface on a bare address")
                                  % (text, hostport.partition("%")[2],
                                     TLS_SCHEME if name else PLAIN_SCHEME, hostport,
                                     "#" + name if name else ""))
             if hostport.count(":") > 1:
                 if not bare and not _is_ipv6(hostport):
-                    raise ModelError("%r is neither ADDRESS:PORT nor an IPv6 address in "
-                                     "brackets" % hostport)
+                    raise ModelError(_("%r is neither ADDRESS:PORT nor an IPv6 address in "
+                                     "brackets") % hostport)
                 if not bare:
-                    raise ModelError("the IPv6 address in %r must be in brackets, like "
-                                     "dns+tls://[2001:db8::53]:853#dot.example" % text)
+                    raise ModelError(_("the IPv6 address in %r must be in brackets, like "
+                                     "dns+tls://[2001:db8::53]:853#dot.example") % text)
                 address_text, port_text = hostport, None
             else:
-                address_text, _, port_text = hostport.partition(":")
+                address_text, _colon, port_text = hostport.partition(":")
                 if port_text == "" and ":" in hostport:
-                    raise ModelError("%r has an empty port after ':'" % text)
+                    raise ModelError(_("%r has an empty port after ':'") % text)
                 port_text = port_text or None
             address = parse_address(address_text)
         port = _parse_port(port_text) if port_text is not None else None
         if name and not tls:
-            raise ModelError("%r is plaintext (dns+udp://) and cannot carry a TLS name; "
-                             "use dns+tls://" % text)
+            raise ModelError(_("%r is plaintext (dns+udp://) and cannot carry a TLS name; "
+                             "use dns+tls://") % text)
         return cls.from_parts(address, port, name, domains, tls, lineno, filename)
 
     @classmethod
@@ -322,10 +323,10 @@ class DotServer:
         if port is None:
             port = DOT_PORT if tls else PLAIN_DNS_PORT
         if name and not tls:
-            raise ModelError("a plaintext server cannot carry a TLS name; use DoT or drop "
-                             "the name")
+            raise ModelError(_("a plaintext server cannot carry a TLS name; use DoT or drop "
+                             "the name"))
         if isinstance(domains, str):
-            raise ModelError("domains must be a list of domain names")
+            raise ModelError(_("domains must be a list of domain names"))
         return cls(
             address=address,
             port=check_port(port),
@@ -341,25 +342,25 @@ class DotServer:
         """Parse one ``%edns`` body line: ``SERVER [domain=D[,D]]``."""
         words = line.split()
         if not words:
-            raise ModelError("empty server line")
+            raise ModelError(_("empty server line"))
         domains = ()
         for word in words[1:]:
             key, sep, value = word.partition("=")
             if key != "domain" or not sep:
-                raise ModelError("unexpected %r after the server; the only option of a "
-                                 "server line is domain=DOMAIN[,DOMAIN]" % word)
+                raise ModelError(_("unexpected %r after the server; the only option of a "
+                                 "server line is domain=DOMAIN[,DOMAIN]") % word)
             if domains:
-                raise ModelError("domain= is given twice; list all domains in one "
-                                 "domain=A,B")
+                raise ModelError(_("domain= is given twice; list all domains in one "
+                                 "domain=A,B"))
             domains = tuple(value.split(","))
             if not value or "" in domains:
-                raise ModelError("domain= needs a comma-separated list of domains")
+                raise ModelError(_("domain= needs a comma-separated list of domains"))
             if "." in domains:
-                raise ModelError("domain=. would be the root, which a server without "
-                                 "domain= serves already; drop domain=.")
+                raise ModelError(_("domain=. would be the root, which a server without "
+                                 "domain= serves already; drop domain=."))
         domains = tuple(normalize_domains(domains))
         if len(set(domains)) != len(domains):
-            raise ModelError("domain= lists a domain twice; list each domain once")
+            raise ModelError(_("domain= lists a domain twice; list each domain once"))
         return cls.parse_uri(words[0], domains, lineno=lineno, filename=filename)
 
     @property
@@ -417,17 +418,17 @@ def _link_local_problem(server, backend, error, warning):
         # server as its address bytes only, never its interface; and dnsconfd
         # (src/dns_managers/unbound_manager.c, get_used_servers) never uses a server
         # bound to an interface in exclusive mode, nor for "." in prefer mode.
-        error("the link-local server %s cannot be used with --backend=dnsconfd: "
+        error(_("the link-local server %s cannot be used with --backend=dnsconfd: "
               "NetworkManager hands [global-dns] servers to dnsconfd without their "
               "interface, so dnsconfd's Unbound cannot reach %s; give the server's global "
-              "address, or use --backend=unbound" % (server.uri(), server.address), *where)
+              "address, or use --backend=unbound") % (server.uri(), server.address), *where)
     else:
         # Unbound reads ADDR%IFACE in forward-addr (util/net_help.c, ipstrtoaddr:
         # if_nametoindex), but an initramfs speaks DoT only through dnsconfd.
-        warning("the link-local server %s is used by this addon's Unbound forwarder (the "
+        warning(_("the link-local server %s is used by this addon's Unbound forwarder (the "
                 "installer and the installed system) only: the installer's initramfs speaks "
                 "DoT through NetworkManager's dnsconfd plugin, which drops the interface, so "
-                "'edns-addon boot-args' and 'overlay' refuse it" % server.uri(), *where)
+                "'edns-addon boot-args' and 'overlay' refuse it") % server.uri(), *where)
 
 
 def _loopback_warning(server, backend):
@@ -437,14 +438,14 @@ def _loopback_warning(server, backend):
         # configuration (src/dns_managers/unbound_manager.c, generate_listen_address);
         # Unbound's default do-not-query-localhost: yes adds 127.0.0.0/8 and ::1
         # (iterator/iter_donotq.c, donotq_apply_cfg).
-        return ("dnsconfd's Unbound never queries the loopback server %s: dnsconfd writes "
-                "'do-not-query-address: 127.0.0.1/8' and Unbound's default "
-                "'do-not-query-localhost: yes' also excludes ::1; give the server's own "
-                "address on the network" % server.uri())
-    return ("Unbound never queries the loopback server %s while 'do-not-query-localhost' "
-            "is yes, its default, which this addon leaves alone; give the server's own "
-            "address on the network, or set 'do-not-query-localhost: no' in Unbound's own "
-            "configuration" % server.uri())
+        return _("dnsconfd's Unbound never queries the loopback server %s: dnsconfd writes "
+                 "'do-not-query-address: 127.0.0.1/8' and Unbound's default "
+                 "'do-not-query-localhost: yes' also excludes ::1; give the server's own "
+                 "address on the network") % server.uri()
+    return _("Unbound never queries the loopback server %s while 'do-not-query-localhost' "
+             "is yes, its default, which this addon leaves alone; give the server's own "
+             "address on the network, or set 'do-not-query-localhost: no' in Unbound's own "
+             "configuration") % server.uri()
 
 
 def _first_on(server):
@@ -512,46 +513,46 @@ class EdnsConfig:
             found.append(Problem(Severity.WARNING, message, lineno, filename))
 
         if all_servers_read and not self.servers:
-            error("no DNS server is given; add a line like "
-                  "dns+tls://192.0.2.53#dot.example", header_lineno)
+            error(_("no DNS server is given; add a line like "
+                  "dns+tls://192.0.2.53#dot.example"), header_lineno)
         elif all_servers_read and not self.default_servers:
-            error("every server is routed with domain=; add at least one server without "
-                  "domain= to serve all other names", header_lineno)
+            error(_("every server is routed with domain=; add at least one server without "
+                  "domain= to serve all other names"), header_lineno)
         seen = {}
         for server in self.servers:
             where = (server.lineno, server.filename)
             if server.tls and not server.name:
-                error("the DoT server %s has no TLS name, so it cannot be authenticated; "
-                      "append #NAME as in its certificate, like %s#dot.example"
+                error(_("the DoT server %s has no TLS name, so it cannot be authenticated; "
+                      "append #NAME as in its certificate, like %s#dot.example")
                       % (server.uri(), server.uri()), *where)
             if not server.tls and self.resolve_mode != ResolveMode.BACKUP:
-                error("the plaintext server %s is refused with --resolve-mode=%s; use "
+                error(_("the plaintext server %s is refused with --resolve-mode=%s; use "
                       "dns+tls://ADDR#NAME (plaintext is allowed only with "
-                      "--resolve-mode=backup)" % (server.uri(), self.resolve_mode.value),
+                      "--resolve-mode=backup)") % (server.uri(), self.resolve_mode.value),
                       *where)
             elif not server.tls and self.backend == Backend.UNBOUND:
                 # The unbound forwarder sets TLS per forward zone, so one plaintext
                 # server would turn TLS off for every server of its zone.
-                error("the plaintext server %s cannot be used with --backend=unbound; use "
-                      "dns+tls://ADDR#NAME or --backend=dnsconfd" % server.uri(), *where)
+                error(_("the plaintext server %s cannot be used with --backend=unbound; use "
+                      "dns+tls://ADDR#NAME or --backend=dnsconfd") % server.uri(), *where)
             if server.is_link_local:
                 _link_local_problem(server, self.backend, error, warning)
             if server.address.is_loopback:
                 warning(_loopback_warning(server, self.backend), *where)
             if server.key in seen:
-                error("the server %s is given twice%s; remove one"
+                error(_("the server %s is given twice%s; remove one")
                       % (server.kickstart_line(), _first_on(seen[server.key])), *where)
             else:
                 seen[server.key] = server
         if self.backend == Backend.DNSCONFD and self.resolve_mode == ResolveMode.BACKUP:
             for server, zones, dot in self._plaintext_behind_dot():
-                warning("dnsconfd never uses the plaintext server %s for %s, which the DoT "
+                warning(_("dnsconfd never uses the plaintext server %s for %s, which the DoT "
                         "server %s serves too: in each zone it uses only the servers of the "
                         "best protocol, so there is no fallback to plaintext; remove it, or "
-                        "route it with domain= to names that no DoT server serves"
+                        "route it with domain= to names that no DoT server serves")
                         % (server.uri(), " and ".join(zones), dot.uri()),
                         server.lineno, server.filename)
         for names, what in ((self.ca_names, "--ca"), (self.searches, "--search")):
             if len(set(names)) != len(names):
-                error("%s lists a name twice" % what, header_lineno)
+                error(_("%s lists a name twice") % what, header_lineno)
         return found

@@ -10,6 +10,7 @@ import os
 import re
 from dataclasses import dataclass
 
+from org_edns_addon.i18n import _
 from org_edns_addon.constants import ADDON_SECTION_OPEN, SECTION_OPEN
 from org_edns_addon.fileio import write_atomically
 from org_edns_addon.ks.reader import parse_kickstart
@@ -37,7 +38,7 @@ def convert_text(text, header_linenos):
         line = lines[lineno - 1]
         new_line, count = _HEADER.subn(lambda m: m.group(1) + ADDON_SECTION_OPEN, line, 1)
         if count != 1:
-            raise ConvertError("line %d does not start with %s" % (lineno, SECTION_OPEN))
+            raise ConvertError(_("line %d does not start with %s") % (lineno, SECTION_OPEN))
         lines[lineno - 1] = new_line
     return "".join(lines)
 
@@ -50,11 +51,11 @@ def convert_kickstart(path, output=None):
     """
     result = parse_kickstart(path)
     if result.errors:
-        raise ConvertError("fix the errors above first", result.errors)
+        raise ConvertError(_("fix the errors above first"), result.errors)
     ours = [place for place in result.edns_places if place.spelling == SECTION_OPEN]
     elsewhere = [place for place in ours if place.filename != path]
     if elsewhere:
-        raise ConvertError("%%edns is in the included file %s; convert that file"
+        raise ConvertError(_("%%edns is in the included file %s; convert that file")
                            % elsewhere[0].filename)
     converted = convert_text(result.text, [place.lineno for place in ours])
     if output is not None:
@@ -66,6 +67,6 @@ def convert_kickstart(path, output=None):
         try:
             write_atomically(output, converted.encode("utf-8"), mode)
         except OSError as error:
-            raise ConvertError("cannot write %s: %s" % (output, error.strerror or error)) \
+            raise ConvertError(_("cannot write %s: %s") % (output, error.strerror or error)) \
                 from None
     return Converted(converted, len(ours))

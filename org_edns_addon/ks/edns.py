@@ -16,6 +16,7 @@ from pykickstart.options import KSOptionParser, commaSplit
 from pykickstart.sections import Section
 from pykickstart.version import DEVEL
 
+from org_edns_addon.i18n import _
 from org_edns_addon.constants import ADDON_NAME, ADDON_SECTION_OPEN, SECTION_OPEN
 from org_edns_addon.certificates import file_name_problem
 from org_edns_addon.model import (Backend, DotServer, EdnsConfig, ModelError, ResolveMode,
@@ -38,12 +39,12 @@ class _EdnsOptionParser(KSOptionParser):
             for word in message[len(prefix):].split():
                 option = word.split("=", 1)[0]
                 if not option.startswith("-"):
-                    hints.append("unexpected %r" % word)
+                    hints.append(_("unexpected %r") % word)
                     continue
                 close = difflib.get_close_matches(option, known, n=1)
-                hints.append("unknown option %s%s" % (
-                    option, " (did you mean %s?)" % close[0] if close else ""))
-            message = "%s; the options are %s" % ("; ".join(hints), ", ".join(known))
+                hints.append(_("unknown option %s%s") % (
+                    option, _(" (did you mean %s?)") % close[0] if close else ""))
+            message = _("%s; the options are %s") % ("; ".join(hints), ", ".join(known))
         super().error(message)
 
 
@@ -106,7 +107,7 @@ class EdnsData(KickstartObject):
         try:
             searches = tuple(normalize_domains(ns.searches, "search domain"))
         except ModelError as error:
-            raise KickstartParseError("--search: %s" % error, lineno=line_number) from None
+            raise KickstartParseError(_("--search: %s") % error, lineno=line_number) from None
         for name in ns.ca_names:
             problem = file_name_problem(name, "--ca")
             if problem:

@@ -3,6 +3,7 @@
 from simpleline import App
 from simpleline.render.adv_widgets import YesNoDialog
 
+from org_edns_addon.i18n import _
 from org_edns_addon.tui.editor import EditError, EdnsEditor
 from org_edns_addon.tui.kickstart_file import (KickstartFileError, load_kickstart,
                                                new_kickstart, save_kickstart)
@@ -28,7 +29,7 @@ def run_standalone(kickstart, output):
                 from None
 
     App.initialize()
-    App.get_scheduler().quit_screen = YesNoDialog("Quit without writing %s?" % output)
+    App.get_scheduler().quit_screen = YesNoDialog(_("Quit without writing %s?") % output)
     screen = MainScreen(editor, save, "to write %s and quit" % output)
     App.get_scheduler().schedule_screen(screen)
     App.run()

@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import List, Optional
 
+from org_edns_addon.i18n import _
 from org_edns_addon.fileio import write_atomically
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.model import Problem, SectionPlace, Severity
@@ -43,11 +44,11 @@ def load_kickstart(path):
     """
     parsed = parse_kickstart(path)
     if parsed.errors:
-        raise KickstartFileError("fix these errors first (edns-addon validate %s shows them)"
+        raise KickstartFileError(_("fix these errors first (edns-addon validate %s shows them)")
                                  % path, parsed.errors)
     place = parsed.edns_places[0] if parsed.edns_places else None
     if place is not None and place.filename != path:
-        raise KickstartFileError("the %s section is in the included file %s; edit that file"
+        raise KickstartFileError(_("the %s section is in the included file %s; edit that file")
                                  % (place.spelling, place.filename))
     # The text as parsed, never a second read that may differ (a pipe, an edit).
     source = KickstartFile(path, parsed.text, place, os.stat(path).st_mode & 0o777)
@@ -64,8 +65,8 @@ def _check_range(lines, place, path):
     if last is None or not 1 <= first <= last <= len(lines) \
             or not lines[first - 1].lstrip().startswith("%") \
             or not lines[last - 1].strip().startswith("%end"):
-        raise KickstartFileError("%s:%d: the section does not end where it was read; the "
-                                 "file changed while editing, nothing written"
+        raise KickstartFileError(_("%s:%d: the section does not end where it was read; the "
+                                 "file changed while editing, nothing written")
                                  % (path, first))
 
 
@@ -82,7 +83,7 @@ def render_kickstart(source, editor):
     edits = [(cert.origin, "") for cert in editor.removed_certificates]
     if source.edns_place is not None:
         edits.append((source.edns_place, ours))
-    for place, _ in edits:
+    for place, _replacement in edits:
         _check_range(lines, place, source.path)
     for place, replacement in sorted(edits, key=lambda edit: edit[0].lineno, reverse=True):
         lines[place.lineno - 1:place.end_lineno] = [replacement]
@@ -98,11 +99,11 @@ def save_kickstart(source, editor, output):
     """Write the edited kickstart to OUTPUT atomically; refuse while there are errors."""
     errors = [p for p in editor.problems() if p.severity == Severity.ERROR]
     if errors:
-        raise KickstartFileError("not written: the configuration has errors", errors)
+        raise KickstartFileError(_("not written: the configuration has errors"), errors)
     data = render_kickstart(source, editor).encode("utf-8")
     try:
         write_atomically(output, data, source.mode)
     except OSError as error:
-        raise KickstartFileError("cannot write %s: %s" % (output, error.strerror or error)) \
+        raise KickstartFileError(_("cannot write %s: %s") % (output, error.strerror or error)) \
             from None
 

@@ -15,23 +15,24 @@ from simpleline.render.screen import InputState, UIScreen
 from simpleline.render.screen_handler import ScreenHandler
 from simpleline.render.widgets import CheckboxWidget, TextWidget
 
+from org_edns_addon.i18n import N_, _
 from org_edns_addon.constants import (ADDON_NAME, DOT_CA_BUNDLE_PATH, DOT_CA_DIR,
                                       UNBOUND_LISTEN_ADDRESS)
 from org_edns_addon.model import Backend, ResolveMode
 from org_edns_addon.tui.editor import (CLEAR_WORD, EditError, read_ca_pem,
                                        read_ca_pem_file)
 
-TITLE = "Encrypted DNS (DNS over TLS)"
+TITLE = N_("Encrypted DNS (DNS over TLS)")
 
 RESOLVE_MODE_TEXT = {
-    ResolveMode.EXCLUSIVE: "only these servers answer, for every name (default)",
-    ResolveMode.PREFER: "these servers first; the connections' DNS servers are also used",
-    ResolveMode.BACKUP: "the connections' DNS servers first, these when they fail; "
-                        "the only mode that allows plaintext servers",
+    ResolveMode.EXCLUSIVE: N_("only these servers answer, for every name (default)"),
+    ResolveMode.PREFER: N_("these servers first; the connections' DNS servers are also used"),
+    ResolveMode.BACKUP: N_("the connections' DNS servers first, these when they fail; "
+                           "the only mode that allows plaintext servers"),
 }
 BACKEND_TEXT = {
-    Backend.DNSCONFD: "dnsconfd configures Unbound from NetworkManager (default)",
-    Backend.UNBOUND: "a standalone Unbound forwarder on %s, NetworkManager dns=none"
+    Backend.DNSCONFD: N_("dnsconfd configures Unbound from NetworkManager (default)"),
+    Backend.UNBOUND: N_("a standalone Unbound forwarder on %s, NetworkManager dns=none")
                      % UNBOUND_LISTEN_ADDRESS,
 }
 
@@ -40,26 +41,26 @@ def report(message):
     """Print a refused input where the user typed it (as Anaconda's dialogs do)."""
     width = App.get_configuration().width
     print("\n".join(textwrap.fill(line, width, subsequent_indent="  ")
-                    for line in ("error: %s" % message).splitlines()))
+                    for line in (_("error: %s") % message).splitlines()))
 
 
 def describe_routes(server):
-    return "only " + ", ".join(server.domains) if server.domains else "every name"
+    return _("only %s") % ", ".join(server.domains) if server.domains else _("every name")
 
 
 def describe_server(server):
     """What a server is, in words: its URI, TLS name and the domains routed to it."""
     if server.tls:
-        how = "TLS name: %s" % server.name if server.name else "no TLS name"
+        how = _("TLS name: %s") % server.name if server.name else _("no TLS name")
     else:
-        how = "plaintext, no TLS"
-    return "%s\n   %s; serves %s" % (server.uri(), how, describe_routes(server))
+        how = _("plaintext, no TLS")
+    return _("%s\n   %s; serves %s") % (server.uri(), how, describe_routes(server))
 
 
 def describe_ca(editor):
     names = editor.config.ca_names
     if not names:
-        return "system trust store + %certificate --type=anchor"
+        return _("system trust store + %certificate --type=anchor")
     return ", ".join(names)
 
 
@@ -106,7 +107,7 @@ class ItemMenu:
     def add_to(self, window):
         window.add_with_separator(self.container)
         if self.error:
-            window.add_with_separator(TextWidget("error: %s" % self.error))
+            window.add_with_separator(TextWidget(_("error: %s") % self.error))
 
 
 def push(screen):
@@ -116,7 +117,7 @@ def push(screen):
 
 def add_problems(window, editor):
     """The status line and every validation message, below the items."""
-    lines = ["Status: %s" % editor.status()]
+    lines = [_("Status: %s") % editor.status()]
     lines += ["%s: %s" % (p.severity.value, p.message) for p in editor.problems()]
     window.add_with_separator(TextWidget("\n".join(lines)))
 
@@ -124,20 +125,21 @@ def add_problems(window, editor):
 def add_main_menu(window, menu, editor):
     """The first screen: servers, options, CA, check and summary, then the messages."""
     servers = editor.config.servers
-    server_lines = ["Servers:"] + ["  %s (%s)" % (s.uri(), describe_routes(s)) for s in servers] \
-        if servers else ["Servers: none yet; add at least one"]
+    server_lines = [_("Servers:")] + ["  %s (%s)" % (s.uri(), describe_routes(s))
+                                      for s in servers] \
+        if servers else [_("Servers: none yet; add at least one")]
     menu.add(TextWidget("\n".join(server_lines)), lambda: push(ServersScreen(editor)))
-    menu.add(TextWidget("Resolve mode: %s" % editor.config.resolve_mode.value),
+    menu.add(TextWidget(_("Resolve mode: %s") % editor.config.resolve_mode.value),
              lambda: push(resolve_mode_screen(editor)))
-    menu.add(TextWidget("Backend: %s" % editor.config.backend.value),
+    menu.add(TextWidget(_("Backend: %s") % editor.config.backend.value),
              lambda: push(backend_screen(editor)))
-    menu.add(TextWidget("Search domains: %s" % (", ".join(editor.config.searches) or "none")),
+    menu.add(TextWidget(_("Search domains: %s") % (", ".join(editor.config.searches) or "none")),
              lambda: push(search_screen(editor)))
-    menu.add(TextWidget("CA certificates: %s" % describe_ca(editor)),
+    menu.add(TextWidget(_("CA certificates: %s") % describe_ca(editor)),
              lambda: push(CaScreen(editor)))
-    menu.add(TextWidget("Check servers (TLS handshake and one query each)"),
+    menu.add(TextWidget(_("Check servers (TLS handshake and one query each)")),
              lambda: push(CheckScreen(editor)))
-    menu.add(TextWidget("Summary of what will be configured"),
+    menu.add(TextWidget(_("Summary of what will be configured")),
              lambda: push(SummaryScreen(editor)))
     menu.add_to(window)
     add_problems(window, editor)
@@ -168,7 +170,7 @@ class MainScreen(EditorScreen):
     """The standalone editor's first screen; 'c' saves through SAVE and quits."""
 
     def __init__(self, editor, save, save_text):
-        super().__init__(editor, TITLE)
+        super().__init__(editor, _(TITLE))
         self._save = save
         self._save_text = save_text
         self.saved = False
@@ -196,53 +198,53 @@ class ServersScreen(EditorScreen):
     """Every server with its TLS name and routed domains; add, or pick one to edit."""
 
     def __init__(self, editor):
-        super().__init__(editor, "DNS servers")
+        super().__init__(editor, _("DNS servers"))
 
     def fill(self, window):
         window.add_with_separator(TextWidget(
-            "Servers without routed domains serve every name; a server with routed "
-            "domains serves only those. At least one must serve every name."))
+            _("Servers without routed domains serve every name; a server with routed "
+            "domains serves only those. At least one must serve every name.")))
         for index, server in enumerate(self.editor.config.servers):
             self.menu.add(TextWidget(describe_server(server)),
                           lambda i=index: push(ServerScreen(self.editor, i)))
-        self.menu.add(TextWidget("Add a server"), lambda: push(add_server_screen(self.editor)))
+        self.menu.add(TextWidget(_("Add a server")), lambda: push(add_server_screen(self.editor)))
         self.menu.add_to(window)
 
 
 def add_server_screen(editor):
     return EntryScreen(
-        "Add a server",
-        "A DoT server: dns+tls://ADDR[:PORT]#NAME (IPv6 in brackets, port 853 by "
+        _("Add a server"),
+        _("A DoT server: dns+tls://ADDR[:PORT]#NAME (IPv6 in brackets, port 853 by "
         "default, NAME as in its certificate), or ADDR#NAME. Append "
         "domain=D[,D] to route only those domains to it.\n"
-        "Example: dns+tls://192.0.2.53#dot.example",
-        "Server (empty line: back)", editor.add_server)
+        "Example: dns+tls://192.0.2.53#dot.example"),
+        _("Server (empty line: back)"), editor.add_server)
 
 
 class ServerScreen(EditorScreen):
     """One server: change its address or routed domains, or remove it."""
 
     def __init__(self, editor, index):
-        super().__init__(editor, "Server %d" % (index + 1))
+        super().__init__(editor, _("Server %d") % (index + 1))
         self._index = index
 
     def fill(self, window):
         server = self.editor.config.servers[self._index]
         editor, index = self.editor, self._index
-        self.menu.add(TextWidget("Address: %s" % server.uri()), lambda: push(EntryScreen(
-            "Address of server %d" % (index + 1),
-            "dns+tls://ADDR[:PORT]#NAME, or ADDR#NAME; the routed domains stay.",
-            "Address (empty line: keep %s)" % server.uri(),
+        self.menu.add(TextWidget(_("Address: %s") % server.uri()), lambda: push(EntryScreen(
+            _("Address of server %d") % (index + 1),
+            _("dns+tls://ADDR[:PORT]#NAME, or ADDR#NAME; the routed domains stay."),
+            _("Address (empty line: keep %s)") % server.uri(),
             lambda text: editor.set_server_address(index, text))))
-        self.menu.add(TextWidget("Routed domains: %s" % (", ".join(server.domains) or
+        self.menu.add(TextWidget(_("Routed domains: %s") % (", ".join(server.domains) or
                                                          "none (serves every name)")),
                       lambda: push(EntryScreen(
-                          "Routed domains of server %d" % (index + 1),
-                          "Comma-separated domains routed only to this server, like "
-                          "lab.example,test.example; '%s' serves every name." % CLEAR_WORD,
-                          "Domains (empty line: keep)",
+                          _("Routed domains of server %d") % (index + 1),
+                          _("Comma-separated domains routed only to this server, like "
+                          "lab.example,test.example; '%s' serves every name.") % CLEAR_WORD,
+                          _("Domains (empty line: keep)"),
                           lambda text: editor.set_server_domains(index, text))))
-        self.menu.add(TextWidget("Remove this server"), self._remove)
+        self.menu.add(TextWidget(_("Remove this server")), self._remove)
         self.menu.add_to(window)
 
     def _remove(self):
@@ -269,7 +271,7 @@ class EntryScreen(UIScreen):
         super().refresh(args)
         self.window.add_with_separator(TextWidget(self._explanation))
         if self.error:
-            self.window.add_with_separator(TextWidget("error: %s" % self.error))
+            self.window.add_with_separator(TextWidget(_("error: %s") % self.error))
 
     def prompt(self, args=None):
         if self._default is not None:
@@ -296,10 +298,10 @@ class EntryScreen(UIScreen):
 
 def search_screen(editor):
     return EntryScreen(
-        "Search domains",
-        "Comma-separated domains appended to short names (NetworkManager searches), "
-        "like corp.example,lab.example; '%s' for none." % CLEAR_WORD,
-        "Search domains (empty line: keep)", editor.set_searches)
+        _("Search domains"),
+        _("Comma-separated domains appended to short names (NetworkManager searches), "
+        "like corp.example,lab.example; '%s' for none.") % CLEAR_WORD,
+        _("Search domains (empty line: keep)"), editor.set_searches)
 
 
 class ChoiceScreen(EditorScreen):
@@ -315,7 +317,7 @@ class ChoiceScreen(EditorScreen):
     def fill(self, window):
         window.add_with_separator(TextWidget(self._explanation))
         for value, text in self._choices.items():
-            self.menu.add(CheckboxWidget(title=value.value, text=text,
+            self.menu.add(CheckboxWidget(title=value.value, text=_(text),
                                          completed=value == self._current()), self._pick, value)
         self.menu.add_to(window)
 
@@ -325,14 +327,14 @@ class ChoiceScreen(EditorScreen):
 
 
 def resolve_mode_screen(editor):
-    return ChoiceScreen(editor, "Resolve mode",
-                        "How these servers relate to the DNS servers of the network "
-                        "connections (NetworkManager resolve-mode).", RESOLVE_MODE_TEXT,
+    return ChoiceScreen(editor, _("Resolve mode"),
+                        _("How these servers relate to the DNS servers of the network "
+                        "connections (NetworkManager resolve-mode)."), RESOLVE_MODE_TEXT,
                         lambda: editor.config.resolve_mode, editor.set_resolve_mode)
 
 
 def backend_screen(editor):
-    return ChoiceScreen(editor, "Backend", "The local resolver that speaks DoT upstream.",
+    return ChoiceScreen(editor, _("Backend"), _("The local resolver that speaks DoT upstream."),
                         BACKEND_TEXT, lambda: editor.config.backend, editor.set_backend)
 
 
@@ -340,13 +342,13 @@ class CaScreen(EditorScreen):
     """The CA certificates: pick among the known ones, paste a PEM, or read a file."""
 
     def __init__(self, editor):
-        super().__init__(editor, "CA certificates for the DNS servers")
+        super().__init__(editor, _("CA certificates for the DNS servers"))
 
     def fill(self, window):
         window.add_with_separator(TextWidget(
-            "The selected certificates alone authenticate the DNS servers (--ca). With "
+            _("The selected certificates alone authenticate the DNS servers (--ca). With "
             "none selected, the system trust store plus every %certificate --type=anchor "
-            "is used."))
+            "is used.")))
         for cert in self.editor.certificates:
             kind = "anchor; " if cert.is_anchor else ""
             self.menu.add(CheckboxWidget(title="%s (%s%s)" % (cert.filename, kind,
@@ -356,11 +358,11 @@ class CaScreen(EditorScreen):
                           lambda name=cert.filename: push(CertificateScreen(self.editor, name)))
         for name in self.editor.config.ca_names:
             if self.editor.certificate(name) is None:
-                self.menu.add(CheckboxWidget(title="%s (not among the certificates here)" % name,
+                self.menu.add(CheckboxWidget(title=_("%s (not among the certificates here)") % name,
                                              completed=True), self._deselect, name)
-        self.menu.add(TextWidget("Paste a PEM certificate"),
+        self.menu.add(TextWidget(_("Paste a PEM certificate")),
                       lambda: push(PemPasteScreen(self.editor)))
-        self.menu.add(TextWidget("Read a PEM file"), lambda: push(pem_file_screen(self.editor)))
+        self.menu.add(TextWidget(_("Read a PEM file")), lambda: push(pem_file_screen(self.editor)))
         self.menu.add_to(window)
 
 
@@ -373,20 +375,20 @@ class CertificateScreen(EditorScreen):
     """One certificate: (de)select it for the DNS servers, or remove its section."""
 
     def __init__(self, editor, filename):
-        super().__init__(editor, "Certificate %s" % filename)
+        super().__init__(editor, _("Certificate %s") % filename)
         self._filename = filename
 
     def fill(self, window):
         cert = self.editor.certificate(self._filename)
         details = [cert.describe(), "From %s" % self.editor.source(cert)]
-        details.append("Installed as %s%s" % (cert.directory or "(by --type)",
+        details.append(_("Installed as %s%s") % (cert.directory or "(by --type)",
                                                cert.filename if cert.directory else ""))
         window.add_with_separator(TextWidget("\n".join(details)))
-        self.menu.add(CheckboxWidget(title="Authenticate the DNS servers with it (--ca)",
+        self.menu.add(CheckboxWidget(title=_("Authenticate the DNS servers with it (--ca)"),
                                      completed=self.editor.is_selected(self._filename)),
                       self._toggle)
         if self.editor.removable(cert):
-            self.menu.add(TextWidget("Remove this %certificate"), self._remove)
+            self.menu.add(TextWidget(_("Remove this %certificate")), self._remove)
         self.menu.add_to(window)
 
     def _toggle(self):
@@ -401,27 +403,27 @@ class CertificateScreen(EditorScreen):
 def filename_screen(editor, pem, path=None):
     """Ask the --filename of new certificate PEM (a ``CaPem``), offering a free name."""
     return EntryScreen(
-        "File name of the new %certificate",
-        "The certificate is written to %s<name> and selected for the DNS servers.\n%s"
+        _("File name of the new %certificate"),
+        _("The certificate is written to %s<name> and selected for the DNS servers.\n%s")
         % (DOT_CA_DIR, "; ".join(block.subject for block in pem.blocks)),
-        "File name", lambda name: editor.add_certificate(pem, name),
+        _("File name"), lambda name: editor.add_certificate(pem, name),
         default=editor.suggest_filename(pem, path))
 
 
 def pem_file_screen(editor):
     def accept(path):
         return filename_screen(editor, read_ca_pem_file(path), path)
-    return EntryScreen("Read a PEM file",
-                       "The path of a PEM file holding the CA certificate(s) on this "
+    return EntryScreen(_("Read a PEM file"),
+                       _("The path of a PEM file holding the CA certificate(s) on this "
                        "machine. It must be a CA (not a server certificate), valid "
-                       "now, and hold no private key.", "Path (empty line: back)", accept)
+                       "now, and hold no private key."), _("Path (empty line: back)"), accept)
 
 
 class PemPasteScreen(UIScreen):
     """Paste PEM text line by line; an empty line ends it and it is checked as a CA."""
 
     def __init__(self, editor):
-        super().__init__("Paste a CA certificate")
+        super().__init__(_("Paste a CA certificate"))
         self._editor = editor
         self._lines = []
         self.error = None
@@ -429,13 +431,13 @@ class PemPasteScreen(UIScreen):
     def refresh(self, args=None):
         super().refresh(args)
         self.window.add_with_separator(TextWidget(
-            "Paste the PEM text (-----BEGIN CERTIFICATE----- … -----END CERTIFICATE-----), "
-            "then press ENTER on an empty line. An empty line first goes back."))
+            _("Paste the PEM text (-----BEGIN CERTIFICATE----- … -----END CERTIFICATE-----), "
+            "then press ENTER on an empty line. An empty line first goes back.")))
         if self.error:
-            self.window.add_with_separator(TextWidget("error: %s" % self.error))
+            self.window.add_with_separator(TextWidget(_("error: %s") % self.error))
 
     def prompt(self, args=None):
-        return Prompt("PEM" if not self._lines else None)
+        return Prompt(_("PEM") if not self._lines else None)
 
     def input(self, args, key):
         if key.strip():
@@ -467,7 +469,7 @@ class TextScreen(UIScreen):
         self.window.add_with_separator(TextWidget("\n".join(self.lines())))
 
     def prompt(self, args=None):
-        return Prompt("Press %s to go back" % Prompt.ENTER)
+        return Prompt(_("Press %s to go back") % Prompt.ENTER)
 
     def input(self, args, key):
         return InputState.PROCESSED_AND_CLOSE
@@ -477,7 +479,7 @@ class SummaryScreen(TextScreen):
     """What will be configured, in words and as kickstart, with every message."""
 
     def __init__(self, editor):
-        super().__init__("Summary")
+        super().__init__(_("Summary"))
         self._editor = editor
 
     def lines(self):
@@ -487,31 +489,31 @@ class SummaryScreen(TextScreen):
 def summary_lines(editor):
     """The summary as lines of text."""
     config = editor.config
-    lines = ["Resolver: %s" % BACKEND_TEXT[config.backend],
-             "Resolve mode: %s: %s" % (config.resolve_mode.value,
-                                       RESOLVE_MODE_TEXT[config.resolve_mode])]
-    lines += ["Every name: %s" % s.uri() for s in config.default_servers]
+    lines = [_("Resolver: %s") % _(BACKEND_TEXT[config.backend]),
+             _("Resolve mode: %s: %s") % (config.resolve_mode.value,
+                                          _(RESOLVE_MODE_TEXT[config.resolve_mode]))]
+    lines += [_("Every name: %s") % s.uri() for s in config.default_servers]
     for domain, servers in config.routed_domains().items():
         lines += ["%s: %s" % (domain, s.uri()) for s in servers]
     if config.searches:
-        lines.append("Search domains: %s" % ", ".join(config.searches))
+        lines.append(_("Search domains: %s") % ", ".join(config.searches))
     if config.ca_names:
-        lines.append("Servers authenticated by: %s, as the bundle %s"
+        lines.append(_("Servers authenticated by: %s, as the bundle %s")
                      % (", ".join(config.ca_names), DOT_CA_BUNDLE_PATH))
     else:
-        lines.append("Servers authenticated by: the system trust store")
+        lines.append(_("Servers authenticated by: the system trust store"))
     added = editor.added_certificates
     if added:
-        lines.append("New %%certificate sections: %s" % ", ".join(c.filename for c in added))
+        lines.append(_("New %%certificate sections: %s") % ", ".join(c.filename for c in added))
     if editor.removed_certificates:
-        lines.append("Removed %%certificate sections: %s"
+        lines.append(_("Removed %%certificate sections: %s")
                      % ", ".join(c.filename for c in editor.removed_certificates))
     lines.append("")
-    lines.append("%%addon %s section:" % ADDON_NAME)
+    lines.append(_("%%addon %s section:") % ADDON_NAME)
     lines += ["  " + line for line in editor.kickstart_section().splitlines()]
     lines.append("")
     problems = editor.problems()
-    lines += ["%s: %s" % (p.severity.value, p.message) for p in problems] or ["No problems."]
+    lines += ["%s: %s" % (p.severity.value, p.message) for p in problems] or [_("No problems.")]
     return lines
 
 
@@ -519,14 +521,15 @@ class CheckScreen(TextScreen):
     """Reach, authenticate and query every server; one line per server."""
 
     def __init__(self, editor):
-        super().__init__("Check servers")
+        super().__init__(_("Check servers"))
         self._editor = editor
 
     def lines(self):
         servers = self._editor.config.servers
         if not servers:
-            return ["No server to check; add one first."]
-        print("Checking %d server%s…" % (len(servers), "" if len(servers) == 1 else "s"))
+            return [_("No server to check; add one first.")]
+        print((_("Checking %d server…") if len(servers) == 1 else _("Checking %d servers…"))
+              % len(servers))
         try:
             return [check.describe() for check in self._editor.check_servers()]
         except EditError as error:

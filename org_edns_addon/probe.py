@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass
 from typing import List, Optional
 
+from org_edns_addon.i18n import _
 from org_edns_addon.constants import (CHECK_MAX_PARALLEL, CHECK_QUERY_TYPE, CHECK_SHOWN_NAMES,
                                       CHECK_SHOWN_TEXT_CHARS, CHECK_TIMEOUT_SECONDS)
 from org_edns_addon.model import DotServer, EdnsConfig
@@ -165,7 +166,7 @@ def check_servers(config: EdnsConfig, ca_bundle: Optional[bytes] = None,
             results[index] = _check_one(servers[index], context, trusted_by, timeout, qname)
 
     workers = []
-    for _ in range(min(len(servers), CHECK_MAX_PARALLEL)):
+    for _worker in range(min(len(servers), CHECK_MAX_PARALLEL)):
         worker = threading.Thread(target=check_waiting_servers, daemon=True)
         try:
             worker.start()
@@ -186,10 +187,10 @@ def _unfinished(server, started, give_up_after):
     """The result of a server whose check has not ended (it never should: every step has
     a deadline), saying so instead of guessing why."""
     if started:
-        return ServerCheck(server, Outcome.NOT_CHECKED, "the check was still running after "
-                           "%g s and was given up; this machine may be overloaded" % give_up_after)
-    return ServerCheck(server, Outcome.NOT_CHECKED, "the check never started within %g s; "
-                       "this machine may be overloaded" % give_up_after)
+        return ServerCheck(server, Outcome.NOT_CHECKED, _("the check was still running after "
+                           "%g s and was given up; this machine may be overloaded") % give_up_after)
+    return ServerCheck(server, Outcome.NOT_CHECKED, _("the check never started within %g s; "
+                       "this machine may be overloaded") % give_up_after)
 
 
 def _check_one(server, context, trusted_by, timeout, qname):
@@ -197,8 +198,8 @@ def _check_one(server, context, trusted_by, timeout, qname):
     try:
         return _ServerProbe(server, context, trusted_by, timeout).run(qname)
     except Exception as error:   # a bug must not pass for a server's fault, nor vanish
-        return ServerCheck(server, Outcome.NOT_CHECKED, "the check itself failed (%s: %s); "
-                           "this is a bug in edns-addon, please report it"
+        return ServerCheck(server, Outcome.NOT_CHECKED, _("the check itself failed (%s: %s); "
+                           "this is a bug in edns-addon, please report it")
                            % (type(error).__name__, printable(error)))
 
 
@@ -261,7 +262,7 @@ class _ServerProbe:
         return left
 
     def _timeout(self, what, advice=""):
-        return _Failed(Outcome.TIMEOUT, "%s within %g s%s" % (what, self.timeout, advice))
+        return _Failed(Outcome.TIMEOUT, _("%s within %g s%s") % (what, self.timeout, advice))
 
     def _socket(self, kind):
         """A new socket of KIND for the server's address family."""
@@ -283,16 +284,16 @@ class _ServerProbe:
             return sock, started
         except ConnectionRefusedError:
             sock.close()
-            raise _Failed(Outcome.CONNECTION_REFUSED, "nothing accepts connections on this "
-                          "address and port; check both") from None
+            raise _Failed(Outcome.CONNECTION_REFUSED, _("nothing accepts connections on this "
+                          "address and port; check both")) from None
         except socket.timeout:
             sock.close()
-            raise self._timeout("no connection", "; check the address, the routing and "
-                                "firewalls") from None
+            raise self._timeout(_("no connection"), _("; check the address, the routing and "
+                                "firewalls")) from None
         except OSError as error:
             sock.close()
-            raise _Failed(Outcome.UNREACHABLE, "cannot connect: %s; check the address and "
-                          "the network" % _os_error_text(error)) from None
+            raise _Failed(Outcome.UNREACHABLE, _("cannot connect: %s; check the address and "
+                          "the network") % _os_error_text(error)) from None
         except BaseException:
             sock.close()
             raise
@@ -307,15 +308,15 @@ class _ServerProbe:
         except ssl.SSLCertVerificationError as error:
             raise self._certificate_failure(error) from None
         except socket.timeout:
-            raise self._timeout(no_handshake, "; is it a DNS over TLS server?") from None
+            raise self._timeout(no_handshake, _("; is it a DNS over TLS server?")) from None
         except _CONNECTION_ENDED:
-            raise _Failed(Outcome.TLS_FAILED, "the server closed the connection during the "
-                          "TLS handshake; is it a DNS over TLS server?") from None
+            raise _Failed(Outcome.TLS_FAILED, _("the server closed the connection during the "
+                          "TLS handshake; is it a DNS over TLS server?")) from None
         except ssl.SSLError as error:
             raise _Failed(Outcome.TLS_FAILED, _handshake_error_reason(error)) from None
         except OSError as error:
-            raise _Failed(Outcome.TLS_FAILED, "the TLS handshake broke off: %s; is it a DNS "
-                          "over TLS server?" % _os_error_text(error)) from None
+            raise _Failed(Outcome.TLS_FAILED, _("the TLS handshake broke off: %s; is it a DNS "
+                          "over TLS server?") % _os_error_text(error)) from None
         finally:
             sock.close()   # wrap_socket took its descriptor over if it succeeded
         with tls:
@@ -349,22 +350,22 @@ class _ServerProbe:
         """A _Failed for ERROR (None: a clean close) after the TLS handshake, when the server
         had sent RECEIVED bytes of its answer."""
         if isinstance(error, socket.timeout):
-            return self._timeout("TLS works, but no DNS answer came")
+            return self._timeout(_("TLS works, but no DNS answer came"))
         if isinstance(error, ssl.SSLError) and error.reason in _OVERSIZED_RECORD_REASONS:
-            return _Failed(Outcome.BAD_ANSWER, "the server sent a TLS record longer than TLS "
-                           "allows (%s); it does not speak TLS correctly"
+            return _Failed(Outcome.BAD_ANSWER, _("the server sent a TLS record longer than TLS "
+                           "allows (%s); it does not speak TLS correctly")
                            % printable(error.reason))
         when = ("right after the TLS handshake, without answering" if received == 0 else
                 "in the middle of its answer (after %d bytes)" % received)
         if error is None or isinstance(error, _CONNECTION_ENDED):
             how = "reset" if isinstance(error, (ConnectionResetError, BrokenPipeError)) else \
                 "closed"
-            return _Failed(Outcome.CONNECTION_LOST, "the server %s the connection %s; see the "
-                           "server's log for why" % (how, when))
+            return _Failed(Outcome.CONNECTION_LOST, _("the server %s the connection %s; see the "
+                           "server's log for why") % (how, when))
         if isinstance(error, ssl.SSLError):
-            return _Failed(Outcome.CONNECTION_LOST, "the TLS connection failed %s: %s"
+            return _Failed(Outcome.CONNECTION_LOST, _("the TLS connection failed %s: %s")
                            % (when, printable(error.reason or error)))
-        return _Failed(Outcome.CONNECTION_LOST, "the connection broke %s: %s"
+        return _Failed(Outcome.CONNECTION_LOST, _("the connection broke %s: %s")
                        % (when, _os_error_text(error)))
 
     def _ask_over_udp(self, wire):
@@ -379,12 +380,12 @@ class _ServerProbe:
                 answer = sock.recv(65535)
                 return answer, None, (time.perf_counter() - started) * 1000
             except ConnectionRefusedError:
-                raise _Failed(Outcome.CONNECTION_REFUSED, "nothing answers on this address "
-                              "and UDP port; check both") from None
+                raise _Failed(Outcome.CONNECTION_REFUSED, _("nothing answers on this address "
+                              "and UDP port; check both")) from None
             except socket.timeout:
                 raise self._timeout(no_answer) from None
             except OSError as error:
-                raise _Failed(Outcome.UNREACHABLE, "cannot reach the server: %s"
+                raise _Failed(Outcome.UNREACHABLE, _("cannot reach the server: %s")
                               % _os_error_text(error)) from None
 
     def _certificate_failure(self, error):
@@ -393,16 +394,16 @@ class _ServerProbe:
         certificate = self._unverified_certificate()
         name = self.server.name
         if code == _HOSTNAME_MISMATCH_CODE:
-            return _Failed(Outcome.NAME_MISMATCH, "the server's certificate %s; write a name "
-                           "it has after '#', or give the server a certificate for %s"
+            return _Failed(Outcome.NAME_MISMATCH, _("the server's certificate %s; write a name "
+                           "it has after '#', or give the server a certificate for %s")
                            % (_names_sentence(certificate, name), name))
         if code in (_EXPIRED_CODE, _NOT_YET_VALID_CODE):
             return _validity_failure(code, certificate)
         if code in _UNKNOWN_ISSUER_CODES:
-            return _Failed(Outcome.UNKNOWN_CA, "the server's certificate%s is not signed by "
-                           "%s; add the CA that issued it"
+            return _Failed(Outcome.UNKNOWN_CA, _("the server's certificate%s is not signed by "
+                           "%s; add the CA that issued it")
                            % (_issuer_clause(certificate), self.trusted_by))
-        return _Failed(Outcome.CERTIFICATE_REJECTED, "the server's certificate is refused: %s"
+        return _Failed(Outcome.CERTIFICATE_REJECTED, _("the server's certificate is refused: %s")
                        % printable(error.verify_message))
 
     def _unverified_certificate(self):
@@ -457,16 +458,16 @@ def _judge_answer(server, query, wire, name, rtt_ms, handshake_ms):
     try:
         response = dns.message.from_wire(wire)
     except Exception as error:   # hostile bytes may break more than DNSException
-        raise _Failed(Outcome.BAD_ANSWER, "the answer is not a valid DNS message (%s)"
+        raise _Failed(Outcome.BAD_ANSWER, _("the answer is not a valid DNS message (%s)")
                       % printable(error)) from None
     if not query.is_response(response):
-        raise _Failed(Outcome.BAD_ANSWER, "the answer does not match the question")
+        raise _Failed(Outcome.BAD_ANSWER, _("the answer does not match the question"))
     rcode = response.rcode()
     asked = "%s %s" % (name, CHECK_QUERY_TYPE)
     answered = dns.rcode.to_text(rcode)
     if rcode in (dns.rcode.NOERROR, dns.rcode.NXDOMAIN):
         records = sum(len(rrset) for rrset in response.answer)
-        return ServerCheck(server, Outcome.OK, "%s: %s, %d record%s" % (
+        return ServerCheck(server, Outcome.OK, _("%s: %s, %d record%s") % (
             asked, answered, records, "" if records == 1 else "s"), rtt_ms, handshake_ms)
     if rcode == dns.rcode.REFUSED:
         meaning = ("it is authenticated, but does not resolve that name for this client; "
@@ -477,7 +478,7 @@ def _judge_answer(server, query, wire, name, rtt_ms, handshake_ms):
                    "log, or ask a name it can resolve")
     else:
         meaning = "it is authenticated, but did not answer that query"
-    return ServerCheck(server, Outcome.DNS_ERROR, "the server answered %s to %s; %s"
+    return ServerCheck(server, Outcome.DNS_ERROR, _("the server answered %s to %s; %s")
                        % (printable(answered), asked, meaning))
 
 
@@ -499,14 +500,14 @@ def _validity_failure(code, certificate):
     if code == _EXPIRED_CODE:
         if certificate and _utc(certificate, "not_valid_after") < now:
             when = _utc(certificate, "not_valid_after").strftime("%Y-%m-%d %H:%M UTC")
-            return _Failed(Outcome.EXPIRED, "the server's certificate expired on %s; renew "
-                           "it on the server" % when)
-        return _Failed(Outcome.EXPIRED, "a CA certificate in the server's chain has expired; "
-                       "renew it")
+            return _Failed(Outcome.EXPIRED, _("the server's certificate expired on %s; renew "
+                           "it on the server") % when)
+        return _Failed(Outcome.EXPIRED, _("a CA certificate in the server's chain has expired; "
+                       "renew it"))
     when = (" before %s" % _utc(certificate, "not_valid_before").strftime("%Y-%m-%d %H:%M UTC")
             if certificate and _utc(certificate, "not_valid_before") > now else "")
-    return _Failed(Outcome.NOT_YET_VALID, "the server's certificate chain is not valid%s; "
-                   "check this machine's clock" % when)
+    return _Failed(Outcome.NOT_YET_VALID, _("the server's certificate chain is not valid%s; "
+                   "check this machine's clock") % when)
 
 
 def _issuer_clause(certificate):

@@ -90,6 +90,17 @@ def normalize_dns_name(text, what="name"):
         raise ModelError("the %s is empty" % what)
     if text.endswith(".") and text != ".":
         text = text[:-1]
+    if text.isascii():
+        # Most names are plain ASCII: where IDNA would only lower-case them, skip its
+        # (costly) per-character tables. Anything else, errors included, takes IDNA's path.
+        name = text.lower()
+        if len(name) <= 253 and all(_LABEL.match(label) and label[2:4] != "--"
+                                    for label in name.split(".")):
+            return name
+    return _idna_name(text, what)
+
+
+def _idna_name(text, what):
     try:
         ascii_name = idna.encode(text, uts46=True).decode("ascii")
     except (idna.IDNAError, UnicodeError, ValueError) as error:

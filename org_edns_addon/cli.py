@@ -45,8 +45,8 @@ def run_validate(args):
     from org_edns_addon.ks.reader import parse_kickstart
 
     results = [parse_kickstart(path) for path in args.kickstarts]
-    errors = sum(len(r.errors) for r in results)
-    warnings = sum(len(r.warnings) for r in results)
+    errors = sum(r.error_count for r in results)
+    warnings = sum(r.warning_count for r in results)
     if args.json:
         import json
 
@@ -55,11 +55,20 @@ def run_validate(args):
             "errors": errors,
             "warnings": warnings,
             "problems": [_problem_json(p) for r in results for p in r.problems],
+            # Counted in "errors" and "warnings", not listed in "problems".
+            "omitted": sum(r.omitted_errors + r.omitted_warnings for r in results),
         }, indent=2))
     else:
         for result in results:
             for problem in result.problems:
                 print(problem)
+            if result.omitted_errors or result.omitted_warnings:
+                omitted = result.omitted_errors + result.omitted_warnings
+                print("%s: ... and %d more %s (%s, %s) not listed; fix those above and run "
+                      "again" % (result.filename, omitted,
+                                 "problem" if omitted == 1 else "problems",
+                                 _plural(result.omitted_errors, "error"),
+                                 _plural(result.omitted_warnings, "warning")))
         what = ", ".join(r.filename for r in results) if len(results) == 1 else \
             _plural(len(results), "file")
         print("%s: %s, %s" % (what, _plural(errors, "error"), _plural(warnings, "warning")))

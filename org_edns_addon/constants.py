@@ -5,11 +5,24 @@ SECTION_NAME = "edns"
 SECTION_OPEN = "%edns"
 ADDON_SECTION_OPEN = "%addon " + ADDON_NAME
 
-# Larger input is not a kickstart; refusing it keeps validation's memory and time bounded.
+# Bounds on reading a kickstart, so that no input makes validation slow or large.
+# Larger input (the kickstart and its included files together) is not a kickstart.
 MAX_KICKSTART_BYTES = 16 * 1024 * 1024
 # Deeper %include nesting is a mistake (or a loop through ever new names); it would
 # otherwise end in Python's recursion limit.
 MAX_INCLUDE_DEPTH = 50
+# %include lines followed in all (a file included from ten places is read ten times):
+# a few small files could otherwise make 10^5 reads.
+MAX_INCLUDES = 1000
+# The longest line that is split into words (a command, a section header, %end, %include,
+# an encrypted DNS server): pykickstart's tokenizer takes time growing with the square of
+# a word's length (800 KB: 12 s). Script and certificate bodies are not split.
+MAX_KICKSTART_LINE = 8192
+# Commands checked (pykickstart compares each new user, network, part ... line with every
+# earlier one: 10 000 of them take 20 s).
+MAX_KICKSTART_COMMANDS = 2000
+# Problems kept of each severity (the others are counted); reading stops after as many.
+MAX_PROBLEMS = 1000
 # The longest file name (one path component) Linux file systems take, in bytes (NAME_MAX),
 # and the longest path (PATH_MAX).
 MAX_FILE_NAME_BYTES = 255

@@ -107,6 +107,18 @@ def normalize_dns_name(text, what="name", underscore=False):
     given = text
     if text.endswith(".") and text != ".":
         text = text[:-1]
+    label_rule = _DOMAIN_LABEL if underscore else _LABEL
+    if text.isascii():
+        # Most names are plain ASCII: where IDNA would only lower-case them, skip its
+        # (costly) per-character tables. Anything else, errors included, takes IDNA's path.
+        name = text.lower()
+        if len(name) <= 253 and all(label_rule.match(label) and label[2:4] != "--"
+                                    for label in name.split(".")):
+            return name
+    return _idna_name(given, text, what, underscore, label_rule)
+
+
+def _idna_name(given, text, what, underscore, label_rule):
     in_labels = "letters, digits, '-' and '_'" if underscore else "letters, digits and '-'"
     try:
         if underscore and "_" in text:
@@ -117,7 +129,6 @@ def normalize_dns_name(text, what="name", underscore=False):
         raise ModelError(_("%r is not a valid DNS %s (%s); use %s, and '.' between labels")
                          % (given, what, error, in_labels)) from None
     ascii_name = ascii_name.lower()
-    label_rule = _DOMAIN_LABEL if underscore else _LABEL
     for label in ascii_name.split("."):
         if not label_rule.match(label):
             raise ModelError(_("%r is not a valid DNS %s: label %r may hold only %s, with "

@@ -70,10 +70,6 @@ def dot_trust(config, certificates):
     return DotTrust(c.SYSTEM_CA_BUNDLE_PATH, None, (), anchors)
 
 
-def _is_below(path, directory):
-    return path.startswith(directory + "/")
-
-
 def trust_problems(config, certificates, configured=True, known_names=None, now=None):
     """Every problem of CERTIFICATES with CONFIG, as ``Problem``s located where each
     certificate was read (no location for a problem of ``--ca`` itself).
@@ -123,9 +119,21 @@ def trust_problems(config, certificates, configured=True, known_names=None, now=
     return found
 
 
+def _first_below(paths):
+    """{directory: the first of PATHS below it} for every directory above one of PATHS."""
+    below = {}
+    for path in paths:
+        for end in range(len(path)):
+            if path[end] == "/" and end:
+                below.setdefault(path[:end], path)
+    return below
+
+
 def _check_places(config, certificates, add):
     """Certificates must not land on what the addon writes, nor on each other's way."""
     paths = {cert.path: cert for cert in certificates}
+    # One pass over every path, not one per certificate (1 000 certificates: 10^6 tests).
+    first_below = _first_below(list(ADDON_WRITTEN_PATHS) + [c.DOT_CA_BUNDLE_PATH] + list(paths))
     for cert in certificates:
         path = cert.path
         if path in ADDON_WRITTEN_PATHS:
@@ -133,12 +141,11 @@ def _check_places(config, certificates, add):
                                   "this addon writes; choose another --dir or --filename")
                 % path, cert)
             continue
-        blocked = [other for other in list(ADDON_WRITTEN_PATHS) + [c.DOT_CA_BUNDLE_PATH] +
-                   list(paths) if _is_below(other, path)]
+        blocked = first_below.get(path)
         if blocked:
             add(Severity.ERROR, _("--dir and --filename place this certificate at %s, but %s "
                                   "must be written below that path, as a directory; choose "
-                                  "another --dir or --filename") % (path, blocked[0]), cert)
+                                  "another --dir or --filename") % (path, blocked), cert)
             continue
         if path != c.DOT_CA_BUNDLE_PATH:
             continue

@@ -87,7 +87,8 @@ def test_json_output_lists_every_problem_with_file_line_severity_and_message(wri
              "message": "the DoT server dns+tls://192.0.2.54 has no TLS name, so it cannot be "
                         "authenticated; append #NAME as in its certificate, like "
                         "dns+tls://192.0.2.54#dot.example"},
-        ]}
+        ],
+        "omitted": 0}
 
 
 def test_json_output_of_an_unreadable_file_has_a_null_line(tmp_path):

@@ -4,20 +4,33 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 from org_edns_addon.certificates import CaCertificate
-from org_edns_addon.constants import ADDON_SECTION_OPEN
+from org_edns_addon.constants import ADDON_SECTION_OPEN, MAX_PROBLEMS
 from org_edns_addon.ks.edns import EdnsData
 from org_edns_addon.model import Problem, SectionPlace, Severity, ValidationError
 
 
+@dataclass(frozen=True)
+class Include:
+    """An ``%include`` as pykickstart read it: the file and line it is on, and what it names."""
+    filename: str
+    lineno: int
+    target: str
+
+
 @dataclass
 class ParsedKickstart:
-    """What a kickstart says about encrypted DNS, and every problem found.
+    """What a kickstart says about encrypted DNS, and the problems found.
 
     ``certificates`` are the ``%certificate`` sections read without a problem;
     ``certificate_names`` every ``--filename`` given (so a ``--ca`` naming a
     refused certificate is not also called unknown). ``text`` is the file
     itself as it was read (None if unreadable): what rewrites start from,
-    never a second read that may differ (a pipe, an edit).
+    never a second read that may differ (a pipe, an edit). ``includes`` are
+    the ``%include`` lines seen, in reading order, followed or not.
+
+    ``problems`` keeps at most ``MAX_PROBLEMS`` of each severity (so ``errors``
+    is never empty when there is an error); ``omitted_errors`` and
+    ``omitted_warnings`` count the others.
     """
     filename: str
     edns: EdnsData
@@ -27,6 +40,35 @@ class ParsedKickstart:
     problems: List[Problem] = field(default_factory=list)
     text: Optional[str] = None
     handler: object = None
+    includes: List[Include] = field(default_factory=list)
+    omitted_errors: int = 0
+    omitted_warnings: int = 0
+    _kept_errors: int = field(default=0, init=False, repr=False, compare=False)
+    _kept_warnings: int = field(default=0, init=False, repr=False, compare=False)
+
+    def add_problem(self, problem):
+        """Keep PROBLEM, or only count it when as many of its severity are kept already."""
+        if problem.severity == Severity.ERROR:
+            if self._kept_errors < MAX_PROBLEMS:
+                self._kept_errors += 1
+                self.problems.append(problem)
+            else:
+                self.omitted_errors += 1
+        elif self._kept_warnings < MAX_PROBLEMS:
+            self._kept_warnings += 1
+            self.problems.append(problem)
+        else:
+            self.omitted_warnings += 1
+
+    @property
+    def error_count(self):
+        """Errors found, listed or not."""
+        return len(self.errors) + self.omitted_errors
+
+    @property
+    def warning_count(self):
+        """Warnings found, listed or not."""
+        return len(self.warnings) + self.omitted_warnings
 
     @property
     def config(self):

@@ -19,8 +19,9 @@ from org_edns_addon.trust import trust_problems
 
 def certificate_value(data, place, body_places, add):
     """The ``CaCertificate`` of pykickstart's ``Certificate`` DATA read at PLACE (a
-    ``SectionPlace``; BODY_PLACES the (file, line) of each body line), or None after
-    reporting its problems with ADD(severity, message, (file, line))."""
+    ``SectionPlace``; BODY_PLACES the (file, line) of each body line, a sequence that is
+    not changed afterwards), or None after reporting its problems with
+    ADD(severity, message, (file, line))."""
     header = (place.filename, place.lineno)
     # pykickstart before 3.73 (EL9, Fedora 43) has no --type: no attribute either.
     cert_type = getattr(data, "type", None)
@@ -36,7 +37,7 @@ def certificate_value(data, place, body_places, add):
     if problems:
         return None
     return CaCertificate(data.filename, data.cert, blocks, data.dir, cert_type,
-                         origin=place, body_places=tuple(body_places))
+                         origin=place, body_places=body_places)
 
 
 def check_rules(result, now=None, read_to_end=True):
@@ -46,7 +47,7 @@ def check_rules(result, now=None, read_to_end=True):
     """
     def add(severity, message, place, where=None):
         filename, lineno = where or (place.filename, place.lineno)
-        result.problems.append(Problem(severity, message, lineno, filename))
+        result.add_problem(Problem(severity, message, lineno, filename))
 
     places = result.edns_places
     for place in places[1:]:
@@ -73,11 +74,11 @@ def check_rules(result, now=None, read_to_end=True):
         if problem.lineno is None and head is not None:
             add(problem.severity, problem.message, head)
         else:
-            result.problems.append(problem)
+            result.add_problem(problem)
 
     if not edns.seen:
         if not places and read_to_end:
-            result.problems.append(Problem(
+            result.add_problem(Problem(
                 Severity.WARNING, _("no %s section; encrypted DNS is not configured")
                 % ADDON_SECTION_OPEN, None, result.filename))
         return

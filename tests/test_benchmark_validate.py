@@ -1,0 +1,20 @@
+"""`benchmarks/validate.py` runs to its end at its smallest size (no time is asserted)."""
+
+import os
+import re
+import subprocess
+import sys
+
+from tests.conftest import REPO
+
+
+def test_the_validate_benchmark_prints_a_ratio_at_its_smallest_size():
+    result = subprocess.run([sys.executable, str(REPO / "benchmarks" / "validate.py"),
+                             "--smallest"], capture_output=True, text=True, timeout=300,
+                            env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = result.stdout.splitlines()
+    assert rows[0].startswith("edns-addon validate / ksvalidator, same file, 1 interleaved")
+    assert re.fullmatch(r" +10 +10 +\d+ \| +[\d.]+s +[\d.]+s +[\d.]+x \| +[\d.]+s +[\d.]+s "
+                        r"+[\d.]+x", rows[2]), rows
+    assert len(rows) == 3

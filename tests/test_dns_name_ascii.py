@@ -1,0 +1,48 @@
+"""A plain ASCII DNS name skips IDNA's tables, with exactly IDNA's result and errors."""
+
+import string
+
+from hypothesis import example, given, settings, strategies as st
+
+from org_edns_addon.model import _LABEL, ModelError, _idna_name, normalize_dns_name
+
+# Characters that decide the rules: label characters in both cases, the separator, the
+# hyphens of "xn--", and ASCII that IDNA refuses.
+_NAME_LIKE = st.text(alphabet=string.ascii_letters[:6] + "xnXN" + string.digits[:3] + "-." +
+                     "_ *@", max_size=70)
+# Labels near the 63-character limit, names near the 253-character limit.
+_LONG = st.lists(st.text(alphabet="ab-", min_size=60, max_size=64), min_size=3,
+                 max_size=5).map(".".join)
+
+
+def outcome(normalize, text):
+    """What NORMALIZE gives for TEXT: ("ok", name) or ("error", message)."""
+    try:
+        return "ok", normalize(text, "TLS name")
+    except ModelError as error:
+        return "error", str(error)
+
+
+def idna_path(text, what):
+    """The normalization with IDNA for every name, as before the ASCII path."""
+    given = text
+    if text.endswith(".") and text != ".":
+        text = text[:-1]
+    return _idna_name(given, text, what, False, _LABEL)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.one_of(st.text(alphabet=st.characters(max_codepoint=127), min_size=1, max_size=80),
+                 _NAME_LIKE.filter(bool), _LONG))
+@example("Dot.Corp.Example.")
+@example("xn--bcher-kva.example")
+@example("XN--BCHER-KVA.example")
+@example("ab--cd.example")
+@example("-a.example")
+@example("a..b")
+@example(".")
+@example("a" * 63 + "." + "b" * 63 + "." + "c" * 63 + "." + "d" * 61)
+@example("a" * 63 + "." + "b" * 63 + "." + "c" * 63 + "." + "d" * 62)
+@example("a" * 64)
+def test_an_ascii_name_gives_what_idna_gives(text):
+    assert outcome(normalize_dns_name, text) == outcome(idna_path, text)

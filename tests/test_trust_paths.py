@@ -1,0 +1,14 @@
+"""Which certificate stands in another path's way: found in one pass over all paths."""
+
+from hypothesis import given, strategies as st
+
+from org_edns_addon.trust import _first_below
+
+_PATHS = st.lists(st.lists(st.sampled_from(["a", "b", "ab", "etc", "pki"]), min_size=1,
+                           max_size=4).map(lambda parts: "/" + "/".join(parts)), max_size=12)
+
+
+@given(_PATHS, st.sampled_from(["/a", "/a/b", "/etc", "/ab", "/etc/pki/a", "/b/ab"]))
+def test_the_first_path_below_a_directory_is_the_first_in_order(paths, directory):
+    below = [path for path in paths if path.startswith(directory + "/")]
+    assert _first_below(paths).get(directory) == (below[0] if below else None)

@@ -103,14 +103,20 @@ class EdnsInterfaceMembers(InterfaceTemplate):
         super().__init__(implementation)
 
     def check_call(self, interface_name, method_name, parameters):
-        """Refuse a call whose values are too large before they are read: PARAMETERS is
-        the call's ``GLib.Variant`` (``dbus_server.EdnsObjectHandler`` asks)."""
+        """Refuse a call to these members whose values are too large before they are read:
+        PARAMETERS is the call's ``GLib.Variant`` (``dbus_server.EdnsObjectHandler`` asks).
+        Other interfaces' calls pass: Anaconda's boss sends the module its part of a
+        kickstart (up to ``MAX_KICKSTART_BYTES``) in one ``ReadKickstart``."""
         if parameters is None:
+            return
+        setting = (interface_name, method_name) == (PROPERTIES_INTERFACE, "Set") and \
+            parameters.get_child_value(0).get_string() == EDNS.interface_name
+        if interface_name != EDNS.interface_name and not setting:
             return
         if parameters.get_size() > MAX_DBUS_CALL_BYTES:
             raise InvalidValueError(_("the values of this call take %d bytes; give at most "
                                       "%d") % (parameters.get_size(), MAX_DBUS_CALL_BYTES))
-        if (interface_name, method_name) == (PROPERTIES_INTERFACE, "Set"):
+        if setting:
             name = parameters.get_child_value(1).get_string()
             value = parameters.get_child_value(2).get_variant()
             limit, what = self.MAX_ITEMS.get(name, (None, None))

@@ -11,12 +11,16 @@ import time
 import pytest
 from gi.repository import GLib
 
-from org_edns_addon.constants import ECHO_MAX_CHARS, MAX_DBUS_NAME_CHARS
+from org_edns_addon.constants import (ECHO_MAX_CHARS, MAX_DBUS_CALL_BYTES,
+                                      MAX_DBUS_NAME_CHARS)
 from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.dbus_interface import CHECK_RUNNING_ERROR, InvalidValueError
 from tests.dbus_fixtures import (AsyncCalls, bus, bus_address, remote_error,  # noqa: F401
                                  rss_kib, silent_server, validation, wait_for)
-from tests.test_anaconda_module import anaconda_conf, start_module  # noqa: F401 (fixtures)
+from tests import certs
+from tests.conftest import certificate_section
+from tests.test_anaconda_module import (anaconda_conf, boss_read, kickstart,  # noqa: F401
+                                        start_module)
 from tests.test_dbus_interface import server
 
 pytestmark = pytest.mark.anaconda
@@ -118,3 +122,19 @@ def test_the_module_stops_at_once_while_a_check_runs(start_module, bus, silent_s
         expected = -signal.SIGTERM
     # Within half the check's own time.
     assert exit_status(pid, 10) == expected
+
+
+def test_a_kickstart_larger_than_one_call_of_ours_still_reaches_the_module(start_module, bus,
+                                                                         tmp_path):
+    # The size limit is for the addon's own members; Anaconda's boss hands the module its
+    # part of the kickstart in one ReadKickstart call, and certificates make it large.
+    proxy = start_module(MODULE, EDNS.interface_name)
+    bundle = "".join(certs.make_ca("Bundle %d" % n).pem for n in range(1400))
+    text = kickstart(bundle) + "".join(certificate_section(bundle, "more%d.pem" % n)
+                                       for n in range(3))
+    assert len(text) > MAX_DBUS_CALL_BYTES
+    path = tmp_path / "ks.cfg"
+    path.write_text(text)
+    report = boss_read(bus, path)
+    assert report.is_valid(), [str(m) for m in report.get_messages()]
+    assert len(proxy.Certificates) == 4 and validation(proxy) == []

@@ -117,7 +117,8 @@ MAX_PEM_BYTES = 1024 * 1024
 # a mistake (or an attack), not a network, and below it every write, Validate() and the
 # pre-flight check answer within a fraction of a second.
 MAX_SERVERS = 256
-# The most names in one list: a server's routed domains, the search domains, the --ca names.
+# The most names in one list: the routed domains (of every server together), the search
+# domains, the --ca names.
 MAX_NAMES_PER_LIST = 1024
 # The longest text a client may give for a name over D-Bus, refused before any rule reads
 # (and echoes) it: well above every valid name (a DNS name has at most 253 characters, a

@@ -124,6 +124,12 @@ class EdnsInterfaceMembers(InterfaceTemplate):
                     value.n_children() > limit:
                 raise InvalidValueError(_("%d %s are too many; give at most %d")
                                         % (value.n_children(), _(what), limit))
+            if name == "Servers":
+                routed = sum(_routed_domains(value.get_child_value(index))
+                             for index in range(value.n_children()))
+                if routed > MAX_NAMES_PER_LIST:
+                    raise InvalidValueError(_("%d routed domains are too many; give at most %d")
+                                            % (routed, MAX_NAMES_PER_LIST))
 
     def report_changed_property(self, property_name):
         if property_name in self.INVALIDATED_PROPERTIES:
@@ -260,6 +266,14 @@ class EdnsInterfaceMembers(InterfaceTemplate):
 
     def _check_finished(self):
         self._check_running = False
+
+
+def _routed_domains(server):
+    """How many routed domains the ``DotServerData`` variant SERVER lists (0 when its
+    ``domains`` is of another type: ``TypeChecked`` refuses that)."""
+    domains = server.lookup_value("domains", None)
+    return domains.n_children() if domains is not None and \
+        domains.get_type_string() == "as" else 0
 
 
 def _certificate_of(filename, pem):

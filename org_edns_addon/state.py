@@ -13,7 +13,7 @@ import dataclasses
 from dasbus.signal import Signal
 
 from org_edns_addon.certificates import ca_problem, file_name_problem, validity_problem
-from org_edns_addon.constants import MAX_KICKSTART_BYTES, MAX_SERVERS
+from org_edns_addon.constants import MAX_KICKSTART_BYTES, MAX_NAMES_PER_LIST, MAX_SERVERS
 from org_edns_addon.echo import echo
 from org_edns_addon.i18n import _
 from org_edns_addon.model import (Backend, EdnsConfig, ModelError, ResolveMode, Severity,
@@ -85,11 +85,16 @@ class EdnsState:
         return self._config.servers
 
     def set_servers(self, servers):
-        """Take SERVERS, a sequence of at most ``MAX_SERVERS`` ``DotServer``."""
+        """Take SERVERS, a sequence of at most ``MAX_SERVERS`` ``DotServer`` routing at most
+        ``MAX_NAMES_PER_LIST`` domains together."""
         servers = tuple(servers)
         if len(servers) > MAX_SERVERS:
             raise ModelError(_("%d DNS servers are too many; give at most %d")
                              % (len(servers), MAX_SERVERS))
+        routed = sum(len(server.domains) for server in servers)
+        if routed > MAX_NAMES_PER_LIST:
+            raise ModelError(_("%d routed domains are too many; give at most %d")
+                             % (routed, MAX_NAMES_PER_LIST))
         self._replace(self.servers_changed, servers=servers)
 
     @property

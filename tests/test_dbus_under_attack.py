@@ -206,13 +206,18 @@ def test_a_list_of_too_many_names_is_refused(edns_proxy, prop):
     assert getattr(proxy, prop) == []
 
 
-def test_a_server_routing_too_many_domains_is_refused(edns_proxy):
+@pytest.mark.parametrize("servers, per_server", [(1, MAX_NAMES_PER_LIST + 1),
+                                                  (MAX_SERVERS, 5)])
+def test_too_many_routed_domains_are_refused_before_any_is_read(edns_proxy, servers,
+                                                                per_server):
     proxy, _ = edns_proxy
-    domains = ["d%d.example" % i for i in range(MAX_NAMES_PER_LIST + 1)]
+    listed = [server("192.0.2.%d" % (number % 250 + 1), "dot.example",
+                     domains=["d%d-%d.example" % (number, i) for i in range(per_server)])
+              for number in range(servers)]
     with pytest.raises(InvalidValueError) as raised:
-        proxy.Servers = [server("192.0.2.53", "dot.example", domains=domains)]
+        proxy.Servers = listed
     assert str(raised.value) == "%d routed domains are too many; give at most %d" % (
-        MAX_NAMES_PER_LIST + 1, MAX_NAMES_PER_LIST)
+        servers * per_server, MAX_NAMES_PER_LIST)
     assert proxy.Servers == []
 
 

@@ -2,7 +2,8 @@
 
 Exit codes: 0 success, 1 the input has errors (or a check failed, or the
 output could not be delivered), 2 usage, 130 interrupted (Ctrl-C, SIGTERM,
-SIGHUP; an apply interrupted while writing first restores what it wrote).
+SIGHUP, or the text UI's terminal closed or at its end; an apply interrupted
+while writing first restores what it wrote).
 No traceback for bad input: every user error is a sentence naming the file.
 """
 
@@ -278,10 +279,13 @@ def run_tui(args):
     if sys.stdin is None or not sys.stdin.isatty():   # None: descriptor 0 is closed
         return _usage_error("tui", "the text UI needs a terminal on standard input")
     # Imported here: simpleline is needed by this command only.
-    from org_edns_addon.tui.app import run_standalone
+    from org_edns_addon.tui.app import TerminalGone, run_standalone
     from org_edns_addon.tui.kickstart_file import KickstartFileError
     try:
         saved = run_standalone(args.kickstart, output)
+    except TerminalGone:
+        # Closed under the session (or Ctrl-D): nothing written, and nobody to tell.
+        return EXIT_INTERRUPTED
     except KickstartFileError as error:
         for problem in error.problems:
             print(problem, file=sys.stderr)

@@ -148,3 +148,24 @@ CHECK_SHOWN_NAMES = 10
 # PEM text larger than this (a %certificate body, a file in the text UI, AddCertificate
 # over D-Bus) is not a CA certificate or bundle (the whole system trust store is ~250 KiB).
 MAX_PEM_BYTES = 1024 * 1024
+
+# What the D-Bus module and the text UI take from a client: more DNS servers than this is
+# a mistake (or an attack), not a network, and below it every write, Validate() and the
+# pre-flight check answer within a fraction of a second.
+MAX_SERVERS = 256
+# The most names in one list: the routed domains (of every server together), the search
+# domains, the --ca names.
+MAX_NAMES_PER_LIST = 1024
+# The longest text a client may give for a name over D-Bus, refused before any rule reads
+# (and echoes) it: well above every valid name (a DNS name has at most 253 characters, a
+# file name at most 255 bytes, 4 per character), so the rules themselves explain near misses.
+MAX_DBUS_NAME_CHARS = 1024
+# A D-Bus call whose values are larger than this is refused before they are read (dasbus
+# reads 100 000 servers for longer than a client waits); the largest legitimate call,
+# AddCertificate with a PEM text of MAX_PEM_BYTES, fits.
+MAX_DBUS_CALL_BYTES = 2 * MAX_PEM_BYTES
+# A user's value echoed in an error or a log line is cut here (and says how long it was):
+# a refusal of a 10 MB value stays one short line.
+ECHO_MAX_CHARS = 80
+# A D-Bus error message longer than this is cut (a client calls Validate() for every problem).
+MAX_DBUS_ERROR_CHARS = 4096

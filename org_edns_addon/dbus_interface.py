@@ -18,15 +18,20 @@ from dasbus.structure import DBusStructureError
 from dasbus.typing import Double, List, Str, Structure  # pylint: disable=unused-import
 
 from org_edns_addon.certificates import CaCertificate, CertificateError
-from org_edns_addon.constants import DBUS_CHECK_TIMEOUT_MAX_SECONDS, DOT_CA_DIR
+from org_edns_addon.constants import (DBUS_CHECK_TIMEOUT_MAX_SECONDS, DOT_CA_DIR,
+                                      MAX_DBUS_CALL_BYTES, MAX_NAMES_PER_LIST, MAX_SERVERS)
 from org_edns_addon.dbus_identifiers import EDNS
+from org_edns_addon.dbus_server import ReplyLater, WorkQueue
 from org_edns_addon.dbus_structures import (CertificateData, DotServerData, ServerCheckData,
-                                            ValidationReport)
-from org_edns_addon.i18n import _
+                                            ValidationReport, checked_name, checked_names)
+from org_edns_addon.echo import echo
+from org_edns_addon.i18n import N_, _
 from org_edns_addon.model import ModelError, ValidationError
 
 INVALID_VALUE_ERROR = EDNS.interface_name + ".Error.InvalidValue"
 INVALID_CONFIGURATION_ERROR = EDNS.interface_name + ".Error.InvalidConfiguration"
+CHECK_RUNNING_ERROR = EDNS.interface_name + ".Error.CheckRunning"
+PROPERTIES_INTERFACE = "org.freedesktop.DBus.Properties"
 
 
 class InvalidValueError(DBusError):
@@ -37,12 +42,18 @@ class InvalidConfigurationError(DBusError):
     """The configuration has errors, so it cannot be used yet; the message lists them."""
 
 
+class CheckRunningError(DBusError):
+    """A pre-flight check is running already; only one runs at a time."""
+
+
 def register_errors(error_mapper):
     """Map our exceptions to their D-Bus error names in ERROR_MAPPER (both ways)."""
     error_mapper.add_rule(ErrorRule(exception_type=InvalidValueError,
                                     error_name=INVALID_VALUE_ERROR))
     error_mapper.add_rule(ErrorRule(exception_type=InvalidConfigurationError,
                                     error_name=INVALID_CONFIGURATION_ERROR))
+    error_mapper.add_rule(ErrorRule(exception_type=CheckRunningError,
+                                    error_name=CHECK_RUNNING_ERROR))
 
 
 @contextmanager
@@ -73,6 +84,67 @@ class EdnsInterfaceMembers(InterfaceTemplate):
     one interface from the members of the class it decorates, so a second
     declaration of a name would replace the first one's members).
     """
+
+    # Sent as invalidated in PropertiesChanged, without their value: a client that wants
+    # it reads it. Certificates can hold megabytes; sending the whole list after each
+    # AddCertificate made adding N certificates cost O(N²) on the bus.
+    INVALIDATED_PROPERTIES = frozenset(["Certificates"])
+    # The most items of each list property, counted before dasbus reads any of them.
+    MAX_ITEMS = {"Servers": (MAX_SERVERS, N_("DNS servers")),
+                 "SearchDomains": (MAX_NAMES_PER_LIST, N_("search domains")),
+                 "CaNames": (MAX_NAMES_PER_LIST, N_("--ca names"))}
+
+    def __init__(self, implementation):
+        # Before the template's __init__, which connects the signals.
+        self._invalidated = set()
+        self._check_running = False
+        # Certificates are read beside the main loop, one after another, in call order.
+        self._certificate_reader = WorkQueue("edns-certificate-reader")
+        super().__init__(implementation)
+
+    def check_call(self, interface_name, method_name, parameters):
+        """Refuse a call to these members whose values are too large before they are read:
+        PARAMETERS is the call's ``GLib.Variant`` (``dbus_server.EdnsObjectHandler`` asks).
+        Other interfaces' calls pass: Anaconda's boss sends the module its part of a
+        kickstart (up to ``MAX_KICKSTART_BYTES``) in one ``ReadKickstart``."""
+        if parameters is None:
+            return
+        setting = (interface_name, method_name) == (PROPERTIES_INTERFACE, "Set") and \
+            parameters.get_child_value(0).get_string() == EDNS.interface_name
+        if interface_name != EDNS.interface_name and not setting:
+            return
+        if parameters.get_size() > MAX_DBUS_CALL_BYTES:
+            raise InvalidValueError(_("the values of this call take %d bytes; give at most "
+                                      "%d") % (parameters.get_size(), MAX_DBUS_CALL_BYTES))
+        if setting:
+            name = parameters.get_child_value(1).get_string()
+            value = parameters.get_child_value(2).get_variant()
+            limit, what = self.MAX_ITEMS.get(name, (None, None))
+            if limit is not None and value.get_type_string().startswith("a") and \
+                    value.n_children() > limit:
+                raise InvalidValueError(_("%d %s are too many; give at most %d")
+                                        % (value.n_children(), _(what), limit))
+            if name == "Servers":
+                routed = sum(_routed_domains(value.get_child_value(index))
+                             for index in range(value.n_children()))
+                if routed > MAX_NAMES_PER_LIST:
+                    raise InvalidValueError(_("%d routed domains are too many; give at most %d")
+                                            % (routed, MAX_NAMES_PER_LIST))
+
+    def report_changed_property(self, property_name):
+        if property_name in self.INVALIDATED_PROPERTIES:
+            self._invalidated.add(property_name)
+        else:
+            super().report_changed_property(property_name)
+
+    def flush_changes(self):
+        invalidated, self._invalidated = sorted(self._invalidated), set()
+        requests = dict(self._properties_changes.flush())
+        if invalidated:
+            requests.setdefault(EDNS.interface_name, {})
+        for interface, changes in requests.items():
+            self.PropertiesChanged(interface, changes,
+                                   invalidated if interface == EDNS.interface_name else [])
 
     def connect_signals(self):
         super().connect_signals()
@@ -105,7 +177,7 @@ class EdnsInterfaceMembers(InterfaceTemplate):
     @emits_properties_changed
     def ResolveMode(self, mode: Str):
         with refusing_invalid_values():
-            self.implementation.set_resolve_mode(mode)
+            self.implementation.set_resolve_mode(checked_name(mode, _("resolve mode")))
 
     @property
     def Backend(self) -> Str:
@@ -116,7 +188,7 @@ class EdnsInterfaceMembers(InterfaceTemplate):
     @emits_properties_changed
     def Backend(self, backend: Str):
         with refusing_invalid_values():
-            self.implementation.set_backend(backend)
+            self.implementation.set_backend(checked_name(backend, _("backend")))
 
     @property
     def SearchDomains(self) -> List[Str]:
@@ -127,7 +199,8 @@ class EdnsInterfaceMembers(InterfaceTemplate):
     @emits_properties_changed
     def SearchDomains(self, domains: List[Str]):
         with refusing_invalid_values():
-            self.implementation.set_search_domains(domains)
+            self.implementation.set_search_domains(checked_names(domains, _("search domain"),
+                                                                 _("search domains")))
 
     @property
     def CaNames(self) -> List[Str]:
@@ -138,31 +211,33 @@ class EdnsInterfaceMembers(InterfaceTemplate):
     @emits_properties_changed
     def CaNames(self, names: List[Str]):
         with refusing_invalid_values():
-            self.implementation.set_ca_names(names)
+            self.implementation.set_ca_names(checked_names(names, _("--ca name"), _("--ca names")))
 
     @property
     def Certificates(self) -> List[Structure]:
         """Every ``%certificate`` ``CaNames`` may name (``CertificateData`` structures):
-        the kickstart's, then those added by ``AddCertificate``."""
+        the kickstart's, then those added by ``AddCertificate``. A change is signalled
+        without the value (``PropertiesChanged`` lists it as invalidated)."""
         return CertificateData.to_structure_list(
             [CertificateData.of_certificate(cert) for cert in self.implementation.certificates])
 
-    @emits_properties_changed
     def AddCertificate(self, filename: Str, pem: Str):
         """Add ``%certificate --filename=FILENAME --dir=/etc/pki/dns/`` holding the CA
         certificate(s) of the PEM text; it is written and generated into the kickstart
         with the configuration. Refused (``InvalidValue``) as the kickstart rules refuse
         a ``--ca`` certificate: a private key, anything but certificate blocks, a
         certificate that is not a CA or not valid now, a file name that is not plain or
-        is taken. Name it in ``CaNames`` to authenticate the servers with it."""
+        is taken. Name it in ``CaNames`` to authenticate the servers with it. The PEM
+        text is read beside the service, which answers other calls meanwhile."""
         with refusing_invalid_values():
-            try:
-                cert = CaCertificate.from_section(filename, pem, DOT_CA_DIR, added=True)
-            except CertificateError as error:
-                where = _(", line %d") % (error.line + 1) if error.line is not None else ""
-                raise ModelError(_("the PEM text of %s%s: %s")
-                                 % (filename[:64], where, error.message)) from None
+            checked_name(filename, _("certificate file name"))
+        return ReplyLater(_certificate_of, filename, pem, then=self._add_certificate,
+                          work_queue=self._certificate_reader)
+
+    def _add_certificate(self, cert):
+        with refusing_invalid_values():
             self.implementation.add_certificate(cert)
+        self.flush_changes()
 
     def Validate(self) -> Structure:
         """Every problem of the current configuration: a ``ValidationReport`` structure
@@ -173,13 +248,51 @@ class EdnsInterfaceMembers(InterfaceTemplate):
     def CheckServers(self, timeout: Double) -> List[Structure]:
         """Check every server now, within TIMEOUT seconds (at most
         ``DBUS_CHECK_TIMEOUT_MAX_SECONDS``), with the trust the installation will use:
-        ``ServerCheckData`` structures in the order of ``Servers``. The service answers
-        nothing else meanwhile; Anaconda's module offers ``CheckServersWithTask``."""
+        ``ServerCheckData`` structures in the order of ``Servers``. The check runs beside
+        the service, which answers other calls meanwhile; one runs at a time, and a call
+        while one runs is refused (``CheckRunning``). Anaconda's module also offers
+        ``CheckServersWithTask``."""
         if not 0 < timeout <= DBUS_CHECK_TIMEOUT_MAX_SECONDS:
-            raise InvalidValueError("%g is not a number of seconds from 0 to %g" % (
-                timeout, DBUS_CHECK_TIMEOUT_MAX_SECONDS))
+            raise InvalidValueError(_("%s is not a number of seconds from 0 to %g")
+                                    % (echo(timeout), DBUS_CHECK_TIMEOUT_MAX_SECONDS))
+        if self._check_running:
+            raise CheckRunningError(_("a check of the DNS servers is running already; call "
+                                      "CheckServers again when it has answered"))
         with refusing_invalid_configuration():
-            return ServerCheckData.structures_of(self.implementation.check_servers(timeout))
+            # Read now, in the main loop: later changes do not touch the running check.
+            data = self.implementation.staging_input()
+        self._check_running = True
+        return ReplyLater(_checked_servers, data, timeout, finished=self._check_finished)
+
+    def _check_finished(self):
+        self._check_running = False
+
+
+def _routed_domains(server):
+    """How many routed domains the ``DotServerData`` variant SERVER lists (0 when its
+    ``domains`` is of another type: ``TypeChecked`` refuses that)."""
+    domains = server.lookup_value("domains", None)
+    return domains.n_children() if domains is not None and \
+        domains.get_type_string() == "as" else 0
+
+
+def _certificate_of(filename, pem):
+    """The ``CaCertificate`` FILENAME of the PEM text, in a worker thread; ``InvalidValue``
+    naming the line of a problem."""
+    with refusing_invalid_values():
+        try:
+            return CaCertificate.from_section(filename, pem, DOT_CA_DIR, added=True)
+        except CertificateError as error:
+            where = _(", line %d") % (error.line + 1) if error.line is not None else ""
+            raise ModelError(_("the PEM text of %s%s: %s")
+                             % (filename, where, error.message)) from None
+
+
+def _checked_servers(data, timeout):
+    """The ``ServerCheckData`` structures of checking the servers of DATA (a
+    ``StagingInput``), in a worker thread."""
+    from org_edns_addon.probe import check_staging_input
+    return ServerCheckData.structures_of(check_staging_input(data, timeout=timeout))
 
 
 @dbus_interface(EDNS.interface_name)

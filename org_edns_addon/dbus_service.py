@@ -4,13 +4,17 @@
 
 publishes ``EdnsInterfaceTemplate`` at the module's object path and owns its
 service name (``dbus_identifiers``) on the bus at ADDRESS (a private ``dbus-daemon``), until
-it is killed. Its state is fresh, or what FILE says (the section and its
-``%certificate`` sections, which D-Bus cannot set), as Anaconda's boss would
-hand it to the module. Tests drive it through a proxy; the start-up benchmark
-times it against an empty dasbus service.
+SIGINT, SIGTERM or SIGHUP, which end it at once with exit status 130 (a call
+in progress is not waited for: no call blocks the main loop for long). Its
+state is fresh, or what FILE says (the section and its ``%certificate``
+sections, which D-Bus cannot set), as Anaconda's boss would hand it to the
+module. Refused calls are logged on standard error, one line each. Tests drive
+it through a proxy; the start-up benchmark times it against an empty dasbus
+service.
 """
 
 import argparse
+import logging
 import signal
 import sys
 
@@ -21,6 +25,7 @@ from gi.repository import GLib
 
 from org_edns_addon.dbus_identifiers import edns_service
 from org_edns_addon.dbus_interface import EdnsInterfaceTemplate, register_errors
+from org_edns_addon.dbus_server import EdnsObjectHandler
 from org_edns_addon.state import EdnsState
 
 
@@ -28,21 +33,23 @@ class ServeError(Exception):
     """The service cannot be published; the message is a sentence for users."""
 
 
-def _stop_on_signals(loop, signals=(signal.SIGINT, signal.SIGTERM)):
-    """Quit LOOP on SIGNALS; return the list that receives the signal taken.
+def _stop_on_signals(loop, signals=(signal.SIGINT, signal.SIGTERM, signal.SIGHUP)):
+    """Quit LOOP on SIGNALS; return the list that receives the signals taken.
 
     GLib's own signal sources are used, not Python handlers: a signal that
     comes after the name is owned but before the loop runs stays pending and
     quits the loop as soon as it starts (a Python handler's quit() would be
     lost then, and the service would hang). Python's handler is set to
-    SIG_IGN first so PyGObject does not put its own SIGINT handler back.
+    SIG_IGN first so PyGObject does not put its own SIGINT handler back. The
+    sources stay: a second signal while the service ends is taken like the
+    first, not left to the default action that would kill the process.
     """
     received = []
 
     def stop(signum):
         received.append(signum)
         loop.quit()
-        return GLib.SOURCE_REMOVE
+        return GLib.SOURCE_CONTINUE
 
     for signum in signals:
         signal.signal(signum, signal.SIG_IGN)
@@ -63,7 +70,8 @@ def serve(address, state):
     bus = AddressedMessageBus(address, error_mapper=error_mapper)
     service = edns_service(bus)
     try:
-        bus.publish_object(service.object_path, EdnsInterfaceTemplate(state))
+        bus.publish_object(service.object_path, EdnsInterfaceTemplate(state),
+                           server_factory=EdnsObjectHandler)
         bus.register_service(service.service_name)
     except (GLib.Error, DBusError) as error:
         raise ServeError("cannot serve on the D-Bus bus at %r: %s; give the address that "
@@ -106,6 +114,9 @@ def main(argv=None):
                         help="start with what this kickstart says (%%addon org_edns_addon or "
                              "%%edns, and its %%certificate sections)")
     args = parser.parse_args(argv)
+    # Our refusals (INFO), everyone's warnings; not dasbus's own chatter.
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(levelname)s: %(message)s")
+    logging.getLogger("org_edns_addon").setLevel(logging.INFO)
     state = EdnsState() if args.kickstart is None else state_of_kickstart(args.kickstart)
     if state is None:
         return 1
@@ -115,7 +126,7 @@ def main(argv=None):
         print("%s: %s" % (parser.prog, error), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        return 130   # stopped with Ctrl-C or SIGTERM: the usual ways to end it
+        return 130   # stopped with Ctrl-C, SIGTERM or SIGHUP: the usual ways to end it
     return 0
 
 

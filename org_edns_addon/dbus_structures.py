@@ -3,14 +3,35 @@
 Plain dasbus ``DBusData``: field types come from the annotations. Every
 structure read from a client checks that each field has the type it
 declares (dasbus itself would take a string for a list of strings and split
-it into letters).
+it into letters), and names and lists of names are checked for their size
+before anything reads them (``checked_name``, ``checked_names``).
 """
 
 from dasbus.structure import DBusData, DBusStructureError, get_fields
 from dasbus.typing import Bool, Double, List, Str, Structure, UInt16, get_dbus_type  # noqa: F401
 
+from org_edns_addon.constants import MAX_DBUS_NAME_CHARS, MAX_NAMES_PER_LIST
+from org_edns_addon.echo import echo
 from org_edns_addon.i18n import _
-from org_edns_addon.model import DotServer
+from org_edns_addon.model import DotServer, ModelError
+
+
+def checked_name(value, what):
+    """VALUE, a name given over D-Bus; ``ModelError`` when it is longer than any name
+    (``MAX_DBUS_NAME_CHARS``), before a rule echoes all of it."""
+    if isinstance(value, str) and len(value) > MAX_DBUS_NAME_CHARS:
+        raise ModelError(_("the %s %s is longer than %d characters; no %s is")
+                         % (what, echo(value), MAX_DBUS_NAME_CHARS, what))
+    return value
+
+
+def checked_names(values, what, plural):
+    """VALUES, a list of names given over D-Bus, each checked by ``checked_name`` (WHAT
+    and PLURAL name one and several); ``ModelError`` for more than ``MAX_NAMES_PER_LIST``."""
+    if len(values) > MAX_NAMES_PER_LIST:
+        raise ModelError(_("%d %s are too many; give at most %d")
+                         % (len(values), plural, MAX_NAMES_PER_LIST))
+    return [checked_name(value, what) for value in values]
 
 
 class TypeChecked:
@@ -22,11 +43,15 @@ class TypeChecked:
             fields = get_fields(cls)
             for name, variant in structure.items():
                 field = fields.get(name)
-                expected = get_dbus_type(field.type_hint) if field else None
-                if field and hasattr(variant, "get_type_string") and \
+                if field is None:
+                    raise DBusStructureError(_("there is no field %s; the fields are %s")
+                                             % (echo(name), ", ".join(sorted(fields))))
+                expected = get_dbus_type(field.type_hint)
+                if hasattr(variant, "get_type_string") and \
                         variant.get_type_string() != expected:
-                    raise DBusStructureError(_("the field %r must be of type %r, not %r")
-                                             % (name, expected, variant.get_type_string()))
+                    raise DBusStructureError(_("the field %r must be of type %r, not %s")
+                                             % (name, expected,
+                                                echo(variant.get_type_string())))
         return super().from_structure(structure)
 
 
@@ -108,8 +133,10 @@ class DotServerData(ServerAddressData):
 
     def to_server(self):
         """The model ``DotServer``; raises ``ModelError`` for a bad field."""
-        return DotServer.from_parts(self.address, self.port or None, self.name, self.domains,
-                                    self.tls)
+        return DotServer.from_parts(checked_name(self.address, _("address")), self.port or None,
+                                    checked_name(self.name, _("TLS name")),
+                                    checked_names(self.domains, _("domain"),
+                                                  _("routed domains")), self.tls)
 
 
 class ServerCheckData(ServerAddressData):

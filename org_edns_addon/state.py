@@ -13,7 +13,8 @@ import dataclasses
 from dasbus.signal import Signal
 
 from org_edns_addon.certificates import ca_problem, file_name_problem, validity_problem
-from org_edns_addon.constants import CHECK_TIMEOUT_SECONDS
+from org_edns_addon.constants import MAX_KICKSTART_BYTES, MAX_NAMES_PER_LIST, MAX_SERVERS
+from org_edns_addon.echo import echo
 from org_edns_addon.i18n import _
 from org_edns_addon.model import (Backend, EdnsConfig, ModelError, ResolveMode, Severity,
                                   ValidationError, normalize_domains)
@@ -23,8 +24,8 @@ def _choice(enum_type, value, what):
     try:
         return enum_type(value)
     except ValueError:
-        raise ModelError(_("%r is not a %s; use one of %s") % (
-            value, what, ", ".join(member.value for member in enum_type))) from None
+        raise ModelError(_("%s is not a %s; use one of %s") % (
+            echo(value), what, ", ".join(member.value for member in enum_type))) from None
 
 
 class EdnsState:
@@ -84,8 +85,17 @@ class EdnsState:
         return self._config.servers
 
     def set_servers(self, servers):
-        """Take SERVERS, a sequence of ``DotServer``."""
-        self._replace(self.servers_changed, servers=tuple(servers))
+        """Take SERVERS, a sequence of at most ``MAX_SERVERS`` ``DotServer`` routing at most
+        ``MAX_NAMES_PER_LIST`` domains together."""
+        servers = tuple(servers)
+        if len(servers) > MAX_SERVERS:
+            raise ModelError(_("%d DNS servers are too many; give at most %d")
+                             % (len(servers), MAX_SERVERS))
+        routed = sum(len(server.domains) for server in servers)
+        if routed > MAX_NAMES_PER_LIST:
+            raise ModelError(_("%d routed domains are too many; give at most %d")
+                             % (routed, MAX_NAMES_PER_LIST))
+        self._replace(self.servers_changed, servers=servers)
 
     @property
     def resolve_mode(self):
@@ -118,7 +128,7 @@ class EdnsState:
         """Name the certificates that alone authenticate the servers (``--ca``)."""
         for name in names:
             problem = file_name_problem(name, "--ca") if isinstance(name, str) else \
-                _("--ca names must be text, not %r") % (name,)
+                _("--ca names must be text, not %s") % echo(name)
             if problem or "," in name:
                 raise ModelError(problem or _("--ca=%s holds ','; give each file name on its "
                                               "own") % name)
@@ -126,7 +136,12 @@ class EdnsState:
 
     def add_certificate(self, cert, now=None):
         """Add CERT (a ``CaCertificate``) to authenticate the servers: it must be a CA
-        valid at NOW, under a ``--filename`` no other certificate has."""
+        valid at NOW, under a ``--filename`` no other certificate has, and every
+        certificate together must fit in a kickstart (``MAX_KICKSTART_BYTES``)."""
+        held = sum(len(held.pem) for held in self._certificates)
+        if held + len(cert.pem) > MAX_KICKSTART_BYTES:
+            raise ModelError(_("the certificates would not fit in a kickstart (%d KiB at "
+                               "most); remove one first") % (MAX_KICKSTART_BYTES // 1024))
         if self.certificate(cert.filename) is not None:
             raise ModelError(_("a %%certificate --filename=%s is already there; choose "
                                "another name") % cert.filename)
@@ -178,10 +193,3 @@ class EdnsState:
         if any(problem.severity == Severity.ERROR for problem in problems):
             raise ValidationError(problems)
         return StagingInput.of(self._config, self._certificates)
-
-    def check_servers(self, timeout=CHECK_TIMEOUT_SECONDS):
-        """Check every server with the trust the installation will use (``probe``); the
-        ``ServerCheck`` results in the order of the servers. ``ValidationError`` when the
-        configuration has errors."""
-        from org_edns_addon.probe import check_staging_input
-        return check_staging_input(self.staging_input(), timeout=timeout)

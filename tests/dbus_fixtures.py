@@ -5,8 +5,10 @@ Every process started here is killed by its PID, also when a test fails.
 
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from contextlib import contextmanager
 
@@ -14,7 +16,7 @@ import pytest
 from dasbus.connection import AddressedMessageBus
 from dasbus.error import ErrorMapper
 from dasbus.typing import unwrap_variant
-from gi.repository import GLib
+from gi.repository import Gio, GLib
 
 from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.dbus_interface import register_errors
@@ -149,11 +151,12 @@ def bus(bus_address):
 
 
 @contextmanager
-def running_template_service(bus, bus_address, kickstart=None):
+def running_template_service(bus, bus_address, kickstart=None, log_path=None):
     """The stand-alone service (python3 -m org_edns_addon.dbus_service), with the state of
-    the kickstart at KICKSTART if given, while in the block: (proxy, process)."""
+    the kickstart at KICKSTART if given and its output in LOG_PATH, while in the block:
+    (proxy, process)."""
     process = start_service(template_service_argv(bus_address, kickstart), bus,
-                            EDNS.interface_name, env=python_env())
+                            EDNS.interface_name, env=python_env(), log_path=log_path)
     try:
         yield bus.get_proxy(EDNS.interface_name, EDNS.object_path), process
     finally:
@@ -167,3 +170,99 @@ def edns_proxy(bus, bus_address):
     """A fresh stand-alone service and its proxy."""
     with running_template_service(bus, bus_address) as started:
         yield started
+
+
+def rss_kib(pid):
+    """The resident memory of process PID, in KiB (VmRSS of /proc/PID/status)."""
+    with open("/proc/%d/status" % pid) as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS for process %d" % pid)
+
+
+class AsyncCalls:
+    """D-Bus calls sent without waiting, on CONNECTION (a Gio.DBusConnection): each reply,
+    or error, is kept in the order it arrived."""
+
+    def __init__(self, connection):
+        self._connection = connection
+        self.replies = []     # (tag, unpacked reply or None, GLib.Error or None)
+        self.sent = 0
+
+    def call(self, tag, interface, method, parameters=None, timeout_ms=-1,
+             object_path=EDNS.object_path, destination=EDNS.interface_name):
+        self.sent += 1
+        self._connection.call(destination, object_path, interface, method, parameters, None,
+                              Gio.DBusCallFlags.NONE, timeout_ms, None, self._done, tag)
+
+    def get_property(self, tag, name):
+        self.call(tag, "org.freedesktop.DBus.Properties", "Get",
+                  GLib.Variant("(ss)", (EDNS.interface_name, name)))
+
+    def set_property(self, tag, name, value):
+        self.call(tag, "org.freedesktop.DBus.Properties", "Set",
+                  GLib.Variant("(ssv)", (EDNS.interface_name, name, value)))
+
+    def _done(self, connection, result, tag):
+        try:
+            self.replies.append((tag, connection.call_finish(result).unpack(), None))
+        except GLib.Error as error:
+            self.replies.append((tag, None, error))
+
+    def wait(self, count=None, timeout=TIMEOUT):
+        """Run the main context until COUNT replies (default: all sent) have arrived."""
+        count = self.sent if count is None else count
+        wait_for(lambda: len(self.replies) >= count, timeout=timeout,
+                 what="%d D-Bus replies (%d so far)" % (count, len(self.replies)))
+        return self.replies
+
+    def tags(self):
+        return [tag for tag, _reply, _error in self.replies]
+
+
+def remote_error(error):
+    """The D-Bus error name of a GLib.Error from a call."""
+    return Gio.DBusError.get_remote_error(error)
+
+
+class SilentServer:
+    """A TCP listener on loopback that accepts connections and never says a word: a DNS
+    server that hangs every check until its timeout. ``accepted`` counts connections."""
+
+    def __init__(self, address="127.0.0.1"):
+        self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._listener.bind((address, 0))
+        self._listener.listen(256)
+        self.address, self.port = self._listener.getsockname()
+        self.accepted = 0
+        self._held = []
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    def _accept(self):
+        while True:
+            try:
+                connection, _peer = self._listener.accept()
+            except OSError:
+                return
+            self._held.append(connection)
+            self.accepted += 1
+
+    def close(self):
+        # shutdown() wakes the thread blocked in accept(); close() alone would not.
+        try:
+            self._listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self._listener.close()
+        self._thread.join(TIMEOUT)
+        for connection in self._held:
+            connection.close()
+
+
+@pytest.fixture
+def silent_server():
+    server = SilentServer()
+    yield server
+    server.close()

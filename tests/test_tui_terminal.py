@@ -1,7 +1,17 @@
-"""`edns-addon tui` driven in a real terminal (tmux): what a user types, sees and gets."""
+"""`edns-addon tui` driven in a real terminal (tmux, or a pseudo-terminal of its own): what a
+user types, sees and gets."""
+
+import os
+import pty
+import select
+import signal
+import sys
+import time
+
+import pytest
 
 from tests import certs
-from tests.conftest import certificate_section, run_cli
+from tests.conftest import REPO, certificate_section, run_cli
 from tests.tui_fixtures import terminal  # noqa: F401  (fixture)
 
 PROMPT = "Please make a selection from the above"
@@ -114,3 +124,82 @@ def test_kickstart_with_errors_is_refused_before_the_ui(terminal, tmp_path):
     assert "%s:2: error: the DoT server dns+tls://192.0.2.53 has no TLS name" % kickstart in \
         shown.replace("\n", "")
     assert terminal.exit_status() == 1
+
+
+# A terminal that goes away under a session whose shell ignores SIGHUP (nohup, a parent
+# that set SIG_IGN): the kernel's hang-up signal is not seen, reads see the end or fail.
+
+class PtySession:
+    """`edns-addon tui` on a pseudo-terminal of its own (pty.fork), SIGHUP ignored."""
+
+    def __init__(self, *argv):
+        env = dict(os.environ, PYTHONPATH=str(REPO), TERM="xterm")
+        self.pid, self.master = pty.fork()
+        if self.pid == 0:   # the child: as a shell with `trap '' HUP` would start it
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)
+            os.execve(sys.executable, [sys.executable, "-m", "org_edns_addon.cli", *argv],
+                      env)
+        self.screen = b""
+
+    def wait_for(self, text, seconds=15, at_end=False):
+        """Read the terminal until TEXT is on it (AT_END: is the last thing written)."""
+        deadline = time.monotonic() + seconds
+        while not (self.screen.endswith(text.encode()) if at_end else
+                   text.encode() in self.screen):
+            assert time.monotonic() < deadline, "no %r on the screen: %r" % (text, self.screen)
+            if select.select([self.master], [], [], 0.1)[0]:
+                self.screen += os.read(self.master, 65536)
+
+    def type(self, keys):
+        os.write(self.master, keys)
+
+    def exit_status(self, seconds=15):
+        """The exit status, or None if the process still runs after SECONDS (then killed)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                return os.waitstatus_to_exitcode(status)
+            time.sleep(0.02)
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        return None
+
+    def close(self):
+        try:
+            os.close(self.master)
+        except OSError:
+            pass
+
+
+@pytest.mark.parametrize("ending", ["terminal closed", "end of input (Ctrl-D)"])
+def test_a_terminal_that_goes_away_ends_the_session_with_130_and_nothing_written(
+        tmp_path, ending):
+    out = tmp_path / "edns.ks"
+    session = PtySession("tui", "-o", str(out))
+    try:
+        session.wait_for(PROMPT)
+        session.screen = b""
+        session.type(b"1\n")
+        session.wait_for("1) Add a server")
+        session.wait_for("'c' to continue")
+        session.wait_for("refresh]: ", at_end=True)
+        session.screen = b""
+        if ending == "terminal closed":
+            session.close()
+        else:
+            session.type(b"\x04")
+        status = session.exit_status()
+        if ending != "terminal closed":
+            # What the session printed after the end: nothing (no traceback, no prompt).
+            while select.select([session.master], [], [], 0.2)[0]:
+                try:
+                    session.screen += os.read(session.master, 65536)
+                except OSError:
+                    break
+            assert b"Traceback" not in session.screen and PROMPT.encode() not in session.screen
+    finally:
+        session.close()
+    assert status == 130
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []

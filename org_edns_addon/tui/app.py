@@ -1,6 +1,12 @@
 """``edns-addon tui``: the editor's screens in a simpleline App, on a kickstart file."""
 
+import errno
+import os
+import sys
+import threading
+
 from simpleline import App
+from simpleline.event_loop import AbstractSignal
 from simpleline.render.adv_widgets import YesNoDialog
 
 from org_edns_addon.i18n import _
@@ -10,11 +16,104 @@ from org_edns_addon.tui.kickstart_file import (KickstartFileError, load_kickstar
 from org_edns_addon.tui.screens import MainScreen
 
 
+class TerminalGone(Exception):
+    """The terminal closed (end of file or an I/O error on it): the session ended unsaved."""
+
+
+class _TerminalLost(AbstractSignal):
+    """Enqueued when the terminal is gone, so the App's main loop ends."""
+
+
+class _Terminal:
+    """The session's terminal, watched for its end.
+
+    simpleline reads with input() in a thread and turns end of file into an
+    empty line (the screen asks again, forever); an I/O error (EIO from a
+    closed terminal, when SIGHUP is ignored) kills that thread with a
+    traceback and leaves the App waiting for input forever. Here ``sys.stdin``
+    and ``sys.stdout`` are wrappers: end of file or an error on either ends the
+    session. They have no ``fileno()``, so input() reads through them.
+    """
+
+    def __init__(self, stdin, stdout):
+        self.gone = False
+        self._lock = threading.Lock()
+        self.stdin = _TerminalInput(self, stdin)
+        self.stdout = _TerminalOutput(self, stdout)
+
+    def lost(self):
+        """The terminal is gone: nothing more is read or written, and the App stops."""
+        with self._lock:
+            if self.gone:
+                return
+            self.gone = True
+        # Whatever is still printed (or flushed at exit) goes nowhere instead of failing.
+        null = os.open(os.devnull, os.O_RDWR)
+        for descriptor in (1, 2):
+            os.dup2(null, descriptor)
+        os.close(null)
+        App.get_event_loop().enqueue_signal(_TerminalLost(self))
+
+
+class _TerminalInput:
+    def __init__(self, terminal, stream):
+        self._terminal = terminal
+        self._stream = stream
+
+    def readline(self, *args):
+        try:
+            line = self._stream.readline(*args)
+        except OSError:
+            line = ""
+        if not line:
+            self._terminal.lost()
+            # The input thread has nothing to hand on: it waits until the process ends.
+            threading.Event().wait()
+        return line
+
+    def __getattr__(self, name):
+        if name == "fileno":
+            raise AttributeError(name)
+        return getattr(self._stream, name)
+
+
+class _TerminalOutput:
+    def __init__(self, terminal, stream):
+        self._terminal = terminal
+        self._stream = stream
+
+    def write(self, text):
+        if not self._terminal.gone:
+            try:
+                self._stream.write(text)
+            except OSError as error:
+                self._failed(error)
+        return len(text)
+
+    def flush(self):
+        if not self._terminal.gone:
+            try:
+                self._stream.flush()
+            except OSError as error:
+                self._failed(error)
+
+    def _failed(self, error):
+        if error.errno not in (errno.EIO, errno.EPIPE, errno.ENXIO, errno.EBADF):
+            raise error
+        self._terminal.lost()
+
+    def __getattr__(self, name):
+        if name == "fileno":
+            raise AttributeError(name)
+        return getattr(self._stream, name)
+
+
 def run_standalone(kickstart, output):
     """Edit KICKSTART's sections (or new ones) and write the result to OUTPUT.
 
     Returns True when the user saved. Raises KickstartFileError when
-    KICKSTART cannot be edited.
+    KICKSTART cannot be edited, TerminalGone (nothing written) when the
+    terminal closed or reached its end during the session.
     """
     if kickstart is not None:
         source, editor = load_kickstart(kickstart)
@@ -31,6 +130,16 @@ def run_standalone(kickstart, output):
     App.initialize()
     App.get_scheduler().quit_screen = YesNoDialog(_("Quit without writing %s?") % output)
     screen = MainScreen(editor, save, "to write %s and quit" % output)
+    streams = sys.stdin, sys.stdout
+    terminal = _Terminal(*streams)
+    App.get_event_loop().register_signal_handler(
+        _TerminalLost, lambda _signal, _data: App.get_event_loop().force_quit())
     App.get_scheduler().schedule_screen(screen)
-    App.run()
+    sys.stdin, sys.stdout = terminal.stdin, terminal.stdout
+    try:
+        App.run()
+    finally:
+        sys.stdin, sys.stdout = streams
+    if terminal.gone and not screen.saved:
+        raise TerminalGone()
     return screen.saved

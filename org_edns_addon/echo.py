@@ -1,0 +1,40 @@
+"""How a value a user gave is echoed in an error or a log line: short, whatever its size.
+
+A refusal names the value it refuses, but a 10 MB string must not become a
+10 MB D-Bus error reply and log line: ``echo()`` shows at most
+``ECHO_MAX_CHARS`` characters of it and then says how long it was.
+"""
+
+import reprlib
+
+from org_edns_addon.constants import ECHO_MAX_CHARS
+from org_edns_addon.i18n import _
+
+# reprlib bounds the repr of lists and other containers without building the whole text.
+_CONTAINER_REPR = reprlib.Repr()
+_CONTAINER_REPR.maxstring = ECHO_MAX_CHARS
+_CONTAINER_REPR.maxother = ECHO_MAX_CHARS
+_CONTAINER_REPR.maxlist = _CONTAINER_REPR.maxtuple = _CONTAINER_REPR.maxdict = 4
+
+
+def echo(value):
+    """VALUE's repr for a message: at most ``ECHO_MAX_CHARS`` characters of it, followed by
+    its length when it was cut, like ``'xxxx…' (10000000 characters)``."""
+    if isinstance(value, (str, bytes)):
+        shown = repr(value[:ECHO_MAX_CHARS + 1])
+        if len(value) <= ECHO_MAX_CHARS and len(shown) <= ECHO_MAX_CHARS + 3:
+            return shown
+        what = _("characters") if isinstance(value, str) else _("bytes")
+        return "%s… (%d %s)" % (shown[:ECHO_MAX_CHARS], len(value), what)
+    shown = _CONTAINER_REPR.repr(value)
+    if isinstance(value, (list, tuple, dict, set, frozenset)) and \
+            len(value) > _CONTAINER_REPR.maxlist:
+        return _("%s (%d items)") % (shown, len(value))
+    return shown
+
+
+def shortened(message, limit):
+    """MESSAGE cut to LIMIT characters, saying how long it was when it is cut."""
+    if len(message) <= limit:
+        return message
+    return _("%s… (cut; the message had %d characters)") % (message[:limit], len(message))

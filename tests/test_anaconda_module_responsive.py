@@ -1,0 +1,140 @@
+"""The Anaconda module (real pyanaconda) stays responsive: it publishes the interface with
+the addon's own handler, so a check runs beside its main loop, one at a time, a refusal is
+one log line, and Anaconda's boss can stop it (Quit) while a check runs. Needs an anaconda
+checkout on PYTHONPATH (see ../shared/TESTING.md); skipped otherwise.
+"""
+
+import os
+import signal
+import time
+
+import pytest
+from gi.repository import GLib
+
+from org_edns_addon.constants import (ECHO_MAX_CHARS, MAX_DBUS_CALL_BYTES,
+                                      MAX_DBUS_NAME_CHARS)
+from org_edns_addon.dbus_identifiers import EDNS
+from org_edns_addon.dbus_interface import CHECK_RUNNING_ERROR, InvalidValueError
+from tests.dbus_fixtures import (AsyncCalls, bus, bus_address, remote_error,  # noqa: F401
+                                 rss_kib, silent_server, validation, wait_for)
+from tests import certs
+from tests.conftest import certificate_section
+from tests.test_anaconda_module import (anaconda_conf, boss_read, kickstart,  # noqa: F401
+                                        start_module)
+from tests.test_dbus_interface import server
+
+pytestmark = pytest.mark.anaconda
+
+MODULE = "org_edns_addon.service"
+
+
+def module_with_silent_server(start_module, silent):
+    proxy = start_module(MODULE, EDNS.interface_name)
+    proxy.Servers = [server(silent.address, "silent.test", port=silent.port)]
+    assert validation(proxy) == []
+    return proxy
+
+
+def check_servers(calls, tag, seconds):
+    calls.call(tag, EDNS.interface_name, "CheckServers", GLib.Variant("(d)", (seconds,)))
+
+
+def module_pid(bus):
+    return bus.proxy.GetConnectionUnixProcessID(EDNS.interface_name)
+
+
+def exit_status(pid, seconds):
+    """The exit status of our child PID (a negative signal number if killed), or None if it
+    still runs after SECONDS."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found, status = os.waitpid(pid, os.WNOHANG)
+        if found:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.02)
+    return None
+
+
+def test_the_module_answers_while_its_one_check_runs(start_module, bus, silent_server):
+    module_with_silent_server(start_module, silent_server)
+    calls = AsyncCalls(bus.connection)
+    for number in range(3):
+        check_servers(calls, number, 2.0)
+    calls.get_property("read", "Backend")
+    calls.wait()
+    tags = calls.tags()
+    [(first, (result,))] = [(tag, reply) for tag, reply, error in calls.replies
+                            if error is None and tag != "read"]
+    assert [check["port"] for check in result] == [silent_server.port]
+    assert sorted(remote_error(error) for _, _, error in calls.replies if error) == \
+        [CHECK_RUNNING_ERROR] * 2
+    assert tags.index("read") < tags.index(first)
+    assert silent_server.accepted == 1
+
+
+def test_a_refusal_in_the_module_is_one_log_line_without_a_traceback(start_module, tmp_path):
+    proxy = start_module(MODULE, EDNS.interface_name)
+    with pytest.raises(InvalidValueError):
+        proxy.Backend = "x" * 1000000
+    log = (tmp_path / ("%s.log" % MODULE)).read_text()
+    refused = [line for line in log.splitlines() if "Refused " in line]
+    assert refused == ["INFO:org_edns_addon.dbus_server:Refused "
+                       "org.freedesktop.DBus.Properties.Set: the backend '%s… (1000000 "
+                       "characters) is longer than %d characters; no backend is"
+                       % ("x" * (ECHO_MAX_CHARS - 1), MAX_DBUS_NAME_CHARS)]
+    assert "Traceback" not in log
+
+
+def test_memory_of_the_module_stays_flat_over_many_calls(start_module, bus):
+    start_module(MODULE, EDNS.interface_name)
+    pid = module_pid(bus)
+    calls = AsyncCalls(bus.connection)
+
+    def run(count):
+        for number in range(count):
+            calls.get_property(number, "Backend")
+            if calls.sent - len(calls.replies) >= 200:
+                calls.wait(calls.sent - 100)
+        calls.wait(timeout=300)
+
+    run(3000)
+    before = rss_kib(pid)
+    run(10000)
+    # Without the addon's handler each call kept about 2 kB: 20 MB here.
+    assert rss_kib(pid) - before < 2 * 1024
+
+
+@pytest.mark.parametrize("stop", ["Quit", "SIGTERM"])
+def test_the_module_stops_at_once_while_a_check_runs(start_module, bus, silent_server, stop):
+    proxy = module_with_silent_server(start_module, silent_server)
+    pid = module_pid(bus)
+    calls = AsyncCalls(bus.connection)
+    check_servers(calls, "check", 20.0)
+    wait_for(lambda: silent_server.accepted == 1, what="the check to connect")
+    if stop == "Quit":
+        # What Anaconda's boss does at the end (ModuleManager.stop_modules): answered at
+        # once, and the module leaves its loop a second later (Anaconda's deferred stop).
+        proxy.Quit()
+        expected = 0
+    else:
+        # Anaconda's modules take no signals of their own: SIGTERM's default action.
+        os.kill(pid, signal.SIGTERM)
+        expected = -signal.SIGTERM
+    # Within half the check's own time.
+    assert exit_status(pid, 10) == expected
+
+
+def test_a_kickstart_larger_than_one_call_of_ours_still_reaches_the_module(start_module, bus,
+                                                                         tmp_path):
+    # The size limit is for the addon's own members; Anaconda's boss hands the module its
+    # part of the kickstart in one ReadKickstart call, and certificates make it large.
+    proxy = start_module(MODULE, EDNS.interface_name)
+    bundle = "".join(certs.make_ca("Bundle %d" % n).pem for n in range(1400))
+    text = kickstart(bundle) + "".join(certificate_section(bundle, "more%d.pem" % n)
+                                       for n in range(3))
+    assert len(text) > MAX_DBUS_CALL_BYTES
+    path = tmp_path / "ks.cfg"
+    path.write_text(text)
+    report = boss_read(bus, path)
+    assert report.is_valid(), [str(m) for m in report.get_messages()]
+    assert len(proxy.Certificates) == 4 and validation(proxy) == []

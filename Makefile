@@ -41,3 +41,9 @@ bench:
 	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/tui_startup.py
 	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/apply.py
 	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/service_start.py
+
+# The Debian 13 (trixie) tree of the real-stack tests, cached outside the repository
+# (EDNS_TRIXIE_TREE, default /var/cache/edns-addon/trixie); quick when already built.
+.PHONY: trixie-tree
+trixie-tree:
+	PYTHONPATH=$(CURDIR) $(PYTHON) -m tests.vmlab.trixie_tree

@@ -47,3 +47,9 @@ bench:
 .PHONY: trixie-tree
 trixie-tree:
 	PYTHONPATH=$(CURDIR) $(PYTHON) -m tests.vmlab.trixie_tree
+
+# The third tier: the addon on the real stack in booted images (root, qemu, a few minutes;
+# DNSCONFD_ROOT=DIR adds dnsconfd from an installed tree). See README "Proof on the real stack".
+.PHONY: vm-proof
+vm-proof:
+	PYTHONPATH=$(CURDIR) $(PYTHON) -m tests.vmlab.proof

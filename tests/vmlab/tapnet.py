@@ -11,7 +11,6 @@ the namespace's tap. Never qemu's user-mode network. In the namespace:
 - tcpdump on the tap, read back by ``Capture``: every packet the guest sends.
 """
 
-import os
 import signal
 import struct
 import subprocess

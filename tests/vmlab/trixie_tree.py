@@ -12,7 +12,6 @@ package list returns at once.
 """
 
 import glob
-import hashlib
 import os
 import re
 import shutil

@@ -110,10 +110,11 @@ def installer_image(tree, dnsconfd_root=None, log=print):
     path = image_cache() / ("installer-%s.img" % key)
     if path.exists():
         return path, 0.0
+    building = path.with_name("%s.%d.building" % (path.name, os.getpid()))
     with tempfile.TemporaryDirectory(prefix="edns-lab-modules.") as stage:
-        seconds = dracut(tree, [lab_layer(Path(stage) / "layer")] + layers,
-                         path.with_suffix(".building"), modules=modules)
-    os.replace(path.with_suffix(".building"), path)
+        seconds = dracut(tree, [lab_layer(Path(stage) / "layer")] + layers, building,
+                         modules=modules)
+    os.replace(building, path)
     log("  built %s (%.1f MB) in %.0f s" % (path.name, path.stat().st_size / 1e6, seconds))
     return path, seconds
 

@@ -11,6 +11,7 @@ package list returns at once.
     python3 -m tests.vmlab.trixie_tree [--print-path]
 """
 
+import fcntl
 import glob
 import os
 import re
@@ -120,12 +121,21 @@ def ensure_tree(tree=None, log=print):
     tree = Path(tree or tree_path())
     if is_built(tree):
         return tree
+    tree.parent.mkdir(parents=True, exist_ok=True)
+    # One builder at a time (two test runs on one machine); the second finds it built.
+    with open(tree.parent / (".%s.lock" % tree.name), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if is_built(tree):
+            return tree
+        return _build(tree, log)
+
+
+def _build(tree, log):
     if os.geteuid() != 0:
         raise TreeUnavailable("building the trixie tree needs root (mmdebstrap in root mode)")
     if shutil.which("mmdebstrap") is None:
         raise TreeUnavailable("mmdebstrap is not installed (make setup installs it)")
     mirror = host_debian_mirror()
-    tree.parent.mkdir(parents=True, exist_ok=True)
     building = tree.with_name(tree.name + ".building")
     shutil.rmtree(building, ignore_errors=True)
     argv = ["mmdebstrap", "--variant=apt", "--mode=root", "--quiet",

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 from org_edns_addon import constants as c
@@ -131,6 +132,10 @@ def capture_checks(proof, frames, dhcp=False):
                                                       for f in udp})))
     proof.figure("packets from the guest by port: %s" % ", ".join(
         "%s %d" % item for item in sorted(counts.items())))
+    tcp = Counter("%s:%d" % (f.destination, f.port) for f in frames if f.kind == "tcp")
+    if tcp:
+        proof.figure("TCP from the guest to: %s" % ", ".join(
+            "%s %d" % item for item in sorted(tcp.items())))
     return counts
 
 
@@ -265,6 +270,10 @@ def installer_case(proof, lab, image, name, title, ks_text, ip, expect_resolutio
     else:
         proof.check(answer is None and boot.resolved("www.lab.example") is None,
                     "nothing resolves (www.corp.example: %s)" % (answer or "no answer"))
+        if lab.dnsconfd:
+            proof.check(counts.get("tcp/853", 0) > 0, "not for want of trying: %d packets to "
+                        "TCP 853, whose certificate the CA does not sign"
+                        % counts.get("tcp/853", 0))
     show_failed_units(proof, boot)
     return boot, frames
 
@@ -330,7 +339,7 @@ def target_case(proof, lab, backend, title, ks_text, expect_resolution):
         " ".join(line for line in staged.splitlines() if line.startswith("dns="))))
     boot, frames = run_boot(proof, lab, name, [image], ["rd.neednet=1"] + STATIC_IP,
                             TARGET_CHECKS)
-    capture_checks(proof, frames)
+    counts = capture_checks(proof, frames)
     answer = boot.resolved("www.corp.example")
     if expect_resolution:
         proof.check(answer == tapnet.ANSWERS["www.corp.example"]
@@ -338,8 +347,10 @@ def target_case(proof, lab, backend, title, ks_text, expect_resolution):
                     "resolves over DoT: www.corp.example -> %s, www.lab.example -> %s"
                     % (answer, boot.resolved("www.lab.example")))
     else:
-        proof.check(answer is None, "nothing resolves with an unrelated CA (%s)"
-                    % (answer or "no answer"))
+        proof.check(answer is None and counts.get("tcp/853", 0) > 0,
+                    "nothing resolves with an unrelated CA (%s), though it tried: %d packets "
+                    "to TCP 853" % (answer or "no answer", counts.get("tcp/853", 0)))
+    show_failed_units(proof, boot)
     return upper
 
 

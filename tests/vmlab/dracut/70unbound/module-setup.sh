@@ -19,8 +19,11 @@ install() {
     # Fedora's unbound ships it, and dnsconfd-prepare links it into conf.d.
     inst_simple "$moddir/unbound-as112-networks.conf" \
         /usr/share/unbound/conf.d/unbound-as112-networks.conf
+    # Only the directory: what goes in is each user's (dnsconfd's module installs its
+    # include of /run/dnsconfd/unbound.conf; the addon's drop-in its forward zones). All
+    # of the target's conf.d would break Unbound here where dnsconfd is installed but
+    # not in the image: that include names a file only dnsconfd's tmpfiles create.
     inst_dir /etc/unbound/conf.d
-    inst_multiple -o /etc/unbound/conf.d/*
     inst_multiple -o /usr/lib/systemd/system/unbound.service.d/*.conf
     # Started at boot: the unbound backend's resolver; with dnsconfd, dnsconfd restarts it
     # on its own configuration.

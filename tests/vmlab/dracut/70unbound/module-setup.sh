@@ -20,11 +20,11 @@ install() {
     inst_simple "$moddir/unbound-as112-networks.conf" \
         /usr/share/unbound/conf.d/unbound-as112-networks.conf
     # Only the directory: what goes in is each user's (dnsconfd's module installs its
-    # include of /run/dnsconfd/unbound.conf; the addon's drop-in its forward zones). All
-    # of the target's conf.d would break Unbound here where dnsconfd is installed but
-    # not in the image: that include names a file only dnsconfd's tmpfiles create.
+    # include of /run/dnsconfd/unbound.conf and its unbound.service drop-in; the addon's
+    # drop-in its forward zones). The target's whole conf.d and unbound.service.d would
+    # break Unbound where dnsconfd is installed but not in the image: they name
+    # /run/dnsconfd, which only dnsconfd's tmpfiles create.
     inst_dir /etc/unbound/conf.d
-    inst_multiple -o /usr/lib/systemd/system/unbound.service.d/*.conf
     # Started at boot: the unbound backend's resolver; with dnsconfd, dnsconfd restarts it
     # on its own configuration.
     $SYSTEMCTL -q --root "$initdir" enable unbound.service

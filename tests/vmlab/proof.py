@@ -148,8 +148,8 @@ def run_boot(proof, lab, name, images, options, checks, dhcp=False):
         lab.network.stop_capture(tcpdump)
     frames = tapnet.read_capture(capture_path)
     proof.check("end uptime" in " ".join(boot.lines),
-                "booted and ran the proof (qemu exit %d; serial log %s)" % (
-                    boot.exit_code, lab.workdir / ("%s.serial.log" % name)))
+                "booted and ran the proof (qemu exit %d; serial log %s, kept with --keep)"
+                % (boot.exit_code, lab.workdir / ("%s.serial.log" % name)))
     proof.figure("boot: %.0f s in qemu (TCG), network up and proof started at guest "
                  "uptime %.1f s" % (boot.seconds, boot.guest_uptime))
     lab.boots.append(boot.seconds)

@@ -101,6 +101,8 @@ CHROOT = "chroot"
 # Dracut modules added to the target initramfs when the target has them.
 DRACUT_MODULE_DNSCONFD = "dnsconfd"
 DRACUT_MODULE_OPENSSL = "openssl"
+# Fedora's unbound-dracut (70unbound): the unbound backend's resolver in the initramfs.
+DRACUT_MODULE_UNBOUND = "unbound"
 # NetworkManager's initrd generator accepts only these rd.net.dns-backend
 # values; dnsconfd is the one that speaks DoT.
 INITRD_DNS_BACKEND = "dnsconfd"

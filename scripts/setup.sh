@@ -17,6 +17,9 @@ DEBIAN_PACKAGES=(
     rpm rpmlint               # the spec file check
     libgirepository1.0-dev libcairo2-dev pkg-config   # to build PyGObject for dasbus
     systemd                   # systemctl --root: unit enablement in a staged target
+    mmdebstrap                # the Debian 13 tree: NetworkManager 1.52, dracut 106, kernel 6.12
+    qemu-system-x86 tcpdump   # make vm-proof: boot the images, capture the guest's packets
+    dnsmasq-base              # make vm-proof: a DHCP server that offers a plaintext DNS server
 )
 
 missing=()

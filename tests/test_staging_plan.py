@@ -174,6 +174,20 @@ def test_unbound_target_initramfs_carries_the_forwarder_files(write_ks, test_ca,
                                            c.UNBOUND_CONF_PATH, c.RESOLV_CONF_PATH))
 
 
+def test_unbound_target_initramfs_gets_unbound_itself_when_the_target_has_its_module(
+        write_ks, test_ca, tmp_path):
+    data = staging_input(write_ks, edns_kickstart(test_ca.pem, "--backend=unbound"))
+
+    def drop_in():
+        plan = staging_plan.build_plan(data, staging_plan.Phase.TARGET, str(tmp_path))
+        return files_of(plan)[c.DRACUT_CONF_PATH].content.decode().splitlines()[2:]
+
+    assert drop_in() == []
+    (tmp_path / c.DRACUT_MODULES_DIR.lstrip("/") / "70unbound").mkdir(parents=True)
+    (tmp_path / c.DRACUT_MODULES_DIR.lstrip("/") / "70dnsconfd").mkdir()
+    assert drop_in() == ['add_dracutmodules+=" unbound "']
+
+
 def test_phases_differ_in_dracut_drop_in_and_actions(write_ks, test_ca):
     data = staging_input(write_ks, edns_kickstart(test_ca.pem))
     target = staging_plan.build_plan(data, staging_plan.Phase.TARGET, "/")

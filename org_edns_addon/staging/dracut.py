@@ -34,6 +34,14 @@ def dracut_conf(data, root):
     wanted = [c.DRACUT_MODULE_OPENSSL]
     if data.config.backend == Backend.DNSCONFD:
         wanted.insert(0, c.DRACUT_MODULE_DNSCONFD)
+    else:
+        # Without Unbound itself, its configuration and resolv.conf inside resolve nothing.
+        wanted.insert(0, c.DRACUT_MODULE_UNBOUND)
+    # Not fixable here: dracut-ng 106 and 107 create the initramfs's users inside their
+    # 60systemd-sysusers module, before 70dnsconfd and 70unbound install their sysusers.d
+    # files, so dnsconfd.service fails with 217/USER (and Unbound cannot switch to its
+    # user). A drop-in can neither reorder modules nor replace /etc/passwd (install_items
+    # never overwrite). dracut-ng 108 creates the users after all modules.
     modules = dracut_modules_present(root, wanted)
     lines = [GENERATED_HEADER, 'install_items+=" %s "' % " ".join(items)]
     if modules:

@@ -26,6 +26,11 @@ def unbound_conf(data):
              "server:",
              "    interface: %s" % c.UNBOUND_LISTEN_ADDRESS,
              "    tls-cert-bundle: %s" % data.trust.path,
+             # No DNSSEC validation, as dnsconfd (its default dnssec_enabled: no): Fedora's
+             # unbound.conf validates, and a private zone under a signed public parent
+             # would then be bogus (SERVFAIL) with this backend and resolve with dnsconfd.
+             # The DoT servers are authenticated by the kickstart's CA instead.
+             '    module-config: "iterator"',
              ""]
     lines += _forward_zone(".", config.default_servers)
     for domain, servers in config.routed_domains().items():

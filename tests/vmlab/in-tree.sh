@@ -1,0 +1,24 @@
+#!/bin/sh
+# Run a command chrooted in a trixie tree, in private network, mount and PID namespaces
+# (call it through `unshare --net --mount --pid --fork --propagation private`).
+#
+#   in-tree.sh TREE STAGE COMMAND...
+#
+# The tree itself is never written: /run, /tmp and NetworkManager's state
+# directory are fresh tmpfs, and STAGE (a host directory) appears read-only
+# inside as /run/edns-stage. Only loopback exists in the network namespace, and
+# every process started inside ends with the namespace's first process.
+set -eu
+tree=$1
+stage=$2
+shift 2
+for dir in run tmp var/lib/NetworkManager etc/NetworkManager/conf.d; do
+    mount -t tmpfs -o mode=0755 tmpfs "$tree/$dir"
+done
+mount -t proc proc "$tree/proc"
+mount -t sysfs sysfs "$tree/sys"
+mount --rbind /dev "$tree/dev"
+mkdir -p "$tree/run/edns-stage"
+mount --bind -o ro "$stage" "$tree/run/edns-stage"
+ip link set lo up
+exec chroot "$tree" "$@"

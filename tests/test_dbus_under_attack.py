@@ -41,7 +41,8 @@ BEGIN = "-----BEGIN CERTIFICATE-----\n"
 def check_silent_server(proxy, silent):
     """Make the service's only DNS server SILENT (it accepts and never answers)."""
     proxy.Servers = [server(silent.address, "silent.test", port=silent.port)]
-    assert validation(proxy) == []
+    # A loopback server is only warned about (dnsconfd's Unbound would not ask it).
+    assert [line for line in validation(proxy) if line.startswith("error")] == []
 
 
 def check_servers(calls, tag, seconds):

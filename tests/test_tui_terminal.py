@@ -121,8 +121,9 @@ def test_kickstart_with_errors_is_refused_before_the_ui(terminal, tmp_path):
     kickstart.write_text("%addon org_edns_addon\ndns+tls://192.0.2.53\n%end\n")
     terminal.start("tui", str(kickstart))
     shown = terminal.wait_for("not edited")
-    assert "%s:2: error: the DoT server dns+tls://192.0.2.53 has no TLS name" % kickstart in \
-        shown.replace("\n", "")
+    # The terminal wraps long lines wherever the path's length puts the edge.
+    expected = "%s:2: error: the DoT server dns+tls://192.0.2.53 has no TLS name" % kickstart
+    assert "".join(expected.split()) in "".join(shown.split())
     assert terminal.exit_status() == 1
 
 

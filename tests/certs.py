@@ -28,6 +28,12 @@ class Issued:
         return self.cert.public_bytes(serialization.Encoding.PEM).decode("ascii")
 
     @property
+    def not_after(self):
+        """The end of its validity, in UTC (cryptography 36, EL9's, has no *_utc)."""
+        return getattr(self.cert, "not_valid_after_utc", None) or \
+            self.cert.not_valid_after.replace(tzinfo=UTC)
+
+    @property
     def key_pem(self):
         return self.key.private_bytes(serialization.Encoding.PEM,
                                       serialization.PrivateFormat.PKCS8,

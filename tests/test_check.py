@@ -126,7 +126,7 @@ def test_a_wrong_tls_name_is_a_name_mismatch_listing_the_certificate_names(
 
 def test_an_expired_server_certificate_says_when_it_expired(write_ks, expired_upstream,
                                                             dot_pki):
-    expired_on = dot_pki.expired_server.cert.not_valid_after_utc.strftime("%Y-%m-%d %H:%M")
+    expired_on = dot_pki.expired_server.not_after.strftime("%Y-%m-%d %H:%M")
     result = check(write_ks, [expired_upstream.server_line()], dot_pki.ca.pem)
     assert result.returncode == 1
     assert result.stdout == (

@@ -433,7 +433,7 @@ def test_an_expired_ca_names_its_end_date(write_ks, pems):
     path = write_ks(text)
     assert_one_error(path, text, "BEGIN CERTIFICATE", "the certificate CN=Expired CA expired "
                      "on %s; replace it with a current one"
-                     % pems.expired.cert.not_valid_after_utc.strftime("%Y-%m-%d %H:%M:%S UTC"))
+                     % pems.expired.not_after.strftime("%Y-%m-%d %H:%M:%S UTC"))
 
 
 def test_an_expired_certificate_not_used_for_dns_is_only_a_warning(write_ks, pems):
@@ -444,7 +444,7 @@ def test_an_expired_certificate_not_used_for_dns_is_only_a_warning(write_ks, pem
     assert [str(w) for w in result.warnings] == [
         "%s:%d: warning: the certificate CN=Expired CA expired on %s; replace it with a "
         "current one" % (path, line_of(text, "BEGIN CERTIFICATE"),
-                         pems.expired.cert.not_valid_after_utc.strftime("%Y-%m-%d %H:%M:%S UTC"))]
+                         pems.expired.not_after.strftime("%Y-%m-%d %H:%M:%S UTC"))]
 
 
 def test_the_second_certificate_of_a_bundle_is_checked_on_its_own_line(write_ks, pems):

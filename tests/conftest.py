@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pykickstart.parser import Certificate
 
 from tests import certs
 
@@ -32,6 +33,22 @@ def test_ca():
 
 def certificate_section(pem, filename="dns-ca.pem", options="--dir=/etc/pki/dns/"):
     return "%%certificate --filename=%s %s\n%s%%end\n" % (filename, options, pem)
+
+
+def _pykickstart_version():
+    try:
+        from importlib.metadata import version
+        return version("pykickstart")
+    except Exception:  # pylint: disable=broad-except  # a checkout on PYTHONPATH has no metadata
+        return "(version unknown)"
+
+
+# %certificate --type came with pykickstart 3.73 (EL10's branch: 3.52.13); EL9's 3.32.x and
+# Fedora 43's 3.66 refuse it as an unknown option, so their kickstarts cannot hold anchors.
+CERTIFICATE_TYPE = hasattr(Certificate(cert="", filename="x"), "type")
+needs_certificate_type = pytest.mark.skipif(
+    not CERTIFICATE_TYPE, reason="pykickstart %s has no %%certificate --type (3.73+, EL10's "
+    "3.52.13+)" % _pykickstart_version())
 
 
 def run_cli(*args, input=None, cwd=None, prefix=()):

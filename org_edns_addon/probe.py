@@ -30,6 +30,9 @@ _HOSTNAME_MISMATCH_CODE = 62
 # Extra time, beyond the per-server timeout, for a thread to report before it is given up.
 _JOIN_GRACE_SECONDS = 1.0
 _DNS_LENGTH_BYTES = 2
+# A socket timeout: on Python 3.9 (EL9) socket.timeout is an OSError but not yet a
+# TimeoutError (one class from 3.10 on).
+_SOCKET_TIMEOUT = (TimeoutError, socket.timeout)
 
 
 class Outcome(str, enum.Enum):
@@ -176,7 +179,7 @@ class _ServerProbe:
         except ConnectionRefusedError:
             raise _Failed(Outcome.CONNECTION_REFUSED, "nothing accepts connections on this "
                           "address and port; check both") from None
-        except TimeoutError:
+        except _SOCKET_TIMEOUT:
             raise self._timeout("no connection", "; check the address, the routing and "
                                 "firewalls") from None
         except OSError as error:
@@ -192,7 +195,7 @@ class _ServerProbe:
             tls = self.context.wrap_socket(sock, server_hostname=self.server.name)
         except ssl.SSLCertVerificationError as error:
             raise self._certificate_failure(error) from None
-        except TimeoutError:
+        except _SOCKET_TIMEOUT:
             raise self._timeout(no_handshake, "; is it a DNS over TLS server?") from None
         except ssl.SSLError as error:
             raise _Failed(Outcome.TLS_FAILED, "%s; is this a DNS over TLS server?"
@@ -217,7 +220,7 @@ class _ServerProbe:
             tls.settimeout(self._in_time(no_answer))
             try:
                 chunk = tls.recv(count - len(data))
-            except TimeoutError:
+            except _SOCKET_TIMEOUT:
                 raise self._timeout(no_answer) from None
             except OSError as error:
                 raise _Failed(Outcome.BAD_ANSWER, "the connection broke before the answer: "
@@ -243,7 +246,7 @@ class _ServerProbe:
             except ConnectionRefusedError:
                 raise _Failed(Outcome.CONNECTION_REFUSED, "nothing answers on this address "
                               "and UDP port; check both") from None
-            except TimeoutError:
+            except _SOCKET_TIMEOUT:
                 raise self._timeout(no_answer) from None
             except OSError as error:
                 raise _Failed(Outcome.UNREACHABLE, "cannot reach the server: %s"

@@ -34,7 +34,8 @@ class CertificateError(ValueError):
         self.line = line
 
 
-def _utc(cert, name):
+def utc_time(cert, name):
+    """The aware UTC datetime of CERT's ``not_valid_before`` or ``not_valid_after`` (NAME)."""
     # cryptography 42 added the *_utc attributes (and deprecated the naive ones);
     # EL9 ships cryptography 36, which only has the naive UTC ones.
     value = getattr(cert, name + "_utc", None)
@@ -144,8 +145,8 @@ def _block(label, line, body):
             fingerprint=cert.fingerprint(hashes.SHA256()).hex(),
             der=cert.public_bytes(serialization.Encoding.DER),
             subject=subject,
-            not_before=_utc(cert, "not_valid_before"),
-            not_after=_utc(cert, "not_valid_after"),
+            not_before=utc_time(cert, "not_valid_before"),
+            not_after=utc_time(cert, "not_valid_after"),
             line=line,
             certificate=cert,
         )

@@ -323,16 +323,20 @@ def _judge_answer(server, query, wire, name, rtt_ms):
 def _validity_failure(code, certificate):
     import datetime
 
+    from org_edns_addon.certificates import utc_time
+
     now = datetime.datetime.now(datetime.timezone.utc)
     if code == _EXPIRED_CODE:
-        if certificate and certificate.not_valid_after_utc < now:
-            when = certificate.not_valid_after_utc.strftime("%Y-%m-%d %H:%M UTC")
+        not_after = utc_time(certificate, "not_valid_after") if certificate else None
+        if not_after and not_after < now:
+            when = not_after.strftime("%Y-%m-%d %H:%M UTC")
             return _Failed(Outcome.EXPIRED, "the server's certificate expired on %s; renew "
                            "it on the server" % when)
         return _Failed(Outcome.EXPIRED, "a CA certificate in the server's chain has expired; "
                        "renew it")
-    when = (" before %s" % certificate.not_valid_before_utc.strftime("%Y-%m-%d %H:%M UTC")
-            if certificate and certificate.not_valid_before_utc > now else "")
+    not_before = utc_time(certificate, "not_valid_before") if certificate else None
+    when = (" before %s" % not_before.strftime("%Y-%m-%d %H:%M UTC")
+            if not_before and not_before > now else "")
     return _Failed(Outcome.NOT_YET_VALID, "the server's certificate chain is not valid%s; "
                    "check this machine's clock" % when)
 

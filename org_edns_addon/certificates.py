@@ -127,8 +127,14 @@ def load_pem_certificates(text):
 
 
 def _block(label, line, body):
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
+    try:
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+    except ImportError as error:
+        # An installer image may lack it (README: the installer image): say so on the
+        # %certificate, as a kickstart error, instead of failing the whole module.
+        from org_edns_addon.dependencies import explain
+        raise CertificateError(explain(error, _("checking a %certificate"))) from None
     if label != "CERTIFICATE":
         raise CertificateError(_("a PEM block of type %r is not a certificate; paste only "
                                  "-----BEGIN CERTIFICATE----- blocks") % label, line)

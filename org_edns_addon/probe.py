@@ -105,8 +105,10 @@ def check_servers(config: EdnsConfig, ca_bundle: Optional[bytes] = None,
     give_up = time.monotonic() + timeout + _JOIN_GRACE_SECONDS
     for thread in threads:
         thread.start()
-    # Load dnspython while the connections and TLS handshakes are under way.
-    import dns.message  # noqa: F401
+    # Load dnspython while the connections and TLS handshakes are under way. An
+    # installer image may lack it: then say so (dependencies.Unusable), not "timeout".
+    from org_edns_addon.dependencies import load
+    load("dns.message", "the pre-flight check of the DNS servers")
     for thread in threads:
         thread.join(max(0.0, give_up - time.monotonic()))
     return [result or ServerCheck(server, Outcome.TIMEOUT,
@@ -275,9 +277,12 @@ class _ServerProbe:
                        % error.verify_message)
 
     def _unverified_certificate(self):
-        """The server's certificate read without verifying it, only to explain a refusal."""
-        from cryptography import x509
-
+        """The server's certificate read without verifying it, only to explain a refusal
+        (None without cryptography, which an installer image may lack)."""
+        try:
+            from cryptography import x509
+        except ImportError:
+            return None
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE

@@ -196,6 +196,8 @@ def run_updates_img(args):
         return EXIT_FAILED
     print("wrote %s (%d bytes); boot the installer with inst.updates=URL-OF-%s"
           % (args.output, len(image), os.path.basename(args.output)))
+    for note in packaging.carried_notes():
+        print("%s: note: %s" % (args.output, note), file=sys.stderr)
     return EXIT_OK
 
 

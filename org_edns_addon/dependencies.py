@@ -104,6 +104,8 @@ INSTALLER_MAY_LACK = (
      "does not need it); boot with an updates image made by edns-addon updates-img, which "
      "carries dnspython, or build the addon's RPM into the installer image"),
 )
+# The Python each line's installer runs (README: Support matrix), oldest first.
+INSTALLER_PYTHONS = (("EL9", (3, 9)), ("EL10", (3, 12)), ("Fedora 43", (3, 14)))
 # Pure Python, so the updates image carries them, copied from where it is built.
 CARRIED_IN_UPDATES_IMAGE = ("dns",)
 BUILDS_UPDATES_IMAGE = ("pykickstart",) + CARRIED_IN_UPDATES_IMAGE

@@ -9,8 +9,13 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
 
-import pytest
+from importlib import metadata
+from pathlib import Path
 
+import pytest
+from packaging.specifiers import SpecifierSet
+
+from org_edns_addon.constants import CARRIED_LIBRARIES_DIR as CARRIED
 from org_edns_addon.dbus_identifiers import EDNS
 from tests.conftest import REPO, run_cli
 
@@ -40,10 +45,30 @@ def files_below(root):
     return found
 
 
-def assert_layout(root):
-    """ROOT holds exactly the expected files, each equal to its source, mode 0644."""
+def carried_files():
+    """What the updates image carries besides the addon: this Python's dnspython, as
+    {path below the root: source file}, and the name of its METADATA below the root."""
+    import dns
+
+    package = Path(dns.__file__).parent
+    carried = {"%s/%s/dns/%s" % (ADDON, CARRIED, path.relative_to(package)): path
+               for path in package.rglob("*") if path.suffix in (".py", ".typed")
+               and "__pycache__" not in path.parts}
+    info = "%s/%s/dnspython-%s.dist-info/METADATA" % (ADDON, CARRIED, metadata.version(
+        "dnspython"))
+    return carried, info
+
+
+def assert_layout(root, carried=False):
+    """ROOT holds exactly the expected files (with CARRIED, also the libraries the updates
+    image carries), each equal to its source, mode 0644."""
     expected = source_files()
     installed = files_below(root)
+    if carried:
+        libraries, info = carried_files()
+        expected.update(libraries)
+        assert installed.pop(info) and metadata.metadata("dnspython")["Name"] in \
+            Path(root, info).read_text()
     assert sorted(installed) == sorted(expected)
     for relative, source in expected.items():
         with open(installed[relative], "rb") as stream:
@@ -85,10 +110,51 @@ def test_updates_image_unpacks_to_the_install_layout(updates_image, tmp_path):
     subprocess.run(["cpio", "-idm", "--quiet", "--no-absolute-filenames"],
                    input=gzip.decompress(updates_image.read_bytes()), cwd=tmp_path,
                    timeout=60, check=True)
-    assert_layout(tmp_path)
+    assert_layout(tmp_path, carried=True)
     for directory, subdirs, _ in os.walk(tmp_path):
         for name in subdirs:
             assert stat.S_IMODE(os.stat(os.path.join(directory, name)).st_mode) == 0o755
+
+
+def test_in_the_image_the_addon_loads_the_carried_dnspython_where_the_system_has_none(
+        updates_image, tmp_path):
+    # As Anaconda runs the module: the addons directory on PYTHONPATH (start-module),
+    # and no dnspython on the system path (no installer image has it). That drops this
+    # Python's site-packages, so cryptography is gone too, as in EL9's image.
+    subprocess.run(["cpio", "-idm", "--quiet", "--no-absolute-filenames"],
+                   input=gzip.decompress(updates_image.read_bytes()), cwd=tmp_path,
+                   timeout=60, check=True)
+    addons = tmp_path / "usr/share/anaconda/addons"
+    result = subprocess.run([sys.executable, "-c", """
+import os, sys
+sys.path[:] = [p for p in sys.path if not os.path.isdir(os.path.join(p, "dns"))]
+sys.path.insert(0, sys.argv[1])
+from org_edns_addon.dependencies import installer_gaps
+import dns.message
+print(dns.message.__file__)
+print("\\n".join(installer_gaps()))
+""", str(addons)], env={"PATH": os.environ["PATH"]}, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    loaded, *gaps = result.stdout.splitlines()
+    assert loaded == str(addons / ("org_edns_addon/%s/dns/message.py" % CARRIED))
+    assert [gap.split(" (")[0] for gap in gaps] == [
+        "this installer has no usable cryptography"]
+
+
+def test_updates_img_says_which_installers_cannot_load_the_carried_dnspython(tmp_path):
+    requires = SpecifierSet(metadata.metadata("dnspython").get("Requires-Python") or "")
+    result = run_cli("updates-img", "-o", tmp_path / "u.img")
+    assert result.returncode == 0, result.stderr
+    if not requires.contains("3.9"):
+        # This Python's dnspython is too new for EL9's 3.9 (2.8: >=3.10).
+        assert result.stderr.startswith(
+            "%s: note: the image carries dnspython %s, which needs Python 3." % (
+                tmp_path / "u.img", metadata.version("dnspython")))
+        assert "EL9's installer (Python 3.9) cannot load it (the module says so in its " \
+            "report); for EL9" in result.stderr
+    else:
+        assert result.stderr == ""
 
 
 def test_updates_image_is_byte_identical_when_built_twice(updates_image, tmp_path):

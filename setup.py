@@ -1,18 +1,34 @@
+import glob
 import importlib.util
 import os
 
 from setuptools import find_packages, setup
+from setuptools.command.build_py import build_py
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _dependencies():
     """org_edns_addon/dependencies.py, the one table of the libraries and their minimums
     (loaded from its file: the package's other modules need those libraries)."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "org_edns_addon",
-                        "dependencies.py")
+    path = os.path.join(HERE, "org_edns_addon", "dependencies.py")
     spec = importlib.util.spec_from_file_location("org_edns_addon_dependencies", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+class BuildWithDbusFiles(build_py):
+    """Also copy data/'s D-Bus .service and .conf into the package (org_edns_addon/data/):
+    `edns-addon updates-img` puts them into the image, from an install too."""
+
+    def run(self):
+        super().run()
+        target = os.path.join(self.build_lib, "org_edns_addon", "data")
+        self.mkpath(target)
+        for path in sorted(glob.glob(os.path.join(HERE, "data", "*.service")) +
+                           glob.glob(os.path.join(HERE, "data", "*.conf"))):
+            self.copy_file(path, target)
 
 
 setup(
@@ -27,4 +43,5 @@ setup(
     # the stand-alone D-Bus service needs it (see dependencies.PYGOBJECT).
     install_requires=_dependencies().install_requires(),
     entry_points={"console_scripts": ["edns-addon = org_edns_addon.cli:main"]},
+    cmdclass={"build_py": BuildWithDbusFiles},
 )

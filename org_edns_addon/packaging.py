@@ -33,7 +33,11 @@ DBUS_SERVICE_FILE = EDNS.interface_name + ".service"
 DBUS_CONF_FILE = EDNS.interface_name + ".conf"
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-DATA_DIR = os.path.join(os.path.dirname(PACKAGE_DIR), "data")
+# data/ of a source checkout, or the copy of its D-Bus files that setup.py puts into an
+# installed package (pip, the edns-addon RPM), so updates-img works from there too.
+INSTALLED_DATA_DIR = os.path.join(PACKAGE_DIR, "data")
+DATA_DIR = INSTALLED_DATA_DIR if os.path.isdir(INSTALLED_DATA_DIR) else \
+    os.path.join(os.path.dirname(PACKAGE_DIR), "data")
 
 
 class PackagingError(Exception):

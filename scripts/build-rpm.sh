@@ -12,6 +12,8 @@
 # the Python running the build: PYTHON, default python3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Built from the tarball alone, never from a checkout on the path.
+unset PYTHONPATH
 out=${1:?usage: build-rpm.sh OUTDIR}
 spec=edns-anaconda-addon.spec
 name=$(rpmspec -q --srpm --qf '%{NAME}' "$spec")

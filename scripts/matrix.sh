@@ -12,7 +12,8 @@ cd "$(dirname "$0")/.."
 row=${1:?usage: matrix.sh el9|el10|fedora [pytest args]}
 shift
 requirements=requirements-$row.txt
-[ -f "$requirements" ] || { echo "matrix: no $requirements; the rows are el9, el10 and fedora" >&2; exit 2; }
+[ -f "$requirements" ] || {
+    echo "matrix: no $requirements; the rows are el9, el10 and fedora" >&2; exit 2; }
 python=$(sed -n 's/^# matrix-python: *//p' "$requirements")
 base=$(pyenv prefix "$python" 2>/dev/null) || {
     echo "matrix: Python $python (row $row) is not in pyenv; install it: pyenv install $python" >&2

@@ -420,7 +420,8 @@ def test_an_empty_certificate_section_is_refused_at_its_header(write_ks):
     pytest.param("not_yet_valid", "the certificate CN=Future CA is not valid before ",
                  id="a CA that is not yet valid"),
 ])
-@pytest.mark.parametrize("use", ["--ca", pytest.param("--type=anchor", marks=needs_certificate_type)])
+@pytest.mark.parametrize("use", ["--ca",
+                                 pytest.param("--type=anchor", marks=needs_certificate_type)])
 def test_a_certificate_that_cannot_authenticate_dns_servers_is_refused(write_ks, pems, kind,
                                                                        message, use):
     if use == "--ca":

@@ -2,27 +2,38 @@ PYTHON ?= python3
 DESTDIR ?=
 OUT ?= out
 
-.PHONY: setup test check demo clean
+.PHONY: setup test matrix check demo clean
 
 # Install every Debian and PyPI package the demo and the tests need.
 setup:
 	./scripts/setup.sh
 
-# The tests, assuming `make setup` has run.
+# The tests, assuming `make setup` has run: this machine's python3 with the newest
+# releases requirements.txt allows.
 test:
 	./scripts/run-tests.sh -q
 
-# Everything from a fresh machine: set-up, then the tests (what CI runs).
-check: setup test
+# The tests once per row of the support matrix (README), each on its Python with
+# exactly its library versions (requirements-ROW.txt); every row runs, then any
+# failure fails.
+MATRIX_ROWS ?= el9 el10 fedora
+matrix:
+	@failed=""; for row in $(MATRIX_ROWS); do \
+	    ./scripts/matrix.sh $$row -q || failed="$$failed $$row"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "matrix: failed on:$$failed"; exit 1; fi
+
+# Everything from a fresh machine: set-up, then the tests, then the matrix (what CI runs).
+check: setup test matrix
 
 # The main job on the bundled example.
 demo: setup
 	./scripts/demo.sh $(OUT)
 
 clean:
-	rm -rf $(OUT) build dist *.egg-info .pytest_cache
+	rm -rf $(OUT) build dist *.egg-info .pytest_cache .matrix
 
-.PHONY: updates.img install
+.PHONY: updates.img install rpm
 
 # An Anaconda updates image with the addon (boot with inst.updates=URL).
 UPDATES_IMG ?= updates.img
@@ -32,6 +43,10 @@ updates.img:
 # The addon's files below DESTDIR, in the layout of the updates image (the RPM uses this).
 install:
 	PYTHONPATH=$(CURDIR) $(PYTHON) -m org_edns_addon.packaging --destdir "$(or $(DESTDIR),/)"
+
+# The RPMs (edns-anaconda-addon, edns-addon) of this tree, with rpmbuild -bb, into OUT/rpm.
+rpm:
+	PYTHON=$(PYTHON) ./scripts/build-rpm.sh $(OUT)/rpm
 
 # Benchmarks print figures against a baseline measured in the same run; they never fail on a time.
 .PHONY: bench

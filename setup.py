@@ -1,4 +1,35 @@
+import glob
+import importlib.util
+import os
+
 from setuptools import find_packages, setup
+from setuptools.command.build_py import build_py
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _dependencies():
+    """org_edns_addon/dependencies.py, the one table of the libraries and their minimums
+    (loaded from its file: the package's other modules need those libraries)."""
+    path = os.path.join(HERE, "org_edns_addon", "dependencies.py")
+    spec = importlib.util.spec_from_file_location("org_edns_addon_dependencies", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class BuildWithDbusFiles(build_py):
+    """Also copy data/'s D-Bus .service and .conf into the package (org_edns_addon/data/):
+    `edns-addon updates-img` puts them into the image, from an install too."""
+
+    def run(self):
+        super().run()
+        target = os.path.join(self.build_lib, "org_edns_addon", "data")
+        self.mkpath(target)
+        for path in sorted(glob.glob(os.path.join(HERE, "data", "*.service")) +
+                           glob.glob(os.path.join(HERE, "data", "*.conf"))):
+            self.copy_file(path, target)
+
 
 setup(
     name="org_edns_addon",
@@ -7,7 +38,10 @@ setup(
     license="GPL-2.0-or-later",
     packages=find_packages(include=["org_edns_addon", "org_edns_addon.*"]),
     python_requires=">=3.9",
-    install_requires=["pykickstart", "cryptography", "dnspython", "idna"],
-    extras_require={"dbus": ["dasbus"], "tui": ["simpleline"]},
+    # pykickstart, cryptography, dnspython, idna, dasbus and simpleline: every command,
+    # `edns-addon tui` included, works after `pip install .`. PyGObject is not here: only
+    # the stand-alone D-Bus service needs it (see dependencies.PYGOBJECT).
+    install_requires=_dependencies().install_requires(),
     entry_points={"console_scripts": ["edns-addon = org_edns_addon.cli:main"]},
+    cmdclass={"build_py": BuildWithDbusFiles},
 )

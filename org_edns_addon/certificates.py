@@ -34,7 +34,8 @@ class CertificateError(ValueError):
         self.line = line
 
 
-def _utc(cert, name):
+def utc_time(cert, name):
+    """The aware UTC datetime of CERT's ``not_valid_before`` or ``not_valid_after`` (NAME)."""
     # cryptography 42 added the *_utc attributes (and deprecated the naive ones);
     # EL9 ships cryptography 36, which only has the naive UTC ones.
     value = getattr(cert, name + "_utc", None)
@@ -126,8 +127,14 @@ def load_pem_certificates(text):
 
 
 def _block(label, line, body):
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
+    try:
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+    except ImportError as error:
+        # An installer image may lack it (README: the installer image): say so on the
+        # %certificate, as a kickstart error, instead of failing the whole module.
+        from org_edns_addon.dependencies import explain
+        raise CertificateError(explain(error, _("checking a %certificate"))) from None
     if label != "CERTIFICATE":
         raise CertificateError(_("a PEM block of type %r is not a certificate; paste only "
                                  "-----BEGIN CERTIFICATE----- blocks") % label, line)
@@ -144,8 +151,8 @@ def _block(label, line, body):
             fingerprint=cert.fingerprint(hashes.SHA256()).hex(),
             der=cert.public_bytes(serialization.Encoding.DER),
             subject=subject,
-            not_before=_utc(cert, "not_valid_before"),
-            not_after=_utc(cert, "not_valid_after"),
+            not_before=utc_time(cert, "not_valid_before"),
+            not_after=utc_time(cert, "not_valid_after"),
             line=line,
             certificate=cert,
         )

@@ -1,9 +1,10 @@
 """The ``edns-addon`` command line: argument parsing and printing only.
 
 Exit codes: 0 success, 1 the input has errors (or a check failed, or the
-output could not be delivered), 2 usage, 130 interrupted (Ctrl-C, SIGTERM,
-SIGHUP, or the text UI's terminal closed or at its end; an apply interrupted
-while writing first restores what it wrote).
+output could not be delivered), 2 usage (or a library the command needs is
+missing: the sentence names the package to install), 130 interrupted (Ctrl-C,
+SIGTERM, SIGHUP, or the text UI's terminal closed or at its end; an apply
+interrupted while writing first restores what it wrote).
 No traceback for bad input: every user error is a sentence naming the file.
 """
 
@@ -13,7 +14,7 @@ import os
 import signal
 import sys
 
-from org_edns_addon import __version__
+from org_edns_addon import __version__, dependencies
 from org_edns_addon.constants import (ADDON_NAME, CHECK_TIMEOUT_MAX_SECONDS,
                                       CHECK_TIMEOUT_SECONDS, PHASE_INSTALLER, PHASE_TARGET)
 from org_edns_addon.fileio import write_atomically
@@ -216,6 +217,8 @@ def run_updates_img(args):
         return EXIT_FAILED
     print("wrote %s (%d bytes); boot the installer with inst.updates=URL-OF-%s"
           % (args.output, len(image), os.path.basename(args.output)))
+    for note in packaging.carried_notes():
+        print("%s: note: %s" % (args.output, note), file=sys.stderr)
     return EXIT_OK
 
 
@@ -323,7 +326,7 @@ def build_parser():
         "validate", help="check kickstarts; print FILE:LINE: error|warning: message")
     validate.add_argument("kickstarts", nargs="+", metavar="KICKSTART")
     validate.add_argument("--json", action="store_true", help="print the findings as JSON")
-    validate.set_defaults(run=run_validate)
+    validate.set_defaults(run=run_validate, needs=dependencies.READS_KICKSTART)
 
     convert = commands.add_parser(
         "convert", help="rewrite a top-level %%edns as %%addon org_edns_addon, "
@@ -331,7 +334,7 @@ def build_parser():
     convert.add_argument("kickstart", metavar="KICKSTART")
     convert.add_argument("-o", "--output", metavar="OUT", type=_path,
                          help="write here (atomically) instead of standard output")
-    convert.set_defaults(run=run_convert)
+    convert.set_defaults(run=run_convert, needs=dependencies.READS_KICKSTART)
 
     apply = commands.add_parser(
         "apply", help="write the encrypted DNS files of a phase below a root and run its "
@@ -343,12 +346,12 @@ def build_parser():
                        choices=[PHASE_TARGET, PHASE_INSTALLER],
                        help="target: the installed system (default); installer: the "
                        "installer environment")
-    apply.set_defaults(run=run_apply)
+    apply.set_defaults(run=run_apply, needs=dependencies.READS_KICKSTART)
 
     boot_args = commands.add_parser(
         "boot-args", help="print the kernel options (rd.net.dns=...) for DoT in an initramfs")
     boot_args.add_argument("kickstart", metavar="KICKSTART")
-    boot_args.set_defaults(run=run_boot_args)
+    boot_args.set_defaults(run=run_boot_args, needs=dependencies.READS_KICKSTART)
 
     overlay = commands.add_parser(
         "overlay", help="write an initrd overlay (gzip'd cpio) with the kickstart, the "
@@ -356,14 +359,14 @@ def build_parser():
     overlay.add_argument("kickstart", metavar="KICKSTART")
     overlay.add_argument("-o", "--output", required=True, metavar="FILE", type=_path,
                          help="the overlay image to write, like overlay.img")
-    overlay.set_defaults(run=run_overlay)
+    overlay.set_defaults(run=run_overlay, needs=dependencies.READS_KICKSTART)
 
     updates = commands.add_parser(
         "updates-img", help="write an Anaconda updates image (gzip'd cpio) holding the addon "
         "and its D-Bus files")
     updates.add_argument("-o", "--output", required=True, metavar="FILE", type=_path,
                          help="the image to write, like updates.img")
-    updates.set_defaults(run=run_updates_img)
+    updates.set_defaults(run=run_updates_img, needs=dependencies.BUILDS_UPDATES_IMAGE)
 
     check = commands.add_parser(
         "check", help="before the install: reach, authenticate and query each DNS server "
@@ -374,7 +377,7 @@ def build_parser():
     check.add_argument("--name", type=_query_name, metavar="QNAME",
                        help="the name to ask (default: the server's first routed domain, "
                        "else its TLS name)")
-    check.set_defaults(run=run_check)
+    check.set_defaults(run=run_check, needs=dependencies.CHECKS_SERVERS)
 
     tui = commands.add_parser(
         "tui", help="edit the encrypted DNS sections of a kickstart in a text UI")
@@ -382,7 +385,7 @@ def build_parser():
                      help="start from its %%certificate and %%addon %s sections" % ADDON_NAME)
     tui.add_argument("-o", "--output", metavar="OUT", type=_path,
                      help="write here (atomically); default: KICKSTART itself")
-    tui.set_defaults(run=run_tui)
+    tui.set_defaults(run=run_tui, needs=dependencies.TEXT_UI)
     return parser
 
 
@@ -401,6 +404,10 @@ def main(argv=None):
         # Python's stand-in when descriptor 1 is closed: every line printed would be lost.
         return _usage_error(args.command, "standard output is closed; redirect it to a file "
                             "or to /dev/null instead")
+    what = "edns-addon " + args.command
+    for library in dependencies.missing(args.needs):
+        print(library.missing(what), file=sys.stderr)
+        return EXIT_USAGE
     # Killed or hung up like interrupted: temporary files and trees are cleaned up.
     for signum in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(signum) == signal.SIG_DFL:   # not when ignored (nohup)
@@ -410,6 +417,13 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("edns-addon %s: interrupted" % args.command, file=sys.stderr)
         return EXIT_INTERRUPTED
+    except ImportError as error:
+        # Not found by the check above (a lazy import), or found but too old or broken
+        # (say, a pykickstart without %certificate).
+        if dependencies.library_of(error) is None:
+            raise
+        print(dependencies.explain(error, what), file=sys.stderr)
+        return EXIT_USAGE
     except BrokenPipeError:
         # The reader went away (`| head`): what was not printed is lost, so this is no
         # success; stdout points at /dev/null so that the exit does not fail again.

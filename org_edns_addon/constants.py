@@ -130,6 +130,9 @@ OVERLAY_MTIME = 0
 ANACONDA_ADDONS_DIR = "/usr/share/anaconda/addons"
 ANACONDA_DBUS_SERVICES_DIR = "/usr/share/anaconda/dbus/services"
 ANACONDA_DBUS_CONFS_DIR = "/usr/share/anaconda/dbus/confs"
+# Inside the addon's directory of an updates image: pure-Python libraries an installer
+# image may lack (dnspython), found after the image's own (org_edns_addon/__init__.py).
+CARRIED_LIBRARIES_DIR = "site-packages"
 
 # Pre-flight check of the DNS servers (`edns-addon check`).
 CHECK_TIMEOUT_SECONDS = 5.0

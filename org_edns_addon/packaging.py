@@ -5,15 +5,23 @@ in the same places either way: the ``org_edns_addon`` package under
 ``/usr/share/anaconda/addons/``, the D-Bus ``.service`` and ``.conf`` under
 ``/usr/share/anaconda/dbus/``. Built from a source checkout.
 
+The updates image also carries the pure-Python libraries an installer image
+may lack (``dependencies.CARRIED_IN_UPDATES_IMAGE``: dnspython), copied from
+where it is built into the addon's ``site-packages/``; the RPM has Requires
+instead. cryptography is compiled code for one Python and OpenSSL, so no image
+carries it.
+
     python3 -m org_edns_addon.packaging --destdir DIR
 """
 
 import argparse
 import gzip
 import os
+import re
 import sys
 
 from org_edns_addon import constants as c
+from org_edns_addon import dependencies
 from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.fileio import temporary_directory
 from org_edns_addon.staging import StagingError
@@ -25,7 +33,11 @@ DBUS_SERVICE_FILE = EDNS.interface_name + ".service"
 DBUS_CONF_FILE = EDNS.interface_name + ".conf"
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-DATA_DIR = os.path.join(os.path.dirname(PACKAGE_DIR), "data")
+# data/ of a source checkout, or the copy of its D-Bus files that setup.py puts into an
+# installed package (pip, the edns-addon RPM), so updates-img works from there too.
+INSTALLED_DATA_DIR = os.path.join(PACKAGE_DIR, "data")
+DATA_DIR = INSTALLED_DATA_DIR if os.path.isdir(INSTALLED_DATA_DIR) else \
+    os.path.join(os.path.dirname(PACKAGE_DIR), "data")
 
 
 class PackagingError(Exception):
@@ -58,8 +70,68 @@ def layout():
     return sorted(files)
 
 
-def install_tree(destdir):
-    """Install the layout below DESTDIR (created if needed); return the paths installed.
+def carried_libraries():
+    """The files of each library the updates image carries (its package's Python files
+    and its METADATA), as (path below the root, content), sorted by path. Raises
+    PackagingError if one is not installed where the image is built."""
+    import importlib.util
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    target = os.path.join(c.ANACONDA_ADDONS_DIR, c.ADDON_NAME, c.CARRIED_LIBRARIES_DIR)
+    files = []
+    for module in dependencies.CARRIED_IN_UPDATES_IMAGE:
+        library = dependencies.LIBRARIES[module]
+        try:
+            found = distribution(library.distribution)
+            spec = importlib.util.find_spec(module)
+        except (PackageNotFoundError, ImportError, ValueError):
+            spec = None
+        if spec is None or not spec.submodule_search_locations:
+            raise PackagingError(library.missing("the updates image, which carries it,"))
+        package = spec.submodule_search_locations[0]
+        for directory, subdirs, names in os.walk(package):
+            subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
+            for name in names:
+                if name.endswith((".py", ".typed")):
+                    source = os.path.join(directory, name)
+                    with open(source, "rb") as stream:
+                        files.append((os.path.join(target, module, os.path.relpath(
+                            source, package)), stream.read()))
+        info = "%s-%s.dist-info" % (found.metadata["Name"], found.version)
+        metadata = found.read_text("METADATA") or found.read_text("PKG-INFO") or ""
+        files.append((os.path.join(target, info, "METADATA"), metadata.encode("utf-8")))
+    return sorted(files)
+
+
+def carried_notes():
+    """A sentence for each carried library whose release cannot load in some installer
+    (its Requires-Python asks for a newer Python than that installer's)."""
+    from importlib.metadata import metadata
+
+    notes = []
+    for module in dependencies.CARRIED_IN_UPDATES_IMAGE:
+        library = dependencies.LIBRARIES[module]
+        found = metadata(library.distribution)
+        needed = re.findall(r">=\s*(\d+)\.(\d+)", found.get("Requires-Python") or "")
+        oldest = max((int(major), int(minor)) for major, minor in needed) if needed else None
+        left_out = [(name, python) for name, python in dependencies.INSTALLER_PYTHONS
+                    if oldest and python < oldest]
+        if left_out:
+            notes.append(
+                "the image carries %s %s, which needs Python %d.%d or later: %s cannot load "
+                "it (the module says so in its report); for %s, build the image where a %s "
+                "for Python %d.%d is installed" % (
+                    library.distribution, found["Version"], oldest[0], oldest[1],
+                    " and ".join("%s's installer (Python %d.%d)" % (name, *python)
+                                 for name, python in left_out),
+                    " and ".join(name for name, _ in left_out), library.distribution,
+                    *left_out[0][1]))
+    return notes
+
+
+def install_tree(destdir, extra=()):
+    """Install the layout below DESTDIR (created if needed), and the EXTRA files,
+    (path below the root, content); return the paths installed.
 
     The files are written the way staging writes a root: confined to DESTDIR
     (a symlink inside it that leads outside is refused), each atomically, and
@@ -74,6 +146,7 @@ def install_tree(destdir):
         for path, source in layout():
             with open(source, "rb") as stream:
                 files.append(PlannedFile(path, stream.read(), c.FILE_MODE))
+        files += [PlannedFile(path, content, c.FILE_MODE) for path, content in extra]
         os.makedirs(destdir, mode=c.DIR_MODE, exist_ok=True)
         apply_plan(Plan(Phase.TARGET, tuple(files), ()), destdir)
     except OSError as error:
@@ -89,7 +162,7 @@ def updates_image():
     # initrd's cpio writer is the project's one; it loads pykickstart, so only here.
     from org_edns_addon.initrd import OverlayError, newc_archive
     with temporary_directory("edns-updates.") as tree:
-        install_tree(tree)
+        install_tree(tree, carried_libraries())
         try:
             archive = newc_archive(tree)
         except OverlayError as error:

@@ -144,8 +144,10 @@ def check_servers(config: EdnsConfig, ca_bundle: Optional[bytes] = None,
     checked at once, so more servers than that may take longer in all.
     """
     # Loaded here, before any check's clock starts and before sockets hold descriptors.
-    import dns.message  # noqa: F401
-    import dns.rcode  # noqa: F401
+    # An installer image may lack dnspython: then say so (dependencies.Unusable).
+    from org_edns_addon.dependencies import load
+    load("dns.message", "the pre-flight check of the DNS servers")
+    load("dns.rcode", "the pre-flight check of the DNS servers")
 
     context = _verifying_context(ca_bundle, anchors)
     trusted_by = ("a CA of the kickstart's --ca bundle" if ca_bundle is not None else
@@ -482,30 +484,21 @@ def _judge_answer(server, query, wire, name, rtt_ms, handshake_ms):
                        % (printable(answered), asked, meaning))
 
 
-def _utc(certificate, field):
-    """Certificate FIELD (``not_valid_after``/``not_valid_before``) as an aware UTC time,
-    on every cryptography from 36 on (``*_utc`` came in 42)."""
-    import datetime
-
-    value = getattr(certificate, field + "_utc", None)
-    if value is None:
-        value = getattr(certificate, field).replace(tzinfo=datetime.timezone.utc)
-    return value
-
-
 def _validity_failure(code, certificate):
     import datetime
 
+    from org_edns_addon.certificates import utc_time
+
     now = datetime.datetime.now(datetime.timezone.utc)
     if code == _EXPIRED_CODE:
-        if certificate and _utc(certificate, "not_valid_after") < now:
-            when = _utc(certificate, "not_valid_after").strftime("%Y-%m-%d %H:%M UTC")
+        if certificate and utc_time(certificate, "not_valid_after") < now:
+            when = utc_time(certificate, "not_valid_after").strftime("%Y-%m-%d %H:%M UTC")
             return _Failed(Outcome.EXPIRED, _("the server's certificate expired on %s; renew "
                            "it on the server") % when)
         return _Failed(Outcome.EXPIRED, _("a CA certificate in the server's chain has expired; "
                        "renew it"))
-    when = (" before %s" % _utc(certificate, "not_valid_before").strftime("%Y-%m-%d %H:%M UTC")
-            if certificate and _utc(certificate, "not_valid_before") > now else "")
+    when = (" before %s" % utc_time(certificate, "not_valid_before").strftime("%Y-%m-%d %H:%M UTC")
+            if certificate and utc_time(certificate, "not_valid_before") > now else "")
     return _Failed(Outcome.NOT_YET_VALID, _("the server's certificate chain is not valid%s; "
                    "check this machine's clock") % when)
 

@@ -14,7 +14,8 @@ DEBIAN_PACKAGES=(
     network-manager           # NetworkManager --print-config parses our keyfiles
     tmux                      # a real terminal for the text UI tests
     iproute2 util-linux       # unshare / ip netns for namespaced end-to-end tests
-    rpm rpmlint               # the spec file check
+    rpm rpmlint               # the spec file check and rpmbuild of the packages
+    python3-packaging         # rpm's Python dependency generator (pythondistdeps.py)
     libgirepository1.0-dev libcairo2-dev pkg-config   # to build PyGObject for dasbus
     systemd                   # systemctl --root: unit enablement in a staged target
     mmdebstrap                # the Debian 13 tree: NetworkManager 1.52, dracut 106, kernel 6.12

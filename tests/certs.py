@@ -29,6 +29,12 @@ class Issued:
         return self.cert.public_bytes(serialization.Encoding.PEM).decode("ascii")
 
     @property
+    def not_after(self):
+        """The end of its validity, in UTC (cryptography 36, EL9's, has no *_utc)."""
+        return getattr(self.cert, "not_valid_after_utc", None) or \
+            self.cert.not_valid_after.replace(tzinfo=UTC)
+
+    @property
     def key_pem(self):
         return self.key.private_bytes(serialization.Encoding.PEM,
                                       serialization.PrivateFormat.PKCS8,
@@ -58,8 +64,11 @@ def make_ca(common_name="Test DNS CA", not_before=None, not_after=None, ca=True,
                .public_key(key.public_key()).serial_number(x509.random_serial_number())
                .not_valid_before(not_before).not_valid_after(not_after)
                .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+               # RFC 5280 wants at least one keyUsage bit; cryptography 36 (EL9) cannot
+               # read back the empty bit string it writes for a CA without keyCertSign.
                .add_extension(x509.KeyUsage(
-                   digital_signature=not ca, content_commitment=False, key_encipherment=False,
+                   digital_signature=not (ca and key_cert_sign), content_commitment=False,
+                   key_encipherment=False,
                    data_encipherment=False, key_agreement=False, key_cert_sign=key_cert_sign,
                    crl_sign=key_cert_sign, encipher_only=False, decipher_only=False),
                    critical=True))

@@ -85,10 +85,17 @@ def start_module(bus, bus_address, anaconda_conf, tmp_path):
     env = dict(python_env(), DBUS_STARTER_ADDRESS=bus_address,
                ANACONDA_CONFIG_TMP=str(conf_path))
 
-    def start(module, service_name):
+    def start(module, service_name, hide=()):
         log_path = tmp_path / ("%s.log" % module)
-        started.append((start_service([sys.executable, "-m", module], bus, service_name,
-                                      env=env, log_path=log_path), service_name))
+        argv = [sys.executable, "-m", module]
+        if hide:
+            # As in an installer image without these packages (README: the installer image).
+            argv = [sys.executable, "-c", "import runpy, sys\n"
+                    "sys.modules.update(dict.fromkeys(%r))\n"
+                    "runpy.run_module(%r, run_name='__main__', alter_sys=True)"
+                    % (list(hide), module)]
+        started.append((start_service(argv, bus, service_name, env=env, log_path=log_path),
+                        service_name))
         return bus.get_proxy(service_name, "/" + service_name.replace(".", "/"))
 
     yield start
@@ -179,6 +186,39 @@ def test_invalid_content_comes_back_in_the_report_with_file_and_line(start_modul
             "the DoT server dns+tls://192.0.2.53 has no TLS name, so it cannot be "
             "authenticated; append #NAME as in its certificate, like "
             "dns+tls://192.0.2.53#dot.example") in found
+
+
+def test_without_cryptography_in_the_image_the_report_and_the_log_say_so(start_module, bus,
+                                                                       test_ca, tmp_path):
+    start_module("org_edns_addon.service", EDNS.interface_name, hide=["cryptography"])
+    text = kickstart(test_ca.pem)
+    path = tmp_path / "ks.cfg"
+    path.write_text(text)
+    report = boss_read(bus, path)
+    assert [(m.line_number, m.message) for m in report.error_messages] == [
+        (line_of(text, "%certificate"), "checking a %certificate needs the Python package "
+         "cryptography 36.0.1 or later, which is not installed; install it (dnf install "
+         "python3-cryptography, or pip install 'cryptography>=36.0.1')")]
+    [warning] = [m.message for m in report.warning_messages]
+    assert warning.startswith("this installer has no usable cryptography (python3-cryptography: ")
+    assert warning.endswith("build the addon's RPM into the installer image (it requires "
+                            "python3-cryptography), an updates image cannot carry it")
+    log = (tmp_path / "org_edns_addon.service.log").read_text()
+    assert "this installer has no usable cryptography" in log
+    assert "Traceback" not in log
+
+
+def test_without_dnspython_in_the_image_the_kickstart_is_read_with_a_warning(start_module, bus,
+                                                                             test_ca, tmp_path):
+    proxy = start_module("org_edns_addon.service", EDNS.interface_name, hide=["dns"])
+    path = tmp_path / "ks.cfg"
+    path.write_text(kickstart(test_ca.pem))
+    report = boss_read(bus, path)
+    assert report.error_messages == []
+    [warning] = [m.message for m in report.warning_messages]
+    assert warning.startswith("this installer has no usable dnspython (python3-dns: ")
+    assert "boot with an updates image made by edns-addon updates-img" in warning
+    assert proxy.Kickstarted
 
 
 def test_a_parse_error_is_reported_not_raised(tmp_path):

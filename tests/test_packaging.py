@@ -3,12 +3,19 @@
 import configparser
 import gzip
 import os
+import shutil
 import stat
 import subprocess
+import sys
 import xml.etree.ElementTree as ElementTree
 
-import pytest
+from importlib import metadata
+from pathlib import Path
 
+import pytest
+from packaging.specifiers import SpecifierSet
+
+from org_edns_addon.constants import CARRIED_LIBRARIES_DIR as CARRIED
 from org_edns_addon.dbus_identifiers import EDNS
 from tests.conftest import REPO, run_cli
 
@@ -38,10 +45,30 @@ def files_below(root):
     return found
 
 
-def assert_layout(root):
-    """ROOT holds exactly the expected files, each equal to its source, mode 0644."""
+def carried_files():
+    """What the updates image carries besides the addon: this Python's dnspython, as
+    {path below the root: source file}, and the name of its METADATA below the root."""
+    import dns
+
+    package = Path(dns.__file__).parent
+    carried = {"%s/%s/dns/%s" % (ADDON, CARRIED, path.relative_to(package)): path
+               for path in package.rglob("*") if path.suffix in (".py", ".typed")
+               and "__pycache__" not in path.parts}
+    info = "%s/%s/dnspython-%s.dist-info/METADATA" % (ADDON, CARRIED, metadata.version(
+        "dnspython"))
+    return carried, info
+
+
+def assert_layout(root, carried=False):
+    """ROOT holds exactly the expected files (with CARRIED, also the libraries the updates
+    image carries), each equal to its source, mode 0644."""
     expected = source_files()
     installed = files_below(root)
+    if carried:
+        libraries, info = carried_files()
+        expected.update(libraries)
+        assert installed.pop(info) and metadata.metadata("dnspython")["Name"] in \
+            Path(root, info).read_text()
     assert sorted(installed) == sorted(expected)
     for relative, source in expected.items():
         with open(installed[relative], "rb") as stream:
@@ -83,10 +110,51 @@ def test_updates_image_unpacks_to_the_install_layout(updates_image, tmp_path):
     subprocess.run(["cpio", "-idm", "--quiet", "--no-absolute-filenames"],
                    input=gzip.decompress(updates_image.read_bytes()), cwd=tmp_path,
                    timeout=60, check=True)
-    assert_layout(tmp_path)
+    assert_layout(tmp_path, carried=True)
     for directory, subdirs, _ in os.walk(tmp_path):
         for name in subdirs:
             assert stat.S_IMODE(os.stat(os.path.join(directory, name)).st_mode) == 0o755
+
+
+def test_in_the_image_the_addon_loads_the_carried_dnspython_where_the_system_has_none(
+        updates_image, tmp_path):
+    # As Anaconda runs the module: the addons directory on PYTHONPATH (start-module),
+    # and no dnspython on the system path (no installer image has it). That drops this
+    # Python's site-packages, so cryptography is gone too, as in EL9's image.
+    subprocess.run(["cpio", "-idm", "--quiet", "--no-absolute-filenames"],
+                   input=gzip.decompress(updates_image.read_bytes()), cwd=tmp_path,
+                   timeout=60, check=True)
+    addons = tmp_path / "usr/share/anaconda/addons"
+    result = subprocess.run([sys.executable, "-c", """
+import os, sys
+sys.path[:] = [p for p in sys.path if not os.path.isdir(os.path.join(p, "dns"))]
+sys.path.insert(0, sys.argv[1])
+from org_edns_addon.dependencies import installer_gaps
+import dns.message
+print(dns.message.__file__)
+print("\\n".join(installer_gaps()))
+""", str(addons)], env={"PATH": os.environ["PATH"]}, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    loaded, *gaps = result.stdout.splitlines()
+    assert loaded == str(addons / ("org_edns_addon/%s/dns/message.py" % CARRIED))
+    assert [gap.split(" (")[0] for gap in gaps] == [
+        "this installer has no usable cryptography"]
+
+
+def test_updates_img_says_which_installers_cannot_load_the_carried_dnspython(tmp_path):
+    requires = SpecifierSet(metadata.metadata("dnspython").get("Requires-Python") or "")
+    result = run_cli("updates-img", "-o", tmp_path / "u.img")
+    assert result.returncode == 0, result.stderr
+    if not requires.contains("3.9"):
+        # This Python's dnspython is too new for EL9's 3.9 (2.8: >=3.10).
+        assert result.stderr.startswith(
+            "%s: note: the image carries dnspython %s, which needs Python 3." % (
+                tmp_path / "u.img", metadata.version("dnspython")))
+        assert "EL9's installer (Python 3.9) cannot load it (the module says so in its " \
+            "report); for EL9" in result.stderr
+    else:
+        assert result.stderr == ""
 
 
 def test_updates_image_is_byte_identical_when_built_twice(updates_image, tmp_path):
@@ -151,8 +219,70 @@ def test_spec_files_cover_the_install_layout():
                    for entry in listed), relative
 
 
-def test_rpmlint_accepts_the_spec():
-    result = subprocess.run(["rpmlint", "-r", str(REPO / "edns-anaconda-addon.rpmlintrc"),
-                             str(SPEC)], capture_output=True, text=True, timeout=120)
+@pytest.fixture(scope="module")
+def built_rpms(tmp_path_factory):
+    """{package name: path} of `rpmbuild -bb` of the spec on this tree
+    (scripts/build-rpm.sh, with this Python for the wheel and the import check)."""
+    if shutil.which("rpmbuild") is None:
+        pytest.skip("rpmbuild is not installed (Debian: apt-get install rpm); make setup "
+                    "installs it")
+    out = tmp_path_factory.mktemp("rpms")
+    result = subprocess.run([str(REPO / "scripts" / "build-rpm.sh"), str(out)],
+                            env=dict(os.environ, PYTHON=sys.executable), cwd=REPO,
+                            capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "0 errors, 0 warnings" in result.stdout
+    return {rpm_query(path, "%{NAME}"): path for path in out.glob("*.rpm")}
+
+
+def rpm_query(path, *args):
+    return subprocess.run(["rpm", "-qp", *(["--qf", args[0]] if len(args) == 1 and "%" in
+                                           args[0] else args), str(path)],
+                          capture_output=True, text=True, timeout=60, check=True).stdout
+
+
+def test_rpmbuild_makes_the_addon_package_and_the_command_subpackage(built_rpms):
+    assert sorted(built_rpms) == ["edns-addon", "edns-anaconda-addon"]
+    addon_files = rpm_query(built_rpms["edns-anaconda-addon"], "-l").split()
+    assert sorted(f.lstrip("/") for f in addon_files if os.path.splitext(f)[1]
+                  in (".py", ".service", ".conf")) == sorted(source_files())
+    command_files = rpm_query(built_rpms["edns-addon"], "-l").split()
+    assert "/usr/bin/edns-addon" in command_files
+    sitelib = "/usr/lib/python%d.%d/site-packages" % sys.version_info[:2]
+    assert "%s/org_edns_addon/cli.py" % sitelib in command_files
+    assert not any(f.startswith("/usr/share/anaconda") for f in command_files)
+
+
+def test_the_command_subpackage_requires_the_minimums_from_setup_py(built_rpms):
+    from org_edns_addon import dependencies
+
+    requires = rpm_query(built_rpms["edns-addon"], "--requires").splitlines()
+    python = "python%d.%ddist" % sys.version_info[:2]
+    for library in dependencies.REQUIRED:
+        # rpm's generator writes a version as Python normalises it (2.3.0 -> 2.3).
+        assert any(line.startswith("%s(%s) >= %s" % (python, library.distribution,
+                                                      library.minimum.rstrip(".0")))
+                   for line in requires), (library, requires)
+
+
+def test_the_packaged_command_runs(built_rpms, tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    payload = subprocess.run(["rpm2cpio", str(built_rpms["edns-addon"])], capture_output=True,
+                             check=True, timeout=60).stdout
+    subprocess.run(["cpio", "-idm", "--quiet"], input=payload, cwd=root, check=True, timeout=60)
+    script = root / "usr" / "bin" / "edns-addon"
+    assert script.read_text().startswith("#!/usr/bin/python3\n")
+    sitelib = root / ("usr/lib/python%d.%d/site-packages" % sys.version_info[:2])
+    example = REPO / "data" / "examples" / "corp-dot.ks"
+    result = subprocess.run([sys.executable, str(script), "validate", str(example)],
+                            env=dict(os.environ, PYTHONPATH=str(sitelib)), cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stdout) == (0, "%s: 0 errors, 0 warnings\n" % example)
+
+
+def test_rpmlint_accepts_the_spec_and_both_packages(built_rpms):
+    result = subprocess.run(["rpmlint", "-r", str(REPO / "edns-anaconda-addon.rpmlintrc"),
+                             str(SPEC), *map(str, built_rpms.values())],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 packages and 1 specfiles checked; 0 errors, 0 warnings" in result.stdout

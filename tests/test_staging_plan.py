@@ -11,7 +11,7 @@ from org_edns_addon.staging import networkmanager
 from org_edns_addon.staging import StagingError
 from org_edns_addon.model import Backend, DotServer, EdnsConfig, ResolveMode
 from tests import certs
-from tests.conftest import certificate_section
+from tests.conftest import certificate_section, needs_certificate_type
 from tests.staging_fixtures import (edns_kickstart, networkmanager_config, require_tools,
                                     staging_input, unbound_checkconf)
 
@@ -112,6 +112,7 @@ def test_unbound_checkconf_would_reject_a_broken_file(write_ks, test_ca, tmp_pat
     assert unbound_checkconf(tmp_path, root).returncode != 0
 
 
+@needs_certificate_type
 def test_certificates_go_to_their_dir_or_type_place_with_mode_0644(write_ks, test_ca):
     anchor = certs.make_ca("Corp Root")
     text = edns_kickstart(test_ca.pem, certificates=(

@@ -13,7 +13,7 @@ from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.tui.module_proxy import (ModuleView, module_state, read_certificates,
                                              read_editor, write_config, write_editor)
 from tests import certs
-from tests.conftest import certificate_section
+from tests.conftest import certificate_section, needs_certificate_type
 from tests.dbus_fixtures import (bus, bus_address, edns_proxy,  # noqa: F401 (fixtures)
                                  plain_structures, running_template_service, wait_for)
 
@@ -92,6 +92,7 @@ def test_a_certificate_added_in_the_editor_reaches_the_module_once(edns_proxy, t
         "corp-ca.pem", "added in the installer", False, False)
 
 
+@needs_certificate_type
 def test_the_editor_offers_the_kickstart_certificates_of_the_module(bus, bus_address,
                                                                     tmp_path, test_ca):
     kickstart = tmp_path / "ks.cfg"

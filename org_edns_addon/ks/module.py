@@ -11,9 +11,10 @@ from pykickstart.errors import KickstartParseError
 from pykickstart.sections import CertificateSection
 
 from org_edns_addon.constants import ADDON_SECTION_OPEN
+from org_edns_addon.dependencies import installer_gaps
 from org_edns_addon.ks.result import ParsedKickstart
 from org_edns_addon.ks.rules import certificate_value, check_rules
-from org_edns_addon.model import Problem, SectionPlace
+from org_edns_addon.model import Problem, SectionPlace, Severity
 
 # Problems found in the module's part carry no file name: the boss adds the
 # name of the file the section came from.
@@ -62,6 +63,10 @@ def parsed_kickstart(addon, certificates, now=None):
             result.certificates.append(value)
     if addon.seen:
         check_rules(result, now)
+        # What this installer image lacks, once in the report (README: the installer
+        # image); a %certificate that cannot be checked without it is also an error.
+        for sentence in installer_gaps():
+            add(Severity.WARNING, sentence, (MODULE_PART, None))
     else:
         result.problems.clear()
     return result

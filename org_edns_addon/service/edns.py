@@ -96,6 +96,10 @@ class EdnsService(KickstartService, EdnsState):
         """
         parsed = parsed_kickstart(getattr(data.addons, ADDON_NAME), data.certificates)
         self._kickstart_problems = parsed.problems
+        # The installer log says it too: a library missing from the image is no
+        # kickstart mistake, and the report may be read by no one (an automated install).
+        for problem in parsed.problems:
+            (log.error if problem.severity is Severity.ERROR else log.warning)("%s", problem)
         if parsed.errors:
             return
         self.set_kickstart(parsed.config or self.config, parsed.certificates)

@@ -63,8 +63,8 @@ def loopback_kickstart(text, parsed, ca_pem, backend):
     edits = {}   # first line index -> (number of lines replaced, new lines)
     for cert in parsed.certificates:
         if cert.filename in parsed.config.ca_names:
-            body = cert.place.end_lineno - cert.place.lineno - 1
-            edits[cert.place.lineno] = (body, ca_pem.splitlines())
+            body = cert.origin.end_lineno - cert.origin.lineno - 1
+            edits[cert.origin.lineno] = (body, ca_pem.splitlines())
     moved = []
     for index, server in enumerate(parsed.config.servers):
         loopback = replace(server, address=FIRST_LOOPBACK + index, port=c.DOT_PORT)

@@ -1,0 +1,23 @@
+"""The README's main job: `make demo` ends with the live proof on the bundled example."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+from tests.staging_fixtures import require_namespaces
+
+pytestmark = pytest.mark.root
+
+
+def test_the_proof_on_the_bundled_example_resolves_over_dot_and_fails_closed(tmp_path):
+    require_namespaces("--net", "--mount")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    result = subprocess.run([sys.executable, str(REPO / "scripts/prove.py"), str(tmp_path)],
+                            capture_output=True, text=True, env=env, timeout=300, cwd=REPO)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert "all TCP port 853, the names in none (encrypted)" in result.stdout
+    assert "www.corp.example A -> SERVFAIL" in result.stdout   # the unrelated CA

@@ -15,7 +15,6 @@ import sys
 
 from org_edns_addon import constants as c
 from org_edns_addon.dbus_identifiers import EDNS
-from org_edns_addon.fileio import temporary_directory
 from org_edns_addon.staging import StagingError
 from org_edns_addon.staging.apply import apply_plan
 from org_edns_addon.staging.plan import Phase, Plan, PlannedFile
@@ -58,6 +57,15 @@ def layout():
     return sorted(files)
 
 
+def _layout_files():
+    """The layout as ``PlannedFile``s (their bytes read from the checkout)."""
+    files = []
+    for path, source in layout():
+        with open(source, "rb") as stream:
+            files.append(PlannedFile(path, stream.read(), c.FILE_MODE))
+    return files
+
+
 def install_tree(destdir):
     """Install the layout below DESTDIR (created if needed); return the paths installed.
 
@@ -69,11 +77,8 @@ def install_tree(destdir):
         raise PackagingError("the destination directory is empty; give one, like "
                              "--destdir=/tmp/edns-root")
     destdir = os.path.abspath(destdir)
-    files = []
     try:
-        for path, source in layout():
-            with open(source, "rb") as stream:
-                files.append(PlannedFile(path, stream.read(), c.FILE_MODE))
+        files = _layout_files()
         os.makedirs(destdir, mode=c.DIR_MODE, exist_ok=True)
         apply_plan(Plan(Phase.TARGET, tuple(files), ()), destdir)
     except OSError as error:
@@ -88,12 +93,13 @@ def updates_image():
     """The updates image: a deterministic, root-owned, gzip'd newc cpio of the layout."""
     # initrd's cpio writer is the project's one; it loads pykickstart, so only here.
     from org_edns_addon.initrd import OverlayError, newc_archive
-    with temporary_directory("edns-updates.") as tree:
-        install_tree(tree)
-        try:
-            archive = newc_archive(tree)
-        except OverlayError as error:
-            raise PackagingError(str(error)) from None
+    try:
+        archive = newc_archive(_layout_files())
+    except OSError as error:
+        raise PackagingError("cannot read %s: %s" % (error.filename, error.strerror or error)) \
+            from None
+    except OverlayError as error:
+        raise PackagingError(str(error)) from None
     return gzip.compress(archive, compresslevel=9, mtime=0)
 
 

@@ -14,9 +14,12 @@ import sys
 # What Ctrl-C, SIGTERM and SIGHUP interrupt. Held back from the first line of a
 # run (until main() has its handlers in place): one that came during start-up
 # ends the run with exit code 130 and a sentence, never with a traceback.
+# (As a program only: `python3 -m org_edns_addon.cli`, or the `edns-addon` script,
+# which imports this module before it calls main().)
 _INTERRUPTS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _INHERITED_MASK = signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS) \
-    if __name__ == "__main__" else None
+    if __name__ == "__main__" or \
+    os.path.basename((getattr(sys, "argv", None) or [""])[0]) == "edns-addon" else None
 
 import argparse  # noqa: E402 (after the signals are held)
 import contextlib  # noqa: E402

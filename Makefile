@@ -40,4 +40,5 @@ bench:
 	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/validate.py
 	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/tui_startup.py
 	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/apply.py
+	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/overlay.py
 	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/service_start.py

@@ -7,19 +7,29 @@ says what the root holds).
 No traceback for bad input: every user error is a sentence naming the file.
 """
 
-import os
-import signal
-import sys
-
-# What Ctrl-C, SIGTERM and SIGHUP interrupt. Held back from the first line of a
-# run (until main() has its handlers in place): one that came during start-up
-# ends the run with exit code 130 and a sentence, never with a traceback.
-# (As a program only: `python3 -m org_edns_addon.cli`, or the `edns-addon` script,
-# which imports this module before it calls main().)
-_INTERRUPTS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-_INHERITED_MASK = signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS) \
-    if __name__ == "__main__" or \
-    os.path.basename((getattr(sys, "argv", None) or [""])[0]) == "edns-addon" else None
+# Ctrl-C, SIGTERM and SIGHUP are held back from the first line of a run until main()
+# has its handlers in place: one that came during start-up ends the run with exit
+# code 130 and a sentence, never with a traceback. (As a program only: `python3 -m
+# org_edns_addon.cli`, or the `edns-addon` script, which imports this module before
+# it calls main().) A Ctrl-C before they are held (Python's own SIGINT handler is
+# there already) ends the run the same way.
+try:
+    import os
+    import sys
+    _AS_PROGRAM = __name__ == "__main__" or \
+        os.path.basename((getattr(sys, "argv", None) or [""])[0]) == "edns-addon"
+    import signal
+    _INTERRUPTS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    _INHERITED_MASK = signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS) \
+        if _AS_PROGRAM else None
+except KeyboardInterrupt:
+    import os
+    import sys
+    if __name__ != "__main__" and \
+            os.path.basename((getattr(sys, "argv", None) or [""])[0]) != "edns-addon":
+        raise
+    os.write(2, b"edns-addon: interrupted\n")
+    os._exit(130)
 
 import argparse  # noqa: E402 (after the signals are held)
 import contextlib  # noqa: E402

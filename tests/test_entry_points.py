@@ -300,7 +300,9 @@ def test_a_signal_at_any_moment_of_start_up_ends_the_run_cleanly(write_ks, tmp_p
         ours = [line for line in stderr.splitlines() if "org_edns_addon/" in line]
         assert ours == [], stderr      # no frame of our code in any traceback
         if process.returncode == 0:
-            assert (stdout, stderr) == ("%s: 0 errors, 0 warnings\n" % kickstart, "")
+            assert stdout == "%s: 0 errors, 0 warnings\n" % kickstart
+            if signum != signal.SIGINT:   # (a SIGINT in site's .pth files: its report)
+                assert stderr == ""
             break
         if process.returncode == 130:
             assert stderr in ("edns-addon validate: interrupted\n", "edns-addon: interrupted\n")

@@ -56,6 +56,7 @@ bench:
 	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/validate.py
 	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/tui_startup.py
 	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/apply.py
+	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/overlay.py
 	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/service_start.py
 
 # The Debian 13 (trixie) tree of the real-stack tests, cached outside the repository

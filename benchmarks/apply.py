@@ -1,111 +1,72 @@
-"""Time staging: plan + write of the bundled example, and of 50..200 certificates.
+"""`edns-addon apply` against `edns-addon validate` of the same kickstart, as whole processes.
 
-Prints medians, the per-certificate cost, and the ratio to a baseline measured
-in the same run: the same files written by plain atomic writes (no plan, no
-root confinement, no checks). Not a test: it prints figures and never fails.
-Run: PYTHONPATH=. python3 benchmarks/apply.py
+Generates a kickstart with 1 000 %certificate sections (fresh CA certificates;
+a tenth anchors, 20 of the others the DoT CAs), then runs, in turn and
+several times each in the same run:
+  - `edns-addon apply KS --root R --phase target` into a fresh empty root R
+    (every file written, made durable, actions skipped: the root has no tools),
+  - `edns-addon validate KS` (the reading and checking that apply also does),
+and prints both medians (wall clock, which includes waiting for the disk, and
+CPU time) and the median of the pair ratios. Goal: ratio <= 1.5. Then the same
+for an apply where every file is already up to date. Prints figures; never
+fails on a time.
+
+    PYTHONPATH=$PWD python3 benchmarks/apply.py [--certificates N] [--runs N]
 """
 
+import argparse
+import itertools
 import os
-import statistics
 import sys
 import tempfile
-import time
-from dataclasses import replace
+from pathlib import Path
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from org_edns_addon.staging import plan as staging_plan  # noqa: E402
-from org_edns_addon.staging import apply as staging_apply  # noqa: E402
-from org_edns_addon.staging import actions as staging_actions  # noqa: E402
-from org_edns_addon.certificates import CaCertificate  # noqa: E402
-from org_edns_addon.fileio import write_atomically  # noqa: E402
-from org_edns_addon.ks.reader import parse_kickstart  # noqa: E402
-from tests import certs  # noqa: E402
+from benchmarks.whole_process import (certificates_kickstart, edns_addon, paired,  # noqa: E402
+                                      print_paired, timed)
 
-EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                       "data", "examples", "corp-dot.ks")
-RUNS = 31
-
-
-class NoCommands(staging_actions.CommandRunner):
-    def run(self, argv):
-        pass
-
-
-def medians_ms(functions, runs=RUNS):
-    """Median (wall, CPU) milliseconds of each of FUNCTIONS(fresh root), run interleaved
-    so that disk noise hits them alike; wall includes waiting for fsync."""
-    walls = [[] for _ in functions]
-    cpus = [[] for _ in functions]
-    for _ in range(runs):
-        for number, function in enumerate(functions):
-            with tempfile.TemporaryDirectory() as root:
-                wall, cpu = time.perf_counter(), time.process_time()
-                function(root)
-                walls[number].append(time.perf_counter() - wall)
-                cpus[number].append(time.process_time() - cpu)
-    return [(statistics.median(w) * 1000, statistics.median(c) * 1000)
-            for w, c in zip(walls, cpus)]
-
-
-def stage(data):
-    return lambda root: staging_apply.stage(data, staging_plan.Phase.TARGET, root, runner=NoCommands())
-
-
-def plain_writes(data):
-    """The baseline: the same files, written with plain atomic writes."""
-    files = staging_plan.build_plan(data, staging_plan.Phase.TARGET, "/").files
-
-    def write(root):
-        for planned in files:
-            path = os.path.join(root, planned.path.lstrip("/"))
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            write_atomically(path, planned.content, planned.mode)
-    return write
-
-
-def with_certificates(data, count, pem):
-    extra = tuple(CaCertificate.from_section("bench-%03d.pem" % number, pem, "/etc/pki/bench")
-                  for number in range(count))
-    return replace(data, certificates=data.certificates + extra)
+GOAL = 1.5
 
 
 def main():
-    example = parse_kickstart(EXAMPLE).staging_input()
-    pem = certs.make_ca("Benchmark CA").pem
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--certificates", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
 
-    (example_ms, example_cpu), (baseline_ms, baseline_cpu) = medians_ms(
-        [stage(example), plain_writes(example)])
-    with tempfile.TemporaryDirectory() as root:
-        staging_apply.stage(example, staging_plan.Phase.TARGET, root, runner=NoCommands())
-        start = time.perf_counter()
-        for _ in range(RUNS):
-            staging_apply.stage(example, staging_plan.Phase.TARGET, root, runner=NoCommands())
-        again_ms = (time.perf_counter() - start) / RUNS * 1000
+    with tempfile.TemporaryDirectory(prefix="edns-bench-") as directory:
+        kickstart = Path(directory, "bench.ks")
+        certificates_kickstart(kickstart, args.certificates)
+        numbers = itertools.count()
+        roots = []
 
-    print("medians; wall includes waiting for the disk (fsync; noisy on a shared machine), "
-          "CPU is user + system time")
-    print("example (%d files), plan + write:   wall %7.2f ms  CPU %6.2f ms  (goal < 20 ms)"
-          % (len(staging_plan.build_plan(example, "target", "/").files), example_ms, example_cpu))
-    print("  baseline, plain atomic writes:    wall %7.2f ms  CPU %6.2f ms  (ratio wall %.2f, "
-          "CPU %.2f)" % (baseline_ms, baseline_cpu, example_ms / baseline_ms,
-                         example_cpu / baseline_cpu))
-    print("  again, nothing to write:          wall %7.2f ms" % again_ms)
-    results = {}
-    for count in (50, 100, 200):
-        data = with_certificates(example, count, pem)
-        results[count], base = medians_ms([stage(data), plain_writes(data)], runs=5)
-        print("example + %3d certificates:         wall %7.2f ms  CPU %6.2f ms  (baseline CPU "
-              "%6.2f ms, ratio %.2f)" % (count, results[count][0], results[count][1], base[1],
-                                         results[count][1] / base[1]))
-    for what, index in (("wall", 0), ("CPU", 1)):
-        example_cost = (example_ms, example_cpu)[index]
-        per_certificate = (results[200][index] - example_cost) / 200
-        linearity = (results[200][index] - example_cost) / (2 * (results[100][index]
-                                                                  - example_cost))
-        print("per certificate (%4s):             %7.3f ms;  cost(200) / 2 cost(100) = %.2f "
-              "(1.00 is linear)" % (what, per_certificate, linearity))
+        def fresh_root():
+            # Kept until the end: right after a removal of 1 000 files, ext4 spends
+            # most of a file creation skipping their recently deleted inodes.
+            roots.append(Path(directory, "root-%d" % next(numbers)))
+            roots[-1].mkdir()
+            os.sync()   # apply's own syncs write back only what it wrote
+
+        def apply_fresh():
+            return edns_addon("apply", kickstart, "--root", roots[-1], "--phase", "target")
+
+        def validate():
+            return edns_addon("validate", kickstart)
+
+        print("kickstart: %d %%certificate sections, %d bytes"
+              % (args.certificates, kickstart.stat().st_size))
+        print("apply into an empty root (writes %d files):" % (args.certificates + 3))
+        print_paired("edns-addon apply", "edns-addon validate",
+                     paired(apply_fresh, validate, args.runs, before_each=fresh_root), GOAL)
+
+        up_to_date = Path(directory, "up-to-date")
+        up_to_date.mkdir()
+        timed(edns_addon("apply", kickstart, "--root", up_to_date))
+        print("apply where every file is already up to date (writes nothing):")
+        print_paired("edns-addon apply", "edns-addon validate", paired(
+            lambda: edns_addon("apply", kickstart, "--root", up_to_date), validate,
+            args.runs), GOAL)
 
 
 if __name__ == "__main__":

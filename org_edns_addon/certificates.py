@@ -92,12 +92,14 @@ def load_pem_certificates(text):
             raise CertificateError(_(
                 "a private key is pasted here (%s); never put a private key in a kickstart: "
                 "remove it and paste only the CA certificate") % _shown(line), number)
-    for number, line in enumerate(lines):
-        if not line.isascii():
-            character = next(char for char in line if not char.isascii())
-            raise CertificateError(_("the certificate text holds the non-ASCII character "
-                                     "U+%04X; PEM is ASCII: paste it again from the original "
-                                     "file") % ord(character), number)
+    if not text.isascii():
+        # Looked for in the text, not in its lines: splitlines() drops the line breaks
+        # that are not ASCII (U+0085, U+2028, U+2029), and they would reach the file.
+        position = next(index for index, char in enumerate(text) if not char.isascii())
+        raise CertificateError(_("the certificate text holds the non-ASCII character "
+                                 "U+%04X; PEM is ASCII: paste it again from the original "
+                                 "file") % ord(text[position]),
+                               len(text[:position + 1].splitlines()) - 1)
     blocks = []
     start = None
     for number, line in enumerate(lines):

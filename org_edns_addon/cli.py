@@ -4,20 +4,44 @@ Exit codes: 0 success, 1 the input has errors (or a check failed, or the
 output could not be delivered), 2 usage (or a library the command needs is
 missing: the sentence names the package to install), 130 interrupted (Ctrl-C,
 SIGTERM, SIGHUP, or the text UI's terminal closed or at its end; an apply
-interrupted while writing first restores what it wrote).
+interrupted while writing first restores what it wrote, and says what the root
+holds).
 No traceback for bad input: every user error is a sentence naming the file.
 """
 
-import argparse
-import math
-import os
-import signal
-import sys
+# Ctrl-C, SIGTERM and SIGHUP are held back from the first line of a run until main()
+# has its handlers in place: one that came during start-up ends the run with exit
+# code 130 and a sentence, never with a traceback. (As a program only: `python3 -m
+# org_edns_addon.cli`, or the `edns-addon` script, which imports this module before
+# it calls main().) A Ctrl-C before they are held (Python's own SIGINT handler is
+# there already) ends the run the same way.
+try:
+    import os
+    import sys
+    _AS_PROGRAM = __name__ == "__main__" or \
+        os.path.basename((getattr(sys, "argv", None) or [""])[0]) == "edns-addon"
+    import signal
+    _INTERRUPTS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    _INHERITED_MASK = signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS) \
+        if _AS_PROGRAM else None
+except KeyboardInterrupt:
+    import os
+    import sys
+    if __name__ != "__main__" and \
+            os.path.basename((getattr(sys, "argv", None) or [""])[0]) != "edns-addon":
+        raise
+    os.write(2, b"edns-addon: interrupted\n")
+    os._exit(130)
 
-from org_edns_addon import __version__, dependencies
-from org_edns_addon.constants import (ADDON_NAME, CHECK_TIMEOUT_MAX_SECONDS,
+import argparse  # noqa: E402 (after the signals are held)
+import contextlib  # noqa: E402
+import io  # noqa: E402
+import math  # noqa: E402
+
+from org_edns_addon import __version__, dependencies  # noqa: E402
+from org_edns_addon.constants import (ADDON_NAME, CHECK_TIMEOUT_MAX_SECONDS,  # noqa: E402
                                       CHECK_TIMEOUT_SECONDS, PHASE_INSTALLER, PHASE_TARGET)
-from org_edns_addon.fileio import write_atomically
+from org_edns_addon.fileio import write_atomically  # noqa: E402
 
 # Each command imports what it needs when it runs: pykickstart, cryptography,
 # dnspython and the staging code cost tens of milliseconds each to import, and
@@ -114,20 +138,32 @@ def _staging_input(path, refusal):
 
 def run_apply(args):
     from org_edns_addon.staging import StagingError
-    from org_edns_addon.staging.apply import stage
+    from org_edns_addon.staging.apply import ApplyInterrupted, stage
     from org_edns_addon.staging.plan import Phase
 
     _, data = _staging_input(args.kickstart, "not applied")
     if data is None:
         return EXIT_FAILED
     root = os.path.abspath(args.root)
-    try:
-        report = stage(data, Phase(args.phase), root)
-    except StagingError as error:
-        print("%s: not applied: %s" % (args.kickstart, error), file=sys.stderr)
-        return EXIT_FAILED
-    print("%s: %s phase below %s" % (args.kickstart, args.phase, root))
-    print(report)
+    # Interrupts raise, so that the message says what the root holds; until it is
+    # printed, a second one is ignored.
+    with _interrupts_raised():
+        try:
+            report = stage(data, Phase(args.phase), root)
+        except ApplyInterrupted as interrupted:
+            print("edns-addon apply: interrupted; %s" % interrupted, file=sys.stderr)
+            return EXIT_INTERRUPTED
+        except StagingError as error:
+            print("%s: not applied: %s" % (args.kickstart, error), file=sys.stderr)
+            return EXIT_FAILED
+        try:
+            print("%s: %s phase below %s" % (args.kickstart, args.phase, root))
+            print(report)
+            sys.stdout.flush()
+        except KeyboardInterrupt:
+            print("edns-addon apply: interrupted; the files are written and the actions ran "
+                  "(the list of them was cut short)", file=sys.stderr)
+            return EXIT_INTERRUPTED
     return EXIT_OK
 
 
@@ -180,7 +216,9 @@ def run_overlay(args):
               file=sys.stderr)
         return EXIT_FAILED
     try:
-        write_atomically(args.output, image, 0o644)
+        # The image holds the whole kickstart (root password, %post secrets): only its
+        # owner reads it, whatever the umask and the kickstart's own mode.
+        write_atomically(args.output, image, initrd.IMAGE_MODE)
     except OSError as error:
         print("%s: cannot write %s: %s" % (args.kickstart, args.output, _sentence(error)),
               file=sys.stderr)
@@ -285,7 +323,8 @@ def run_tui(args):
     from org_edns_addon.tui.app import TerminalGone, run_standalone
     from org_edns_addon.tui.kickstart_file import KickstartFileError
     try:
-        saved = run_standalone(args.kickstart, output)
+        with _interrupts_raised():   # the screens end cleanly, the terminal restored
+            saved = run_standalone(args.kickstart, output)
     except TerminalGone:
         # Closed under the session (or Ctrl-D): nothing written, and nobody to tell.
         return EXIT_INTERRUPTED
@@ -389,31 +428,108 @@ def build_parser():
     return parser
 
 
-def _interrupt(signum, _frame):
-    raise KeyboardInterrupt(signal.Signals(signum).name)
+class _Interrupts:
+    """How Ctrl-C, SIGTERM and SIGHUP end a command: at once, with exit code 130 and a
+    sentence (nothing is half-done where they are let through: every write holds them
+    back), or, inside ``_interrupts_raised()``, as KeyboardInterrupt for code that
+    must say what it did (apply) or clean up (the text UI)."""
+    command = ""
+    raised = False
+    interrupted = False
+
+
+def _on_interrupt(signum, _frame):
+    if _Interrupts.raised:
+        if _Interrupts.interrupted:   # the first one is being handled: its code ends the run
+            return
+        _Interrupts.interrupted = True
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+    # os.write and os._exit: no Python I/O buffer is touched, whatever the code that
+    # was running had half-done with it.
+    command = " " + _Interrupts.command if _Interrupts.command else ""
+    os.write(2, ("edns-addon%s: interrupted\n" % command).encode())
+    os._exit(EXIT_INTERRUPTED)
+
+
+@contextlib.contextmanager
+def _interrupts_raised():
+    _Interrupts.raised = True
+    try:
+        yield
+    finally:
+        _Interrupts.raised = False
+
+
+class _OutputError(Exception):
+    """Standard output cannot be written (a full disk, /dev/full, an I/O error)."""
+
+
+class _StandardOutput(io.FileIO):
+    """Descriptor 1, whose write errors are told apart from every other OSError."""
+
+    def write(self, data):
+        try:
+            return super().write(data)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise _OutputError(error.strerror or str(error)) from None
+
+
+def _checked_stdout():
+    """sys.stdout as it was (encoding, buffering), over ``_StandardOutput``."""
+    stdout = sys.stdout
+    stdout.flush()
+    return io.TextIOWrapper(io.BufferedWriter(_StandardOutput(stdout.fileno(), "w",
+                                                              closefd=False)),
+                            encoding=stdout.encoding, errors="backslashreplace",
+                            line_buffering=stdout.line_buffering)
+
+
+def _drop_stdout():
+    """Point descriptor 1 at /dev/null, so that the exit's flush does not fail again."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
 
 
 def main(argv=None):
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
+    if _INHERITED_MASK is not None:
+        mask = _INHERITED_MASK
+    for signum in _INTERRUPTS:
+        if signal.getsignal(signum) != signal.SIG_IGN:   # not when ignored (nohup, `&`)
+            signal.signal(signum, _on_interrupt)
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     for stream in (sys.stdout, sys.stderr):
         # A file name or message the terminal's encoding cannot show is escaped,
         # never a UnicodeEncodeError traceback.
         if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
+    _Interrupts.command = args.command
     if sys.stdout is None:
         # Python's stand-in when descriptor 1 is closed: every line printed would be lost.
         return _usage_error(args.command, "standard output is closed; redirect it to a file "
                             "or to /dev/null instead")
-    what = "edns-addon " + args.command
     for library in dependencies.missing(args.needs):
-        print(library.missing(what), file=sys.stderr)
+        print(library.missing("edns-addon " + args.command), file=sys.stderr)
         return EXIT_USAGE
-    # Killed or hung up like interrupted: temporary files and trees are cleaned up.
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        if signal.getsignal(signum) == signal.SIG_DFL:   # not when ignored (nohup)
-            signal.signal(signum, _interrupt)
+    if args.command != "tui":   # the text UI draws on the terminal its own way
+        sys.stdout = _checked_stdout()
     try:
-        return args.run(args)
+        return _run(args)
+    finally:
+        # The run is over and its exit code decided: a signal now would only replace that
+        # code by a kill, while the interpreter shuts down.
+        signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
+
+
+def _run(args):
+    try:
+        code = args.run(args)
+        sys.stdout.flush()
+        return code
     except KeyboardInterrupt:
         print("edns-addon %s: interrupted" % args.command, file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -422,12 +538,17 @@ def main(argv=None):
         # (say, a pykickstart without %certificate).
         if dependencies.library_of(error) is None:
             raise
-        print(dependencies.explain(error, what), file=sys.stderr)
+        print(dependencies.explain(error, "edns-addon " + args.command), file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
         # The reader went away (`| head`): what was not printed is lost, so this is no
-        # success; stdout points at /dev/null so that the exit does not fail again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        # success.
+        _drop_stdout()
+        return EXIT_FAILED
+    except _OutputError as error:
+        _drop_stdout()
+        print("edns-addon %s: cannot write to standard output: %s; what it would have "
+              "printed is lost" % (args.command, error), file=sys.stderr)
         return EXIT_FAILED
 
 

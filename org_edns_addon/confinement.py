@@ -5,14 +5,18 @@ with directory file descriptors (``O_NOFOLLOW``): a symlink on the way is
 followed only while it stays below the root, one that leads outside is
 refused. ``read_existing`` says what a path holds now, without following a
 final symlink.
+
+Every name below a root is written as UTF-8 bytes, whatever the locale: a
+kickstart's file names are UTF-8 text, and the installed system reads them
+in a UTF-8 locale. The root's own path is the host's, kept as given.
 """
 
+import collections
 import errno
 import os
-import posixpath
 import stat
 from dataclasses import dataclass
-from typing import Dict, List, Tuple
+from typing import Tuple
 
 from org_edns_addon.constants import DIR_MODE
 from org_edns_addon.fileio import signals_deferred
@@ -24,6 +28,23 @@ class RootError(Exception):
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _MAX_SYMLINKS = 40
+# Directory descriptors kept open for paths resolved before: enough for a plan's
+# directories in the common case (a few), bounded whatever a kickstart asks for
+# (a process may have only 1 024 descriptors, or fewer).
+_MAX_CACHED_DIRECTORIES = 32
+
+
+def file_name_bytes(name):
+    """NAME (one component below a root) as the bytes written: UTF-8."""
+    try:
+        return name.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raise RootError("%r cannot be written as a UTF-8 file name; use plain text"
+                        % name) from None
+
+
+def _text(name):
+    return name.decode("utf-8", "surrogateescape")
 
 
 def path_components(path):
@@ -31,16 +52,20 @@ def path_components(path):
     parts = path.split("/")[1:] if path.startswith("/") else None
     if not parts or "\0" in path or any(p in ("", ".", "..") for p in parts):
         raise RootError("%r is not a plain absolute path (no '..', '.' or '//'); refusing "
-                           "to write it" % path)
+                        "to write it" % path)
     return parts
 
 
 @dataclass
 class Place:
-    """Where a path's last component lives: its directory (an open fd) and name."""
+    """Where a path's last component lives: its directory (an open fd) and name (bytes).
+
+    DIR_FD belongs to the ConfinedRoot and stays open only until its next
+    ``place()``: use a Place at once, never keep it.
+    """
     dir_fd: int
-    name: str
-    missing: Tuple[str, ...] = ()       # parent directories still to create
+    name: bytes
+    missing: Tuple[bytes, ...] = ()       # parent directories still to create
 
 
 class ConfinedRoot:
@@ -48,7 +73,7 @@ class ConfinedRoot:
 
     A symlink on the way is followed only while it stays below the root (an
     absolute target is taken as a path of this machine); one that leads
-    outside is refused. Directory fds are cached for the life of the object.
+    outside is refused. A bounded number of directory fds is cached.
     """
 
     def __init__(self, root):
@@ -56,23 +81,23 @@ class ConfinedRoot:
             raise RootError("the root %r must be an absolute path" % (root,))
         self.path = root
         self.real = os.path.realpath(root)
+        self._real_bytes = os.fsencode(self.real)
         try:
             self.fd = os.open(self.real, _DIR_FLAGS)
         except OSError as error:
             raise RootError("cannot open the root %s: %s; give an existing directory"
-                               % (root, error.strerror)) from None
-        self._fds = [self.fd]
-        self._parents: Dict[str, int] = {}
-        # Parents not there yet; forgotten whenever a directory is made.
-        self._missing: Dict[str, Tuple[int, Tuple[str, ...]]] = {}
-        self.created: List[Tuple[int, str]] = []   # (parent fd, name) of directories made
+                            % (root, error.strerror)) from None
+        # parent path -> (fd, the names still missing below it), most recent last
+        self._cache = collections.OrderedDict()
+        # Each directory made: (its components below the root, resolved, and the
+        # (st_dev, st_ino) of its parent), so that a rollback removes exactly it.
+        self.created = []
 
     def close(self):
-        for fd in self._fds:
-            os.close(fd)
-        self._fds = []
-        self._parents.clear()
-        self._missing.clear()
+        self._forget(lambda missing: True)
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
 
     def __enter__(self):
         return self
@@ -84,113 +109,187 @@ class ConfinedRoot:
         """PATH as a user sees it: below the root given."""
         return os.path.join(self.path, path.lstrip("/"))
 
-    def _keep(self, fd):
-        self._fds.append(fd)
-        return fd
+    def _shown_parts(self, parts):
+        return self.shown("/" + "/".join(_text(part) for part in parts))
 
-    def _inside(self, target):
-        """The components of the absolute symlink TARGET below the root, or None."""
-        target = posixpath.normpath(target)
-        if self.real == "/":
-            return [p for p in target.split("/") if p]
-        if target == self.real:
-            return []
-        if target.startswith(self.real + "/"):
-            return target[len(self.real) + 1:].split("/")
-        return None
+    def _forget(self, which):
+        for key in [key for key, (_, missing) in self._cache.items() if which(missing)]:
+            os.close(self._cache.pop(key)[0])
 
     def place(self, path, create=False):
         """Resolve PATH's parent under the root; create missing directories if CREATE."""
         parts = path_components(path)
+        name = file_name_bytes(parts[-1])
         parent = "/".join(parts[:-1])
-        if parent not in self._parents:
-            if not create and parent in self._missing:
-                fd, missing = self._missing[parent]
-                return Place(fd, parts[-1], missing)
-            fd, missing = self._walk(path, parts[:-1], create)
-            if missing:
-                self._missing[parent] = (fd, missing)
-                return Place(fd, parts[-1], missing)
-            self._parents[parent] = fd
-        return Place(self._parents[parent], parts[-1])
+        cached = self._cache.get(parent)
+        if cached is not None and (create and cached[1]):
+            os.close(self._cache.pop(parent)[0])
+            cached = None
+        if cached is None:
+            cached = self._walk(path, [file_name_bytes(part) for part in parts[:-1]], create)
+            self._cache[parent] = cached
+            while len(self._cache) > _MAX_CACHED_DIRECTORIES:
+                os.close(self._cache.popitem(last=False)[1][0])
+        else:
+            self._cache.move_to_end(parent)
+        return Place(cached[0], name, cached[1])
+
+    def open_directory(self, path):
+        """A new fd of the directory PATH below the root (the caller closes it), or None
+        if it does not exist."""
+        parts = path_components(path)
+        fd, missing = self._walk(path, [file_name_bytes(part) for part in parts], False)
+        if missing:
+            os.close(fd)
+            return None
+        return fd
 
     def _walk(self, path, pending, create):
         """(fd of the deepest existing directory on the way, the names still missing)."""
-        pending = list(pending)
-        stack = [os.dup(self.fd)]
-        names = []
+        pending = collections.deque(pending)
+        current = os.dup(self.fd)
+        names = []      # the components of CURRENT below the root, symlinks resolved
         links = 0
         try:
             while pending:
-                name = pending.pop(0)
-                if name in ("", "."):
+                name = pending.popleft()
+                if name in (b"", b"."):
                     continue
-                if name == "..":
+                if name == b"..":
                     if not names:
                         raise RootError("%s leads outside %s; refusing to write it"
-                                           % (self.shown(path), self.path))
+                                        % (self.shown(path), self.path))
                     names.pop()
-                    os.close(stack.pop())
+                    # Walked again from the root rather than kept open level by level:
+                    # a deep path must not cost a descriptor per component.
+                    parent = self._open_resolved(names)
+                    os.close(current)
+                    current = parent
                     continue
                 try:
-                    fd = os.open(name, _DIR_FLAGS, dir_fd=stack[-1])
+                    fd = os.open(name, _DIR_FLAGS, dir_fd=current)
                 except FileNotFoundError:
                     if not create:
-                        return self._keep(stack.pop()), tuple([name] + pending)
-                    fd = self._mkdir(stack[-1], name)
+                        found, current = current, None
+                        return found, (name,) + tuple(pending)
+                    fd = self._mkdir(current, names, name)
                 except OSError as error:
                     if error.errno not in (errno.ELOOP, errno.ENOTDIR):
                         raise
                     links += 1
-                    pending = self._follow(path, stack, names, name, links) + pending
+                    target, absolute = self._follow(path, current, names, name, links)
+                    if absolute:   # from the root again
+                        os.close(current)
+                        current = os.dup(self.fd)
+                        names.clear()
+                    pending.extendleft(reversed(target))
                     continue
-                stack.append(fd)
+                os.close(current)
+                current = fd
                 names.append(name)
-            return self._keep(stack.pop()), ()
+            found, current = current, None
+            return found, ()
         finally:
-            for fd in stack:
-                os.close(fd)
+            if current is not None:
+                os.close(current)
 
-    def _follow(self, path, stack, names, name, links):
-        """The components a symlink NAME stands for; refuses one leading outside the root."""
-        where = self.shown("/" + "/".join(names + [name]))
-        info = os.stat(name, dir_fd=stack[-1], follow_symlinks=False)
+    def _open_resolved(self, names):
+        """A new fd of the directory NAMES below the root (symlinks already resolved)."""
+        current = os.dup(self.fd)
+        try:
+            for name in names:
+                try:
+                    fd = os.open(name, _DIR_FLAGS, dir_fd=current)
+                except OSError as error:
+                    raise RootError("%s changed while it was being written (%s); run again"
+                                    % (self._shown_parts(names), error.strerror)) from None
+                os.close(current)
+                current = fd
+            found, current = current, None
+            return found
+        finally:
+            if current is not None:
+                os.close(current)
+
+    def _follow(self, path, dir_fd, names, name, links):
+        """(the components the symlink NAME in DIR_FD stands for, whether they start at
+        the root); refuses one leading outside the root."""
+        where = self._shown_parts(names + [name])
+        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
         if not stat.S_ISLNK(info.st_mode):
             raise RootError("%s is not a directory, so %s cannot be written there; remove "
-                               "it or choose another --dir" % (where, path))
+                            "it or choose another --dir" % (where, path))
         if links > _MAX_SYMLINKS:
             raise RootError("too many symlinks on the way to %s" % self.shown(path))
-        target = os.readlink(name, dir_fd=stack[-1])
-        if not target.startswith("/"):
-            return target.split("/")
+        target = os.readlink(name, dir_fd=dir_fd)
+        if not target.startswith(b"/"):
+            return target.split(b"/"), False
         inside = self._inside(target)
         if inside is None:
             raise RootError("%s is a symlink to %s, outside %s; refusing to write %s "
-                               "through it" % (where, target, self.path, path))
-        while len(stack) > 1:
-            os.close(stack.pop())
-        names.clear()
-        return inside
+                            "through it" % (where, _text(target), self.path, path))
+        return inside, True
 
-    def _mkdir(self, dir_fd, name):
+    def _inside(self, target):
+        """The components of the absolute symlink TARGET below the root, or None."""
+        target = os.path.normpath(target)
+        if self._real_bytes == b"/":
+            return [p for p in target.split(b"/") if p]
+        if target == self._real_bytes:
+            return []
+        if target.startswith(self._real_bytes + b"/"):
+            return target[len(self._real_bytes) + 1:].split(b"/")
+        return None
+
+    def _mkdir(self, dir_fd, names, name):
+        parent = os.fstat(dir_fd)
         with signals_deferred():   # made and recorded together, so a rollback finds it
             os.mkdir(name, DIR_MODE, dir_fd=dir_fd)
-            self.created.append((self._keep(os.dup(dir_fd)), name))
-        self._missing.clear()
+            self.created.append((tuple(names) + (name,), (parent.st_dev, parent.st_ino)))
+        self._forget(bool)   # what was missing may be there now
         fd = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
         os.fchmod(fd, DIR_MODE)   # not subject to the umask
         return fd
 
     def remove_created_directories(self):
-        """Remove the directories this object made (those still empty), newest first."""
-        for dir_fd, name in reversed(self.created):
-            try:
-                os.rmdir(name, dir_fd=dir_fd)
-            except OSError:
-                pass
+        """Remove the directories this object made (those still empty), newest first;
+        return the paths (as shown) of those that could not be removed."""
+        self._forget(lambda missing: True)
+        left = []
+        cursor = None       # (components, fd): where the previous removal happened
+        try:
+            for components, parent_id in reversed(self.created):
+                parent = components[:-1]
+                cursor = self._reach(cursor, parent)
+                info = os.fstat(cursor[1])
+                try:
+                    if (info.st_dev, info.st_ino) != parent_id:
+                        raise FileNotFoundError(errno.ENOENT, "moved away")
+                    os.rmdir(components[-1], dir_fd=cursor[1])
+                except FileNotFoundError:
+                    pass
+                except OSError:
+                    left.append(self._shown_parts(list(components)))
+        except (OSError, RootError):
+            left.append("some of the directories made")
+        finally:
+            if cursor is not None:
+                os.close(cursor[1])
         self.created.clear()
-        self._parents.clear()
-        self._missing.clear()
+        return left
+
+    def _reach(self, cursor, components):
+        """(COMPONENTS, a new fd of that directory), from CURSOR (closed) when it lies below."""
+        if cursor is not None and cursor[0][:len(components)] == components:
+            fd = cursor[1]
+            for _ in range(len(cursor[0]) - len(components)):
+                parent = os.open("..", _DIR_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = parent
+            return components, fd
+        if cursor is not None:
+            os.close(cursor[1])
+        return components, self._open_resolved(list(components))
 
 
 class NotAFileError(RootError):
@@ -199,7 +298,7 @@ class NotAFileError(RootError):
 
 @dataclass
 class Existing:
-    """What a path held before we wrote it (for 'unchanged' and for rollback)."""
+    """What a path held before we wrote it (for 'unchanged')."""
     kind: str                   # "absent", "file", "symlink"
     content: bytes = b""
     mode: int = 0
@@ -217,8 +316,10 @@ def lexists(place):
     return True
 
 
-def read_existing(place):
-    """What PLACE holds now, as an ``Existing``; NotAFileError for anything else."""
+def read_existing(place, limit=None):
+    """What PLACE holds now, as an ``Existing``; NotAFileError for anything else.
+
+    With LIMIT, a file larger than LIMIT bytes is refused (NotAFileError) unread."""
     if place.missing:
         return Existing("absent")
     try:
@@ -226,9 +327,11 @@ def read_existing(place):
     except FileNotFoundError:
         return Existing("absent")
     if stat.S_ISLNK(info.st_mode):
-        return Existing("symlink", link=os.readlink(place.name, dir_fd=place.dir_fd))
+        return Existing("symlink", link=_text(os.readlink(place.name, dir_fd=place.dir_fd)))
     if not stat.S_ISREG(info.st_mode):
         raise NotAFileError("it exists and is not a regular file; remove it")
+    if limit is not None and info.st_size > limit:
+        raise NotAFileError("it is larger than %d bytes" % limit)
     fd = os.open(place.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=place.dir_fd)
     with os.fdopen(fd, "rb") as stream:
         return Existing("file", stream.read(), stat.S_IMODE(info.st_mode))

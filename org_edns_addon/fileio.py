@@ -1,42 +1,43 @@
-"""Atomic file writes (a reader sees the old file or the new one, never half of one)
-and temporary trees that Ctrl-C or a kill cannot leave behind."""
+"""Atomic file writes (a reader sees the old file or the new one, never half of one),
+signals held back while a write is under way, and one sync for many files."""
 
 import contextlib
 import errno
 import os
 import re
 import secrets
-import shutil
 import signal
 import stat
-import tempfile
 
 # Held back while a temporary file exists, so Ctrl-C or a kill cannot leave one behind.
-_DEFERRED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+DEFERRED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 @contextlib.contextmanager
 def signals_deferred():
     """Deliver SIGINT, SIGTERM and SIGHUP only after the block (they wait, blocked)."""
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED_SIGNALS)
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, DEFERRED_SIGNALS)
     try:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-@contextlib.contextmanager
-def temporary_directory(prefix):
-    """A new directory in $TMPDIR for the block, removed with all its content afterwards."""
-    path = None
-    try:
-        with signals_deferred():   # made and known together
-            path = tempfile.mkdtemp(prefix=prefix)
-        yield path
-    finally:
-        if path is not None:
-            with signals_deferred():   # never removed half-way
-                shutil.rmtree(path)
+def take_pending_signals():
+    """The deferred signals that arrived while blocked, taken (they are not delivered
+    any more), sorted; empty when none did."""
+    taken = set()
+    for signum in sorted(signal.sigpending() & set(DEFERRED_SIGNALS)):
+        if signal.sigtimedwait([signum], 0) is not None:
+            taken.add(signum)
+    return sorted(taken)
+
+
+def deliver(signums):
+    """Deliver SIGNUMS again, now that nothing is half-done: a signal this process
+    does not handle ends it as it would have; a handled one runs its handler."""
+    for signum in signums:
+        signal.raise_signal(signum)
 
 
 # A temporary file's name: of fixed length (a 255-byte NAME still gets one) and
@@ -45,24 +46,39 @@ TEMPORARY_NAME = re.compile(r"\.edns-[0-9a-f]{16}\.tmp\Z")
 
 
 def temporary_name():
-    return ".edns-%s.tmp" % secrets.token_hex(8)
+    return (".edns-%s.tmp" % secrets.token_hex(8)).encode("ascii")
 
 
-def write_in_directory(dir_fd, name, data, mode, sync_directory=True):
-    """Atomically replace NAME in the open directory DIR_FD: temp file, fsync, rename.
+def _name_bytes(name):
+    return name if isinstance(name, bytes) else os.fsencode(name)
 
-    With ``sync_directory=False`` the caller fsyncs DIR_FD itself (once for many files).
-    """
+
+def write_temporary(dir_fd, data, mode, sync=False):
+    """A new temporary file in DIR_FD holding DATA with MODE (fsynced if SYNC); its name."""
     temporary = temporary_name()
-    with signals_deferred():
+    with signals_deferred():   # made and known together
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW |
                      os.O_CLOEXEC, 0o600, dir_fd=dir_fd)
         try:
             with os.fdopen(fd, "wb") as stream:
                 stream.write(data)
-                stream.flush()
-                os.fchmod(stream.fileno(), mode)
-                os.fsync(stream.fileno())
+                os.fchmod(stream.fileno(), mode)   # not subject to the umask
+                if sync:
+                    stream.flush()
+                    os.fsync(stream.fileno())
+        except BaseException:
+            os.unlink(temporary, dir_fd=dir_fd)
+            raise
+    return temporary
+
+
+def write_in_directory(dir_fd, name, data, mode):
+    """Atomically and durably replace NAME in the open directory DIR_FD: temporary file,
+    fsync, rename, fsync of the directory."""
+    name = _name_bytes(name)
+    with signals_deferred():
+        temporary = write_temporary(dir_fd, data, mode, sync=True)
+        try:
             os.rename(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         except BaseException:
             try:
@@ -70,12 +86,13 @@ def write_in_directory(dir_fd, name, data, mode, sync_directory=True):
             except FileNotFoundError:
                 pass
             raise
-    if sync_directory:
-        os.fsync(dir_fd)
+    os.fsync(dir_fd)
 
 
 def symlink_in_directory(dir_fd, name, target):
-    """Atomically make NAME in DIR_FD a symlink to TARGET."""
+    """Atomically make NAME in DIR_FD a symlink to TARGET (written as UTF-8)."""
+    name = _name_bytes(name)
+    target = target.encode("utf-8", "surrogateescape")
     temporary = temporary_name()
     with signals_deferred():
         os.symlink(target, temporary, dir_fd=dir_fd)
@@ -87,22 +104,60 @@ def symlink_in_directory(dir_fd, name, target):
     os.fsync(dir_fd)
 
 
-def write_atomically(path, data, mode=0o644):
+def _syncfs():
+    """libc's syncfs(2), or None where it cannot be called."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        function = libc.syncfs
+    except (ImportError, OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int]
+
+    def call(fd):
+        if function(fd) != 0:
+            number = ctypes.get_errno()
+            raise OSError(number, os.strerror(number))
+    return call
+
+
+def sync_filesystems(fds):
+    """Make durable everything written on the filesystems that hold the open FDS:
+    one syncfs(2) per filesystem (one journal commit for any number of files,
+    where an fsync per file costs one each); sync(2) where syncfs is missing."""
+    devices = {}
+    for fd in fds:
+        devices.setdefault(os.fstat(fd).st_dev, fd)
+    if not devices:
+        return
+    syncfs = _syncfs()
+    if syncfs is None:
+        os.sync()
+        return
+    for fd in devices.values():
+        syncfs(fd)
+
+
+def write_atomically(path, data, mode=0o644, never_loosen=False):
     """Write DATA (bytes) to PATH via a temporary file in the same directory, fsync, rename.
 
     A symlink at PATH is followed (its target is replaced, like a shell's ``>``);
     anything there that is not a regular file (a device, a FIFO, a directory) is
-    refused with an OSError rather than replaced.
+    refused with an OSError rather than replaced. With NEVER_LOOSEN, a file already
+    at PATH gets no permission it did not have: its mode and MODE, both.
     """
     path = os.path.realpath(path)
     try:
-        kind = os.stat(path).st_mode
+        info = os.stat(path)
     except FileNotFoundError:
-        kind = None
-    if kind is not None and not stat.S_ISREG(kind):
-        raise OSError(errno.EISDIR if stat.S_ISDIR(kind) else errno.EEXIST,
-                      "it is a directory; give the path of a file in it" if stat.S_ISDIR(kind)
+        info = None
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        directory = stat.S_ISDIR(info.st_mode)
+        raise OSError(errno.EISDIR if directory else errno.EEXIST,
+                      "it is a directory; give the path of a file in it" if directory
                       else "it exists and is not a regular file; choose another path", path)
+    if info is not None and never_loosen:
+        mode &= stat.S_IMODE(info.st_mode)
     directory = os.path.dirname(path)
     try:
         dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)

@@ -2,25 +2,27 @@
 
 The overlay holds the kickstart in its ``%addon`` form (stock Anaconda's
 ``parse-kickstart`` reads all of it), the certificates, the DoT CA bundle and
-the DoT configuration of the installer phase, all owned by root. The same
-kickstart always gives the same bytes: entries are sorted, timestamps fixed,
-inode numbers renumbered, and gzip carries no time stamp.
+the DoT configuration of the installer phase, all owned by root. The archive
+is built in memory from the plan (no temporary tree) and is the same, byte
+for byte, as ``cpio --create --format=newc --owner=0:0 --reproducible`` makes
+of that tree: entries sorted, timestamps fixed, inode numbers counted from 0;
+gzip carries no time stamp. So the same kickstart always gives the same bytes.
 """
 
 import gzip
-import os
 import re
-import subprocess
+import stat
 
 from org_edns_addon import constants as c
-from org_edns_addon.fileio import temporary_directory
+from org_edns_addon.confinement import RootError, file_name_bytes, path_components
 from org_edns_addon.ks.convert import convert_text
-from org_edns_addon.staging.apply import apply_plan
 from org_edns_addon.staging.networkmanager import boot_options
 from org_edns_addon.staging.plan import Phase, Plan, PlannedFile, build_plan, initramfs_input
 
-# The kickstart may hold password hashes: only root reads it.
+# The kickstart may hold password hashes: only root reads it, in the overlay and in
+# the image file that carries it.
 KICKSTART_MODE = 0o600
+IMAGE_MODE = 0o600
 _INCLUDE = re.compile(r"^\s*%include\s", re.MULTILINE)
 
 
@@ -103,40 +105,60 @@ def overlay_plan(parsed):
     return Plan(Phase.INSTALLER, files + (kickstart,), ())
 
 
-def _entries(tree):
-    """Every path below TREE (not TREE itself), sorted, so parents come first."""
-    found = []
-    for directory, subdirs, files in os.walk(tree):
-        for name in subdirs + files:
-            found.append(os.path.relpath(os.path.join(directory, name), tree))
-    return sorted(found)
+_NEWC_MAGIC = b"070701"
+_NEWC_TRAILER = b"TRAILER!!!"
+_NEWC_BLOCK = 512     # cpio pads the whole archive to its block size
 
 
-def newc_archive(tree):
-    """A deterministic newc cpio of TREE's contents, every entry owned by root."""
-    names = _entries(tree)
-    for name in reversed(names):   # children first, so a directory's time is not touched again
-        os.utime(os.path.join(tree, name), (c.OVERLAY_MTIME, c.OVERLAY_MTIME),
-                 follow_symlinks=False)
-    try:
-        result = subprocess.run(["cpio", "--create", "--format=newc", "--owner=0:0",
-                                 "--reproducible", "--quiet", "--null"],
-                                input=b"".join(os.fsencode(name) + b"\0" for name in names),
-                                cwd=tree, capture_output=True, check=False)
-    except OSError as error:
-        raise OverlayError("cannot run cpio: %s; install cpio (the package of that name)"
-                           % (error.strerror or error)) from None
-    if result.returncode != 0:
-        raise OverlayError("cpio failed: %s" % result.stderr.decode(errors="replace").strip())
-    return result.stdout
+def _newc_entry(ino, mode, nlink, name, data):
+    """One newc entry: the header's 13 fields in hex, the name and the data, each
+    padded to 4 bytes."""
+    fields = (ino, mode, 0, 0, nlink, c.OVERLAY_MTIME, len(data), 0, 0, 0, 0, len(name) + 1, 0)
+    header = _NEWC_MAGIC + b"".join(b"%08X" % value for value in fields) + name + b"\0"
+    return [header, b"\0" * (-len(header) % 4), data, b"\0" * (-len(data) % 4)]
+
+
+def newc_archive(files):
+    """A deterministic newc cpio of FILES (``PlannedFile``s, paths below a root) and the
+    directories that hold them (mode 0755), every entry owned by root."""
+    contents = {}
+    directories = {}     # components (bytes) -> number of subdirectories
+    for planned in files:
+        try:
+            parts = tuple(file_name_bytes(part) for part in path_components(planned.path))
+        except RootError as error:
+            raise OverlayError(str(error)) from None
+        if parts in contents:
+            raise OverlayError("%s is planned twice" % planned.path)
+        contents[parts] = planned
+        for depth in range(1, len(parts)):   # a loop, not recursion: a --dir may be deep
+            directory = parts[:depth]
+            if directory not in directories:
+                directories[directory] = 0
+                if depth > 1:
+                    directories[parts[:depth - 1]] += 1
+    for parts in contents:
+        if parts in directories:
+            raise OverlayError("%s is planned as a file and as the directory of another "
+                               "file" % contents[parts].path)
+    entries = sorted([(b"/".join(parts), parts) for parts in list(contents) + list(directories)])
+    chunks = []
+    for ino, (name, parts) in enumerate(entries):
+        if parts in directories:
+            chunks += _newc_entry(ino, stat.S_IFDIR | c.DIR_MODE, 2 + directories[parts],
+                                  name, b"")
+        else:
+            planned = contents[parts]
+            chunks += _newc_entry(ino, stat.S_IFREG | planned.mode, 1, name, planned.content)
+    chunks += _newc_entry(0, 0, 1, _NEWC_TRAILER, b"")
+    size = sum(len(chunk) for chunk in chunks)
+    chunks.append(b"\0" * (-size % _NEWC_BLOCK))
+    return b"".join(chunks)
 
 
 def overlay_image(plan):
     """The overlay image (gzip'd newc cpio) of PLAN (from ``overlay_plan``)."""
-    with temporary_directory("edns-overlay.") as tree:
-        apply_plan(plan, tree)
-        archive = newc_archive(tree)
-    return gzip.compress(archive, compresslevel=9, mtime=0)
+    return gzip.compress(newc_archive(plan.files), compresslevel=9, mtime=0)
 
 
 def overlay_boot_options(config):

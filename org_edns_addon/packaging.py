@@ -23,7 +23,6 @@ import sys
 from org_edns_addon import constants as c
 from org_edns_addon import dependencies
 from org_edns_addon.dbus_identifiers import EDNS
-from org_edns_addon.fileio import temporary_directory
 from org_edns_addon.staging import StagingError
 from org_edns_addon.staging.apply import apply_plan
 from org_edns_addon.staging.plan import Phase, Plan, PlannedFile
@@ -129,6 +128,15 @@ def carried_notes():
     return notes
 
 
+def _layout_files():
+    """The layout as ``PlannedFile``s (their bytes read from the checkout)."""
+    files = []
+    for path, source in layout():
+        with open(source, "rb") as stream:
+            files.append(PlannedFile(path, stream.read(), c.FILE_MODE))
+    return files
+
+
 def install_tree(destdir, extra=()):
     """Install the layout below DESTDIR (created if needed), and the EXTRA files,
     (path below the root, content); return the paths installed.
@@ -141,11 +149,8 @@ def install_tree(destdir, extra=()):
         raise PackagingError("the destination directory is empty; give one, like "
                              "--destdir=/tmp/edns-root")
     destdir = os.path.abspath(destdir)
-    files = []
     try:
-        for path, source in layout():
-            with open(source, "rb") as stream:
-                files.append(PlannedFile(path, stream.read(), c.FILE_MODE))
+        files = _layout_files()
         files += [PlannedFile(path, content, c.FILE_MODE) for path, content in extra]
         os.makedirs(destdir, mode=c.DIR_MODE, exist_ok=True)
         apply_plan(Plan(Phase.TARGET, tuple(files), ()), destdir)
@@ -157,16 +162,24 @@ def install_tree(destdir, extra=()):
     return [os.path.join(destdir, planned.path.lstrip("/")) for planned in files]
 
 
+def updates_image_files():
+    """Every file of the updates image as ``PlannedFile``s: the layout and the libraries
+    it carries."""
+    return _layout_files() + [PlannedFile(path, content, c.FILE_MODE)
+                              for path, content in carried_libraries()]
+
+
 def updates_image():
     """The updates image: a deterministic, root-owned, gzip'd newc cpio of the layout."""
     # initrd's cpio writer is the project's one; it loads pykickstart, so only here.
     from org_edns_addon.initrd import OverlayError, newc_archive
-    with temporary_directory("edns-updates.") as tree:
-        install_tree(tree, carried_libraries())
-        try:
-            archive = newc_archive(tree)
-        except OverlayError as error:
-            raise PackagingError(str(error)) from None
+    try:
+        archive = newc_archive(updates_image_files())
+    except OSError as error:
+        raise PackagingError("cannot read %s: %s" % (error.filename, error.strerror or error)) \
+            from None
+    except OverlayError as error:
+        raise PackagingError(str(error)) from None
     return gzip.compress(archive, compresslevel=9, mtime=0)
 
 

@@ -2,8 +2,11 @@
 the result validates cleanly, and pykickstart's own ksvalidator accepts it."""
 
 import os
+import stat
 import subprocess
 import sys
+
+import pytest
 
 from tests.conftest import REPO, run_cli
 from tests.ks_fixtures import ADDON, cert_section, edns_section, ksvalidator_command
@@ -109,6 +112,21 @@ def test_output_replaces_the_old_file_by_rename_leaving_no_temporary_file(tmp_pa
     assert output.read_text() == edns_section(GOOD)
     assert output.stat().st_mode & 0o777 == 0o600
     assert sorted(os.listdir(tmp_path)) == ["in.ks", "old-link.ks", "out.ks"]
+
+
+@pytest.mark.parametrize("source_mode, output_mode, expected", [
+    (0o644, 0o600, 0o600), (0o600, 0o644, 0o600), (0o640, 0o604, 0o600), (0o644, 0o644, 0o644)])
+def test_output_is_never_looser_than_the_kickstart_or_the_file_it_replaces(
+        tmp_path, source_mode, output_mode, expected):
+    source, output = tmp_path / "in.ks", tmp_path / "out.ks"
+    source.write_text(edns_section(GOOD, spelling="%edns"))
+    source.chmod(source_mode)
+    output.write_text("old\n")
+    output.chmod(output_mode)
+    result = run_cli("convert", source, "-o", output)
+    assert result.returncode == 0, result.stderr
+    assert output.read_text() == edns_section(GOOD)
+    assert stat.S_IMODE(output.stat().st_mode) == expected
 
 
 def test_converting_in_place_works(write_ks):

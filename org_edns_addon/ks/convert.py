@@ -65,7 +65,8 @@ def convert_kickstart(path, output=None):
         except OSError:
             pass
         try:
-            write_atomically(output, converted.encode("utf-8"), mode)
+            # Never looser than the kickstart read, nor than an OUTPUT already there.
+            write_atomically(output, converted.encode("utf-8"), mode, never_loosen=True)
         except OSError as error:
             raise ConvertError(_("cannot write %s: %s") % (output, error.strerror or error)) \
                 from None

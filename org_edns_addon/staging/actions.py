@@ -8,6 +8,7 @@ with the reason, never failed.
 import logging
 import os
 import posixpath
+import re
 import shutil
 import subprocess
 from typing import Sequence
@@ -42,6 +43,20 @@ class CommandRunner:
                 " ".join(argv), result.returncode, ": " + output[-1] if output else ""))
 
 
+
+
+# What systemd takes as a unit name (unit_name_is_valid() in src/basic/unit-name.c): plain
+# characters, an optional @instance, a known type; nothing that could name another directory.
+_UNIT_NAME = re.compile(r"[A-Za-z0-9:_.\\-]+(@[A-Za-z0-9:_.\\-]*)?\.(service|socket|target|"
+                        r"device|mount|automount|swap|timer|path|slice|scope)\Z")
+_UNIT_NAME_MAX = 255
+# A unit file is a few hundred bytes; a larger "unit" in a hostile root is not read.
+_MAX_UNIT_FILE_BYTES = 1024 * 1024
+
+
+def is_unit_name(name):
+    """Whether NAME is a plain systemd unit name (no '/', no '..', a known type)."""
+    return len(name) <= _UNIT_NAME_MAX and _UNIT_NAME.match(name) is not None
 
 
 class _Skip(Exception):
@@ -155,16 +170,24 @@ class ActionRunner:
         for directory in c.SYSTEMD_UNIT_DIRS:
             path = posixpath.join(directory, unit)
             try:
-                existing = read_existing(self.root.place(path))
+                existing = read_existing(self.root.place(path), limit=_MAX_UNIT_FILE_BYTES)
             except (OSError, RootError):
                 continue
             if existing.kind == "file":
                 return path, existing.content.decode("utf-8", "replace")
         return None
 
-    def install_links(self, unit, text):
-        """The links ``systemctl enable`` makes for UNIT from its [Install] section."""
+    def install_links(self, unit, path, text):
+        """The links ``systemctl enable`` makes for UNIT from its [Install] section (TEXT,
+        of the unit file at PATH); a name there that is not a unit name is refused, as
+        systemctl refuses it, before any link is made."""
         install = _install_section(text)
+        for key in ("WantedBy", "RequiredBy", "Alias"):
+            for name in install.get(key, []):
+                if not is_unit_name(name):
+                    raise StagingError("%s has %s=%s, which is not a unit name; no link made "
+                                       "(fix or remove that line)" % (
+                                           self.root.shown(path), key, name[:80]))
         links = []
         for key, suffix in (("WantedBy", ".wants"), ("RequiredBy", ".requires")):
             links += [posixpath.join(c.SYSTEMD_ENABLE_DIR, wanting + suffix, unit)
@@ -181,7 +204,7 @@ class ActionRunner:
             return None
         path, text = found
         made = []
-        for link in self.install_links(unit, text):
+        for link in self.install_links(unit, path, text):
             existing = read_existing(self.root.place(link))
             if existing.kind != "symlink" or existing.link != path:
                 place = self.root.place(link, create=True)
@@ -195,7 +218,7 @@ class ActionRunner:
         if self._systemctl_usable() and found is not None:
             self.runner.run([c.SYSTEMCTL, "--root=%s" % self.root.real, "disable", unit])
             return None
-        links = self.install_links(unit, found[1]) if found else []
+        links = self.install_links(unit, *found) if found else []
         links += [link for link in self.wants_links(unit) if link not in links]
         removed = []
         for link in links:

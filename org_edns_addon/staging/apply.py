@@ -1,52 +1,68 @@
-"""Writing a plan below a root: checked first, atomic, rolled back on failure.
+"""Writing a plan below a root: checked first, atomic, rolled back on failure, durable.
 
 The whole plan is checked before the first write (every path resolved under
-the root, nothing that is not a regular file replaced); each file is written
-atomically; a failure or an interrupt half-way restores what was there before.
+the root, nothing that is not a regular file replaced). One apply at a time
+holds a root (a lock on its directory). The files are then written in one
+transaction, with SIGINT, SIGTERM and SIGHUP held back from its first write
+to its end, roll-back included:
+
+1. every new file is written as a temporary file next to its place;
+2. one syncfs(2) per filesystem makes all their data durable;
+3. each file to be replaced gets a second name (a hard link to its inode, in
+   its directory): the old file itself, with its owner, mode, extended
+   attributes (SELinux label) and other hard links, kept without using space;
+4. each temporary file is renamed over its place (atomic for any reader);
+5. one syncfs(2) per filesystem makes the new names durable.
+
+Durability needs the data on disk before a name points at it (2 before 4),
+and the names on disk before success is reported (5); a journal commit per
+filesystem does both for any number of files, where an fsync per file and
+per directory costs one commit each. A failure or a signal anywhere in 1-5
+renames each kept file back (no space needed, so a full disk cannot stop
+it), removes the new ones and the directories made, and says exactly which
+files were restored. A SIGKILL leaves temporary files (``.edns-*.tmp``):
+the next apply removes them from the directories it writes.
 """
 
+import fcntl
 import logging
 import os
-import sys
 from dataclasses import dataclass, field
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
-from org_edns_addon.confinement import (ConfinedRoot, NotAFileError, RootError, path_components,
-                                        read_existing)
-from org_edns_addon.fileio import error_text, signals_deferred, symlink_in_directory, \
-    write_in_directory
+from org_edns_addon.confinement import (ConfinedRoot, Existing, NotAFileError, RootError,
+                                        path_components, read_existing)
+from org_edns_addon.fileio import (TEMPORARY_NAME, deliver, error_text, signals_deferred,
+                                   sync_filesystems, take_pending_signals, temporary_name,
+                                   write_temporary)
 from org_edns_addon.staging import StagingError
 from org_edns_addon.staging.actions import ActionRunner, CommandRunner
 from org_edns_addon.staging.freeipa import refuse_beside_freeipa_dns_over_tls
-from org_edns_addon.staging.plan import build_plan
+from org_edns_addon.staging.plan import PlannedFile, build_plan
 
 log = logging.getLogger(__name__)
+
+
+class ApplyInterrupted(KeyboardInterrupt):
+    """Ctrl-C, SIGTERM or SIGHUP stopped an apply; the message says what the root holds."""
 
 
 @dataclass
 class ApplyReport:
     written: List[str] = field(default_factory=list)
     unchanged: List[str] = field(default_factory=list)
+    removed: List[str] = field(default_factory=list)      # stale temporary files, as shown
     actions_done: List[str] = field(default_factory=list)
     actions_skipped: List[Tuple[str, str]] = field(default_factory=list)
 
     def __str__(self):
-        lines = ["wrote %s" % path for path in self.written]
+        lines = ["removed %s (a temporary file an interrupted run left)" % path
+                 for path in self.removed]
+        lines += ["wrote %s" % path for path in self.written]
         lines += ["unchanged %s" % path for path in self.unchanged]
         lines += ["ran: %s" % action for action in self.actions_done]
         lines += ["skipped: %s (%s)" % skipped for skipped in self.actions_skipped]
         return "\n".join(lines)
-
-
-
-
-def _restore(place, existing):
-    if existing.kind == "file":
-        write_in_directory(place.dir_fd, place.name, existing.content, existing.mode)
-    elif existing.kind == "symlink":
-        symlink_in_directory(place.dir_fd, place.name, existing.link)
-    else:
-        os.unlink(place.name, dir_fd=place.dir_fd)
 
 
 def check_plan(plan, root):
@@ -65,13 +81,6 @@ def check_plan(plan, root):
             refused.append("%s is planned twice" % shown)
             continue
         seen.add(planned.path)
-        try:
-            os.fsencode(planned.path)
-        except UnicodeEncodeError:
-            refused.append("%s: its name cannot be written in this locale's file name encoding "
-                           "(%s); run with a UTF-8 locale, like LC_ALL=C.UTF-8"
-                           % (shown, sys.getfilesystemencoding()))
-            continue
         try:
             place = root.place(planned.path)
         except RootError as error:
@@ -95,68 +104,236 @@ def check_plan(plan, root):
             refused.append("%s: its directory is not writable (%s); make that directory "
                            "writable or choose another root" % (shown, blocking))
         else:
-            changes.append((planned, existing))
+            changes.append((planned, Existing(existing.kind)))   # its content is not kept
     if refused:
         raise StagingError("nothing was written: %s" % "; ".join(refused))
     return changes, unchanged
 
 
-def _write_files(root, changes):
-    """Write CHANGES in order; on failure (or Ctrl-C) restore every file already written
-    and raise."""
-    done = []
-    directories = {}
-    try:
-        for planned, existing in changes:
-            place = root.place(planned.path, create=True)
-            with signals_deferred():   # a file written is a file recorded, for the rollback
-                write_in_directory(place.dir_fd, place.name, planned.content, planned.mode,
-                                   sync_directory=False)
-                done.append((planned, existing))
-            directories[place.dir_fd] = planned.path
-        # The renames are durable once their directories are: one fsync per directory.
-        for dir_fd in directories:
-            os.fsync(dir_fd)
-    except KeyboardInterrupt:
-        # Ctrl-C stays an interrupt for the caller, but leaves the root as it was.
-        try:
-            _roll_back(root, done, "writing the files was interrupted",
-                       [planned.path for planned, _ in changes[len(done):]])
-        except StagingError as rolled_back:
-            log.info("%s", rolled_back)
-        raise
-    except (OSError, RootError) as error:
-        if len(done) < len(changes):
-            failed = "writing %s failed (%s)" % (root.shown(changes[len(done)][0].path),
-                                                error_text(error))
-        else:
-            failed = "making the written files durable failed (%s)" % error_text(error)
-        _roll_back(root, done, failed, [planned.path for planned, _ in changes[len(done):]])
-    return [planned.path for planned, _ in done]
+@dataclass
+class _Change:
+    planned: PlannedFile
+    existing: Existing
+    temporary: Optional[bytes] = None     # the new file, before it replaces the old one
+    backup: Optional[bytes] = None        # a second name of the old file, for the roll-back
+    replaced: bool = False
 
 
-def _roll_back(root, done, failed, not_written):
-    problems = []
-    for planned, existing in reversed(done):
+class _Failed(Exception):
+    """A step of the transaction failed; the message says which and why."""
+
+
+class _Transaction:
+    """The write phase of one apply (see the module's docstring); runs with signals held."""
+
+    def __init__(self, root, changes):
+        self.root = root
+        self.changes = [_Change(planned, existing) for planned, existing in changes]
+        self.signals = []
+        self.summary = "nothing was written"   # what the root holds, once it is known
+        self._devices = {}   # st_dev -> an fd on that filesystem, for syncfs
+
+    def _place(self, change, create=False):
+        place = self.root.place(change.planned.path, create=create)
+        device = os.fstat(place.dir_fd).st_dev
+        if device not in self._devices:
+            self._devices[device] = os.dup(place.dir_fd)
+        return place
+
+    def _stop_if_interrupted(self):
+        self.signals += take_pending_signals()
+        if self.signals:
+            raise _Failed(None)
+
+    def _step(self, what, change, function):
+        """FUNCTION(); on an error, _Failed naming WHAT (with a %s for the path)."""
         try:
-            _restore(root.place(planned.path, create=True), existing)
+            return function()
         except (OSError, RootError) as error:
-            problems.append("%s could not be restored (%s)" % (root.shown(planned.path),
-                                                               error_text(error)))
-    root.remove_created_directories()
-    restored = ", ".join(root.shown(p.path) for p, _ in done) or "none"
-    message = "%s; nothing was applied: restored to their previous state: %s; not " \
-              "written: %s" % (failed, restored, ", ".join(root.shown(p) for p in not_written))
+            raise _Failed("%s failed (%s)" % (what % self.root.shown(change.planned.path),
+                                              error_text(error))) from None
+
+    def _sync(self, what):
+        try:
+            sync_filesystems(self._devices.values())
+        except OSError as error:
+            raise _Failed("making %s durable failed (%s)" % (what, error_text(error))) from None
+
+    def commit(self):
+        """Steps 1-5; raises _Failed (with no message when a signal came)."""
+        for change in self.changes:
+            self._stop_if_interrupted()
+            place = self._step("writing %s", change, lambda: self._place(change, create=True))
+            change.temporary = self._step("writing %s", change, lambda: write_temporary(
+                place.dir_fd, change.planned.content, change.planned.mode))
+        self._stop_if_interrupted()
+        self._sync("the written files")
+        for change in self.changes:
+            if change.existing.kind != "absent":
+                keeping = "keeping the previous %s for a roll-back"
+                place = self._step(keeping, change, lambda: self._place(change))
+                backup = temporary_name()
+                self._step(keeping, change, lambda: os.link(
+                    place.name, backup, src_dir_fd=place.dir_fd, dst_dir_fd=place.dir_fd,
+                    follow_symlinks=False))
+                change.backup = backup
+        for change in self.changes:
+            self._stop_if_interrupted()
+            place = self._step("replacing %s", change, lambda: self._place(change))
+            self._step("replacing %s", change, lambda: os.rename(
+                change.temporary, place.name, src_dir_fd=place.dir_fd,
+                dst_dir_fd=place.dir_fd))
+            change.temporary, change.replaced = None, True
+        self._sync("the new file names")
+        self._stop_if_interrupted()
+        for change in self.changes:
+            if change.backup is not None:
+                try:
+                    place = self._place(change)
+                    os.unlink(change.backup, dir_fd=place.dir_fd)
+                except (OSError, RootError) as error:   # a stale temporary, removed next time
+                    log.warning("cannot remove a temporary file next to %s: %s",
+                                self.root.shown(change.planned.path), error_text(error))
+                change.backup = None
+
+    def roll_back(self):
+        """Undo what commit did; return (the paths restored, sentences for what was not)."""
+        restored, problems = [], []
+        for change in reversed(self.changes):
+            shown = self.root.shown(change.planned.path)
+            try:
+                place = self._place(change)
+            except (OSError, RootError) as error:
+                if change.replaced:
+                    problems.append("%s could not be restored (%s)" % (shown, error_text(error)))
+                continue
+            if change.replaced:
+                try:
+                    if change.backup is not None:
+                        os.rename(change.backup, place.name, src_dir_fd=place.dir_fd,
+                                  dst_dir_fd=place.dir_fd)
+                        change.backup = None
+                    else:
+                        os.unlink(place.name, dir_fd=place.dir_fd)
+                    restored.append(change.planned.path)
+                except OSError as error:
+                    problems.append("%s could not be restored (%s); it holds the new content"
+                                    % (shown, error_text(error)))
+                    change.backup = None   # the old file stays under its temporary name
+            for name in (change.temporary, change.backup):
+                if name is not None:
+                    try:
+                        os.unlink(name, dir_fd=place.dir_fd)
+                    except OSError:
+                        pass
+        for directory in self.root.remove_created_directories():
+            problems.append("%s could not be removed" % directory)
+        if restored:
+            try:
+                sync_filesystems(self._devices.values())
+            except OSError as error:
+                problems.append("the restored files may not be on disk yet (%s)"
+                                % error_text(error))
+        return list(reversed(restored)), problems
+
+    def close(self):
+        for fd in self._devices.values():
+            os.close(fd)
+        self._devices.clear()
+
+
+def _outcome(root, restored, problems):
+    """What the root holds after a roll-back, as a sentence."""
+    listed = ", ".join(root.shown(path) for path in restored)
     if problems:
-        message += "; " + "; ".join(problems)
-    raise StagingError(message)
+        return "the roll-back is incomplete: %s; restored to their previous state: %s" % (
+            "; ".join(problems), listed or "none")
+    if restored:
+        return "nothing was applied: restored to their previous state: %s" % listed
+    return "nothing was applied: no file had been replaced yet"
+
+
+def _write_files(transaction):
+    """Run TRANSACTION with signals held, and return the paths written; on a failure or
+    a signal, roll back and raise (StagingError, ApplyInterrupted). What to say is
+    decided before signals are let through again (``transaction.summary``), so that a
+    signal at any moment after that finds it."""
+    root = transaction.root
+    failure = None
+    late = False
+    try:
+        with signals_deferred():
+            try:
+                transaction.commit()
+                transaction.summary = "the files are written (%s); no action ran" % (
+                    ", ".join(root.shown(change.planned.path)
+                              for change in transaction.changes) or "all were up to date")
+            except _Failed as failed:
+                failure = failed.args[0]
+                restored, problems = transaction.roll_back()
+                transaction.summary = _outcome(root, restored, problems)
+                if failure:
+                    transaction.summary = "%s; %s" % (failure, transaction.summary)
+                # Signals that came during the roll-back are part of this interrupt.
+                transaction.signals += take_pending_signals()
+            finally:
+                transaction.close()
+    except KeyboardInterrupt:   # a signal delivered as signals were let through again
+        late = True
+    if transaction.signals:
+        try:
+            deliver(transaction.signals)   # a handler runs now, or the signal ends us as it would
+        except KeyboardInterrupt:
+            pass
+    if late or transaction.signals:
+        raise ApplyInterrupted(transaction.summary)
+    if failure is not None:
+        raise StagingError(transaction.summary)
+    return [change.planned.path for change in transaction.changes]
+
+
+def remove_stale_temporaries(root, plan):
+    """Remove the temporary files a killed run left in the directories of PLAN; return
+    their paths as shown."""
+    removed = []
+    for directory in sorted({planned.path.rpartition("/")[0] for planned in plan.files}):
+        try:
+            place = root.place(directory + "/x")
+            names = [] if place.missing else os.listdir(place.dir_fd)
+        except (OSError, RootError):
+            continue    # refused or unreadable: check_plan has said why
+        for name in names:
+            if not TEMPORARY_NAME.match(name):
+                continue
+            try:
+                os.unlink(os.fsencode(name), dir_fd=place.dir_fd)
+            except OSError as error:   # a directory of that name, a read-only one: left
+                log.warning("cannot remove %s: %s", root.shown(directory + "/" + name),
+                            error_text(error))
+                continue
+            removed.append(root.shown(directory + "/" + name))
+    return removed
+
+
+def _lock(root):
+    """Hold ROOT for this apply (released when its descriptors close); refuse if another
+    apply holds it."""
+    try:
+        fcntl.flock(root.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise StagingError("nothing was written: another edns-addon apply is writing below "
+                           "%s; run this one again when it has finished" % root.path) from None
+    except OSError as error:   # a filesystem without locks: one apply at a time is on the user
+        log.warning("cannot lock %s (%s); writing without a lock", root.path,
+                    error_text(error))
 
 
 def apply_plan(plan, root, runner=None):
     """Write PLAN's files below ROOT, then run its actions; return what was done.
 
     The whole plan is checked before the first write; a failed write restores
-    every file written before it (StagingError says what was and was not applied).
+    every file written before it (StagingError says what was and was not applied);
+    a signal does the same and raises ApplyInterrupted.
     """
     runner = runner or CommandRunner()
     report = ApplyReport()
@@ -165,17 +342,36 @@ def apply_plan(plan, root, runner=None):
     except RootError as error:
         raise StagingError(str(error)) from None
     with confined:
-        refuse_beside_freeipa_dns_over_tls(plan, confined)
-        changes, report.unchanged = check_plan(plan, confined)
-        report.written = _write_files(confined, changes)
+        try:
+            _lock(confined)
+            refuse_beside_freeipa_dns_over_tls(plan, confined)
+            changes, report.unchanged = check_plan(plan, confined)
+            with signals_deferred():
+                report.removed = remove_stale_temporaries(confined, plan)
+        except ApplyInterrupted:
+            raise
+        except KeyboardInterrupt:
+            raise ApplyInterrupted("nothing was written") from None
+        transaction = _Transaction(confined, changes)
+        try:
+            report.written = _write_files(transaction)
+        except ApplyInterrupted:
+            raise
+        except KeyboardInterrupt:   # between the transaction's end and its return
+            raise ApplyInterrupted(transaction.summary) from None
         for path in report.written:
             log.info("wrote %s", confined.shown(path))
-        ActionRunner(confined, runner, report).run_all(plan.actions)
+        try:
+            ActionRunner(confined, runner, report).run_all(plan.actions)
+        except KeyboardInterrupt:
+            raise ApplyInterrupted("the files are written (%s), but not every action ran; "
+                                   "done: %s" % (
+                                       ", ".join(confined.shown(p) for p in report.written)
+                                       or "all were up to date",
+                                       ", ".join(report.actions_done) or "nothing")) from None
     return report
 
 
 def stage(data, phase, root, runner=None):
     """Build the plan of PHASE and apply it below ROOT."""
     return apply_plan(build_plan(data, phase, root), root, runner)
-
-

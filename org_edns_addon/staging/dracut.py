@@ -7,6 +7,7 @@ aborts on a module it does not have, so only modules the target has are named.
 import os
 
 from org_edns_addon import constants as c
+from org_edns_addon.confinement import ConfinedRoot, RootError
 from org_edns_addon.model import Backend
 from org_edns_addon.staging.networkmanager import GENERATED_HEADER
 
@@ -19,11 +20,18 @@ def dns_config_paths(config):
 
 
 def dracut_modules_present(root, names):
-    """Those of NAMES for which ROOT has a dracut module directory (``NNname``)."""
-    directory = os.path.join(root, c.DRACUT_MODULES_DIR.lstrip("/"))
+    """Those of NAMES for which ROOT has a dracut module directory (``NNname``), looked
+    for below ROOT only (a symlink that leads outside it is not followed)."""
     try:
-        present = {entry.lstrip("0123456789") for entry in os.listdir(directory)}
-    except OSError:
+        with ConfinedRoot(root) as confined:
+            fd = confined.open_directory(c.DRACUT_MODULES_DIR)
+            if fd is None:
+                return []
+            try:
+                present = {entry.lstrip("0123456789") for entry in os.listdir(fd)}
+            finally:
+                os.close(fd)
+    except (OSError, RootError):
         return []
     return [name for name in names if name in present]
 

@@ -1,0 +1,94 @@
+"""Paired whole-process timing for the benchmarks that compare a command with `validate`.
+
+A command and its baseline run in turn (A B A B ...) and the ratio is taken
+pair by pair, so a drift in the machine's speed during the run hits both
+alike; medians are printed, never judged.
+"""
+
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def edns_addon(*args):
+    """The argv of `edns-addon ARGS` from this checkout."""
+    return [sys.executable, "-m", "org_edns_addon.cli", *map(str, args)]
+
+
+def timed(argv):
+    """(wall seconds, CPU seconds) of one run of ARGV, which must succeed."""
+    cpu, start = _children_cpu(), time.perf_counter()
+    completed = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               env=dict(os.environ, PYTHONPATH=str(REPO)))
+    elapsed, cpu = time.perf_counter() - start, _children_cpu() - cpu
+    if completed.returncode != 0:
+        sys.exit("benchmark: %s failed (exit %d): %s" % (" ".join(argv), completed.returncode,
+                                                        completed.stderr.decode()[-500:]))
+    return elapsed, cpu
+
+
+def paired(command, baseline, runs, before_each=None):
+    """Run COMMAND() and BASELINE() (each returns an argv) in turn RUNS times after one
+    warm-up pair; BEFORE_EACH() runs untimed before every command run. Returns
+    {"command": [(wall, cpu)], "baseline": [...], "ratios": [(wall, cpu)]}."""
+    results = {"command": [], "baseline": [], "ratios": []}
+    for run in range(runs + 1):
+        if before_each:
+            before_each()
+        ours = timed(command())
+        theirs = timed(baseline())
+        if run:   # the first pair warms the page cache and the .pyc files
+            results["command"].append(ours)
+            results["baseline"].append(theirs)
+            results["ratios"].append((ours[0] / theirs[0], ours[1] / theirs[1]))
+    return results
+
+
+def print_paired(label, baseline_label, results, goal):
+    """Print the medians of RESULTS (from ``paired``) and the median pair ratios."""
+    def median(rows, index):
+        return statistics.median(row[index] for row in rows)
+
+    runs = len(results["ratios"])
+    for name, rows in ((label, results["command"]), (baseline_label, results["baseline"])):
+        print("  %-40s median %7.3f s wall, %7.3f s CPU over %d runs"
+              % (name + ":", median(rows, 0), median(rows, 1), runs))
+    print("  ratio, median of the pairs: %.2f wall, %.2f CPU (goal <= %.1f); wall pairs "
+          "from %.2f to %.2f" % (median(results["ratios"], 0), median(results["ratios"], 1),
+                                 goal, min(r[0] for r in results["ratios"]),
+                                 max(r[0] for r in results["ratios"])))
+
+
+def certificates_kickstart(path, count, ca_names=20, anchors=0.1):
+    """Write a kickstart with COUNT fresh CA certificates to PATH: a tenth anchors, the
+    rest in /etc/pki/dns/, the first CA_NAMES of those the DoT CAs (--ca)."""
+    sys.path.insert(0, str(REPO))
+    from tests import certs
+
+    parts = ["text\nlang en_US.UTF-8\nkeyboard us\ntimezone UTC --utc\nrootpw --lock\n"]
+    names = []
+    for index in range(count):
+        pem = certs.make_ca("Benchmark CA %d" % index).pem
+        if index < count * anchors:
+            parts.append("%%certificate --filename=anchor-%04d.pem --type=anchor\n%s%%end\n"
+                         % (index, pem))
+        else:
+            name = "dns-ca-%04d.pem" % index
+            if len(names) < ca_names:
+                names.append(name)
+            parts.append("%%certificate --filename=%s --dir=/etc/pki/dns/\n%s%%end\n"
+                         % (name, pem))
+    parts.append("%%addon org_edns_addon --ca=%s\ndns+tls://192.0.2.53#dot.corp.example\n"
+                 "dns+tls://[2001:db8::53]:853#dot.corp.example\n%%end\n" % ",".join(names))
+    Path(path).write_text("".join(parts))

@@ -1,0 +1,422 @@
+"""Applying under attack: signals, a full disk during the roll-back, a killed run, a second
+apply, hostile roots, deep and long names, a small descriptor limit.
+
+Every test runs `edns-addon apply` as a real process and judges the root it leaves
+and what it says: the root is entirely as before or entirely new, and every claim of
+the message is true.
+"""
+
+import fcntl
+import json
+import os
+import random
+import resource
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+
+import pytest
+
+from org_edns_addon import constants as c
+from org_edns_addon.fileio import TEMPORARY_NAME
+from org_edns_addon.staging import apply as staging_apply
+from tests import certs
+from tests.conftest import REPO, certificate_section, run_cli
+from tests.staging_fixtures import (RecordingRunner, edns_kickstart, in_mount_namespace,
+                                    require_namespaces, require_tools, staging_input,
+                                    tree_digest)
+
+SERVER = "dns+tls://192.0.2.53#dot.corp.example\n"
+
+
+def certificates_kickstart(write_ks, count, common_name, server=SERVER, directories=1,
+                           name=None):
+    """A kickstart placing COUNT copies of one fresh CA as c0000.pem... in DIRECTORIES
+    directories below /etc/pki/dns."""
+    pem = certs.make_ca(common_name).pem
+    sections = "".join(certificate_section(pem, "c%04d.pem" % n, "--dir=/etc/pki/dns/%s" % (
+        "d%04d/" % (n % directories) if directories > 1 else ""))
+        for n in range(count))
+    return write_ks(edns_kickstart(pem, "--ca=c0000.pem", servers=server,
+                                   certificates=sections), name)
+
+
+def environment(**extra):
+    return dict(os.environ, PYTHONPATH=str(REPO), **extra)
+
+
+def start_apply(kickstart, root, **popen):
+    return subprocess.Popen([sys.executable, "-m", "org_edns_addon.cli", "apply", kickstart,
+                             "--root", root], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=environment(), **popen)
+
+
+def temporaries(root):
+    return [os.path.join(d, f) for d, _, files in os.walk(root) for f in files
+            if TEMPORARY_NAME.match(f)]
+
+
+def _temporaries_in(directory):
+    try:
+        return [name for name in os.listdir(directory) if TEMPORARY_NAME.match(name)]
+    except FileNotFoundError:
+        return []
+
+
+def wait_for_temporaries(process, root, directory=None, deadline=60):
+    """Until PROCESS has a temporary file below ROOT, or in DIRECTORY if given (its write
+    phase has begun)."""
+    end = time.monotonic() + deadline
+    while not (_temporaries_in(directory) if directory else temporaries(root)):
+        assert process.poll() is None, "it ended before writing: %s" % (
+            process.communicate()[1].decode())
+        assert time.monotonic() < end, "no temporary file appeared"
+
+
+# --- two signals ------------------------------------------------------------------------
+
+def test_two_signals_milliseconds_apart_leave_the_root_entirely_old_or_entirely_new(
+        write_ks, tmp_path):
+    """A first signal at a random moment of the write phase, a second one 1-5 ms later
+    (during the roll-back it started), 16 times: the root is always all old or all new,
+    and the message says which."""
+    old_ks = certificates_kickstart(write_ks, 150, "Old CA")
+    new_ks = certificates_kickstart(write_ks, 150, "New CA", "192.0.2.99#dot.new.example\n")
+    pristine, expected_new = tmp_path / "pristine", tmp_path / "new"
+    for root, kickstart in ((pristine, old_ks), (expected_new, old_ks), (expected_new, new_ks)):
+        root.mkdir(exist_ok=True)
+        assert run_cli("apply", kickstart, "--root", root).returncode == 0
+    old, new = tree_digest(pristine), tree_digest(expected_new)
+    assert old != new
+    randomly = random.Random(1402)
+    seen = []
+    for attempt in range(16):
+        root = tmp_path / ("root%d" % attempt)
+        shutil.copytree(pristine, root, symlinks=True)
+        process = start_apply(new_ks, root)
+        wait_for_temporaries(process, root)
+        first, second = randomly.sample([signal.SIGINT, signal.SIGTERM, signal.SIGHUP], 2)
+        time.sleep(randomly.uniform(0, 0.02))
+        process.send_signal(first)
+        time.sleep(randomly.uniform(0.001, 0.005))
+        process.send_signal(second)
+        stdout, stderr = (stream.decode() for stream in process.communicate(timeout=120))
+        digest = tree_digest(root)
+        assert "Traceback" not in stderr
+        assert temporaries(root) == []
+        if process.returncode == 130 and "nothing was applied" in stderr:
+            assert stderr.startswith("edns-addon apply: interrupted; nothing was applied: ")
+            assert "could not" not in stderr and "incomplete" not in stderr
+            assert digest == old, "the message says nothing was applied, the root differs"
+            seen.append("old")
+        else:   # finished before a signal could stop it: the message says so
+            assert process.returncode in (0, 130), stderr
+            if process.returncode == 130:
+                assert stderr.startswith("edns-addon apply: interrupted; the files are "
+                                         "written"), stderr
+            assert digest == new
+            seen.append("new")
+        shutil.rmtree(root)
+    assert "old" in seen, seen
+
+
+# --- a roll-back restores the old files themselves, and claims no more --------------------
+
+def _attacked_roll_back(tmp_path, write_ks, variant):
+    require_namespaces()
+    old_ks = certificates_kickstart(write_ks, 200, "Old CA")
+    new_ks = certificates_kickstart(write_ks, 200, "New CA", "192.0.2.99#dot.new.example\n")
+    mountpoint = tmp_path / "mnt"
+    mountpoint.mkdir()
+    result = in_mount_namespace("cd %s && exec %s -m tests.apply_attacks %s %s %s %s" % (
+        REPO, sys.executable, mountpoint, old_ks, new_ks, variant))
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(result.stdout)
+    assert "returncode" in report, "never stopped during its replacements: %s" % report
+    return report
+
+
+def _claimed_restored(stderr):
+    """The paths the message says were restored."""
+    listed = stderr.split("restored to their previous state: ", 1)[1].strip()
+    return set() if listed == "none" else set(listed.split(", "))
+
+
+def _check_identities(report, exempt=()):
+    for path, before in report["old"].items():
+        if path in exempt:
+            continue
+        assert report["after"][path] == before, path
+    if report["xattr_refused"]:
+        pytest.skip("this filesystem refuses user xattrs (%s); the rest passed"
+                    % report["xattr_refused"])
+
+
+def test_a_roll_back_on_a_full_disk_restores_each_old_file_itself(write_ks, tmp_path):
+    """Stopped half-way through its replacements; the disk filled by another writer;
+    then SIGTERM: each old file is back (same inode, owner, mode, xattr, hard link),
+    and the message lists exactly the files that had been replaced."""
+    report = _attacked_roll_back(tmp_path, write_ks, "full-disk")
+    assert report["free_bytes_during_roll_back"] < 8192
+    assert report["returncode"] == 130, report["stderr"]
+    assert report["stderr"].startswith("edns-addon apply: interrupted; nothing was applied: "
+                                       "restored to their previous state: ")
+    # Each file replaced when it was stopped, and at most the one it was renaming then.
+    claimed = _claimed_restored(report["stderr"])
+    assert set(report["replaced_when_stopped"]) <= claimed
+    assert len(claimed) <= len(report["replaced_when_stopped"]) + 1
+    assert report["left"] == []
+    linked = [path for path in report["old"] if path.endswith("second-name.pem")]
+    assert report["after"][linked[0]]["nlink"] == 2
+    _check_identities(report)
+
+
+def test_a_file_whose_old_copy_was_removed_is_not_claimed_restored(write_ks, tmp_path):
+    """Another writer removes the second name apply keeps of one old file: that file is
+    named as not restored (it holds the new content), every other one as restored."""
+    report = _attacked_roll_back(tmp_path, write_ks, "lose-a-backup")
+    lost = report["lost_backup_of"]
+    assert lost is not None
+    stderr = report["stderr"]
+    assert report["returncode"] == 130, stderr
+    assert stderr.startswith("edns-addon apply: interrupted; the roll-back is incomplete: "
+                             "%s could not be restored (No such file or directory); it holds "
+                             "the new content; restored to their previous state: " % lost)
+    claimed = _claimed_restored(stderr)
+    assert lost not in claimed
+    assert set(report["replaced_when_stopped"]) - {lost} <= claimed
+    assert report["after"][lost]["ino"] != report["old"][lost]["ino"]
+    for path in claimed:
+        assert report["after"][path] == report["old"][path], path
+    _check_identities(report, exempt={lost})
+
+
+# --- what a killed run leaves, and a second apply -----------------------------------------
+
+def test_the_temporary_files_of_a_killed_apply_are_removed_by_the_next(write_ks, tmp_path):
+    kickstart = certificates_kickstart(write_ks, 300, "Killed CA")
+    root = tmp_path / "root"
+    root.mkdir()
+    process = start_apply(kickstart, root)
+    wait_for_temporaries(process, root)
+    process.kill()
+    process.communicate()
+    left = temporaries(root)
+    assert left, "SIGKILL left no temporary file to remove"
+
+    result = run_cli("apply", kickstart, "--root", root)
+
+    assert result.returncode == 0, result.stderr
+    assert temporaries(root) == []
+    for path in left:
+        assert "removed %s (a temporary file an interrupted run left)" % path \
+            in result.stdout.splitlines()
+
+
+def test_an_apply_on_a_root_another_apply_holds_is_refused_and_writes_nothing(
+        write_ks, test_ca, tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "etc").mkdir()
+    kickstart = write_ks(edns_kickstart(test_ca.pem))
+    before = tree_digest(root)
+    holder = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        result = run_cli("apply", kickstart, "--root", root)
+    finally:
+        os.close(holder)
+    assert result.returncode == 1
+    assert result.stderr.endswith("not applied: nothing was written: another edns-addon "
+                                  "apply is writing below %s; run this one again when it has "
+                                  "finished\n" % root)
+    assert tree_digest(root) == before
+    assert run_cli("apply", kickstart, "--root", root).returncode == 0
+
+
+def test_two_applies_started_together_never_mix_their_files(write_ks, tmp_path):
+    first_ks = certificates_kickstart(write_ks, 200, "First CA")
+    second_ks = certificates_kickstart(write_ks, 200, "Second CA",
+                                       "192.0.2.99#dot.second.example\n")
+    digests = {}
+    for name, kickstart in (("first", first_ks), ("second", second_ks)):
+        alone = tmp_path / name
+        alone.mkdir()
+        assert run_cli("apply", kickstart, "--root", alone).returncode == 0
+        digests[name] = tree_digest(alone)
+    for attempt in range(4):
+        root = tmp_path / ("root%d" % attempt)
+        root.mkdir()
+        processes = [start_apply(kickstart, root) for kickstart in (first_ks, second_ks)]
+        results = [(p.wait(timeout=120), p.stderr.read().decode()) for p in processes]
+        for process in processes:
+            process.stdout.close()
+            process.stderr.close()
+        for code, stderr in results:
+            assert code == 0 or (code == 1 and "another edns-addon apply is writing below "
+                                 "%s" % root in stderr), stderr
+        assert tree_digest(root) in (digests["first"], digests["second"])
+
+
+# --- durable with one sync for many files ------------------------------------------------
+
+def _sync_calls(kickstart, root):
+    """The fsync, fdatasync, syncfs and sync calls of one apply, counted by strace."""
+    root.mkdir()
+    trace = root.parent / ("%s.strace" % root.name)
+    result = subprocess.run(["strace", "-f", "-c", "-U", "name,calls", "-o", trace,
+                             "-e", "trace=fsync,fdatasync,syncfs,sync", sys.executable, "-m",
+                             "org_edns_addon.cli", "apply", kickstart, "--root", root],
+                            capture_output=True, text=True, env=environment(), timeout=300)
+    assert result.returncode == 0, result.stderr
+    counts = {}
+    for line in trace.read_text().splitlines():
+        fields = line.split()
+        if len(fields) == 2 and fields[1].isdigit():
+            counts[fields[0]] = int(fields[1])
+    return counts
+
+
+def test_the_number_of_syncs_does_not_grow_with_the_number_of_files(write_ks, tmp_path):
+    require_tools("strace")
+    few = _sync_calls(certificates_kickstart(write_ks, 3, "Few"), tmp_path / "few")
+    many = _sync_calls(certificates_kickstart(write_ks, 300, "Many", directories=30),
+                       tmp_path / "many")
+    assert few == many == {"syncfs": 2, "total": 2}, (few, many)
+
+
+# --- hostile roots -----------------------------------------------------------------------
+
+UNIT = """[Unit]
+Description=%s
+
+[Service]
+ExecStart=/usr/sbin/dnsconfd
+
+[Install]
+WantedBy=multi-user.target
+%s
+"""
+
+
+@pytest.mark.parametrize("line", ["Alias=../../../etc/x.service", "Alias=/etc/x.service",
+                                  "WantedBy=../../../../etc", "RequiredBy=a/b.target"])
+def test_the_fallback_refuses_an_install_name_that_is_not_a_unit_name(write_ks, test_ca,
+                                                                     tmp_path, line):
+    root = tmp_path / "root"
+    unit = root / "usr/lib/systemd/system/dnsconfd.service"
+    unit.parent.mkdir(parents=True)
+    unit.write_text(UNIT % ("hostile", line))
+    data = staging_input(write_ks, edns_kickstart(test_ca.pem))
+    before = {k: v for k, v in tree_digest(root).items() if not k.startswith("etc/pki")}
+
+    with pytest.raises(staging_apply.StagingError) as raised:
+        staging_apply.stage(data, "target", str(root), runner=RecordingRunner())
+
+    key, _, name = line.partition("=")
+    assert "enable dnsconfd.service failed: %s has %s=%s, which is not a unit name; no link " \
+        "made (fix or remove that line)" % (unit, key, name) in str(raised.value)
+    links = [k for k, v in tree_digest(root).items() if v[0] == "link"]
+    assert links == []
+    assert not (root / "etc/x.service").exists() and not (tmp_path / "etc").exists()
+    assert before.items() <= tree_digest(root).items()
+
+
+def test_dracut_modules_behind_a_symlink_leading_outside_the_root_are_not_seen(
+        write_ks, test_ca, tmp_path):
+    outside = tmp_path / "host-modules"
+    (outside / "99openssl").mkdir(parents=True)
+    (outside / "90dnsconfd").mkdir()
+    root = tmp_path / "root"
+    (root / "usr/lib/dracut").mkdir(parents=True)
+    (root / "usr/lib/dracut/modules.d").symlink_to(outside)
+    inside = tmp_path / "inside"
+    (inside / "usr/lib/dracut/modules.d/99openssl").mkdir(parents=True)
+    data = staging_input(write_ks, edns_kickstart(test_ca.pem))
+
+    staging_apply.stage(data, "target", str(root), runner=RecordingRunner())
+    staging_apply.stage(data, "target", str(inside), runner=RecordingRunner())
+
+    assert "add_dracutmodules" not in (root / c.DRACUT_CONF_PATH.lstrip("/")).read_text()
+    assert 'add_dracutmodules+=" openssl "' in \
+        (inside / c.DRACUT_CONF_PATH.lstrip("/")).read_text()
+
+
+# --- long names, deep directories, few descriptors -----------------------------------------
+
+def _limit_descriptors():
+    resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+
+
+@pytest.mark.parametrize("length", [242, 250, 255])
+def test_a_certificate_file_name_of_up_to_255_bytes_is_written(write_ks, test_ca, tmp_path,
+                                                               length):
+    name = "n" * (length - 4) + ".pem"
+    kickstart = write_ks(edns_kickstart(test_ca.pem, "--ca=" + name, certificates=(
+        certificate_section(test_ca.pem, name))))
+    root = tmp_path / "root"
+    root.mkdir()
+    result = run_cli("apply", kickstart, "--root", root)
+    assert result.returncode == 0, result.stderr
+    assert (root / "etc/pki/dns" / name).read_text() == test_ca.pem
+    assert temporaries(root) == []
+
+
+def test_a_deep_directory_and_many_directories_need_few_descriptors(write_ks, test_ca,
+                                                                    tmp_path):
+    """A --dir of 1 000 components and 300 certificates in 300 directories, applied with
+    64 descriptors allowed, then rolled back by a signal: no descriptor runs out."""
+    deep = "/" + "/".join(["d"] * 1000) + "/"
+    sections = "".join(
+        certificate_section(test_ca.pem, "c%03d.pem" % n, "--dir=/etc/pki/many/%03d/" % n)
+        for n in range(300)) + certificate_section(test_ca.pem, "deep.pem", "--dir=" + deep)
+    kickstart = write_ks(edns_kickstart(test_ca.pem, certificates=certificate_section(
+        test_ca.pem) + sections))
+    root = tmp_path / "root"
+    root.mkdir()
+    result = subprocess.run([sys.executable, "-m", "org_edns_addon.cli", "apply", kickstart,
+                             "--root", str(root)], preexec_fn=_limit_descriptors,
+                            capture_output=True, text=True, env=environment(), timeout=300)
+    assert result.returncode == 0, result.stderr
+    deepest = os.path.join(str(root), deep.strip("/"), "deep.pem")
+    with open(deepest) as stream:   # below PATH_MAX from the root
+        assert stream.read() == test_ca.pem
+    assert "wrote /etc/pki/many/299/c299.pem" in result.stdout
+
+    again = tmp_path / "again"
+    again.mkdir()
+    process = start_apply(kickstart, again, preexec_fn=_limit_descriptors)
+    # Watched in one directory: os.walk of 3.11 recurses, and this tree is deep.
+    wait_for_temporaries(process, again, again / "etc/pki/many/000")
+    process.send_signal(signal.SIGTERM)
+    stderr = process.communicate(timeout=300)[1].decode()
+    assert process.returncode == 130, stderr
+    assert stderr.startswith("edns-addon apply: interrupted; nothing was applied: ")
+    assert list(again.iterdir()) == []
+    _remove_deep_tree(os.path.dirname(deepest), depth=1000)
+
+
+def _remove_deep_tree(deepest, depth):
+    """Remove DEEPEST and its DEPTH - 1 parents, all empty but for files, without recursion
+    (pytest's cleanup and shutil.rmtree of Python 3.11 recurse, and fail on this tree)."""
+    for _ in range(depth):
+        for name in os.listdir(deepest):
+            os.unlink(os.path.join(deepest, name))
+        os.rmdir(deepest)
+        deepest = os.path.dirname(deepest)
+
+
+def test_an_existing_file_that_is_not_regular_is_refused_with_its_mode_kept(write_ks, test_ca,
+                                                                            tmp_path):
+    root = tmp_path / "root"
+    keyfile = root / c.NM_KEYFILE_PATH.lstrip("/")
+    keyfile.parent.mkdir(parents=True)
+    os.mkfifo(keyfile)
+    result = run_cli("apply", write_ks(edns_kickstart(test_ca.pem)), "--root", root)
+    assert result.returncode == 1
+    assert "nothing was written: %s: it exists and is not a regular file; remove it" % keyfile \
+        in result.stderr
+    assert stat.S_ISFIFO(os.lstat(keyfile).st_mode)

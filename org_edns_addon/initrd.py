@@ -10,7 +10,6 @@ gzip carries no time stamp. So the same kickstart always gives the same bytes.
 """
 
 import gzip
-import re
 import stat
 
 from org_edns_addon import constants as c
@@ -23,7 +22,6 @@ from org_edns_addon.staging.plan import Phase, Plan, PlannedFile, build_plan, in
 # the image file that carries it.
 KICKSTART_MODE = 0o600
 IMAGE_MODE = 0o600
-_INCLUDE = re.compile(r"^\s*%include\s", re.MULTILINE)
 
 
 class OverlayError(Exception):
@@ -81,15 +79,32 @@ def boot_args(config):
     return options, check_command_line(options)
 
 
+def _ksappend_line(text):
+    """The number of the first line pykickstart's preprocessor reads as ``%ksappend``
+    (parser._preprocessStateMachine: a line that starts so once stripped), or None."""
+    for number, line in enumerate(text.splitlines(True), 1):
+        if line.strip().startswith("%ksappend"):
+            return number
+    return None
+
+
 def overlay_kickstart(parsed):
-    """The kickstart text with every top-level ``%edns`` rewritten as ``%addon``."""
+    """The kickstart text with every top-level ``%edns`` rewritten as ``%addon``.
+
+    An ``%include`` or ``%ksappend`` is refused: inside the initrd it would name a
+    file of this machine, or fetch one. Decided on what pykickstart itself read
+    (the reader records every ``%include``, however it was quoted), not on text.
+    """
     text = parsed.text
-    match = _INCLUDE.search(text)
-    if match:
-        lineno = text.count("\n", 0, match.start()) + 1
-        raise OverlayError("%s:%d: %%include cannot be followed inside the initrd; flatten "
-                           "the kickstart first (ksflatten -c %s -o flat.ks)"
-                           % (parsed.filename, lineno, parsed.filename))
+    found = [(include.filename, include.lineno, "%include") for include in parsed.includes]
+    ksappend = _ksappend_line(text)
+    if ksappend is not None:
+        found.append((parsed.filename, ksappend, "%ksappend"))
+    if found:
+        filename, lineno, word = found[0]
+        raise OverlayError("%s:%d: %s cannot be followed inside the initrd; flatten the "
+                           "kickstart first (ksflatten -c %s -o flat.ks)"
+                           % (filename, lineno, word, parsed.filename))
     headers = [place.lineno for place in parsed.edns_places
                if place.spelling == c.SECTION_OPEN and place.filename == parsed.filename]
     return convert_text(text, headers)

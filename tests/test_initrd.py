@@ -186,12 +186,22 @@ def test_boot_args_prints_one_line_of_options(overlay_ks):
     assert "routed domains (lab.example, test.lab.example)" in result.stderr
 
 
-def test_a_kickstart_with_include_is_refused(write_ks, test_ca, tmp_path):
-    path = write_ks("%include other.ks\n" + edns_kickstart(test_ca.pem))
+@pytest.mark.parametrize("line, word, lineno", [
+    ("%include other.ks", "%include", 2),
+    ("'%include' other.ks", "%include", 2),      # quoted: pykickstart's shlex still reads it
+    ('"%include" other.ks', "%include", 2),
+    ("\u0085%include other.ks", "%include", 3),  # U+0085 ends a line for str.splitlines
+    ("  %ksappend other.ks", "%ksappend", 2),    # pykickstart's preprocessor fetches it
+])
+def test_a_kickstart_that_names_another_file_is_refused(write_ks, test_ca, tmp_path, line,
+                                                         word, lineno):
+    # Inside the initrd the name would be a file of this machine, or be fetched.
+    path = write_ks("text\n" + line + "\n" + edns_kickstart(test_ca.pem))
     write_ks("", "other.ks")
     result = run_cli("overlay", path, "-o", tmp_path / "o.img")
-    assert result.returncode == 1
-    assert "%s:1: %%include cannot be followed inside the initrd" % path in result.stderr
+    assert result.returncode == 1, result.stdout
+    assert "%s:%d: %s cannot be followed inside the initrd" % (path, lineno, word) \
+        in result.stderr
     assert not (tmp_path / "o.img").exists()
 
 

@@ -31,7 +31,8 @@ MODULE = "org_edns_addon.service"
 def module_with_silent_server(start_module, silent):
     proxy = start_module(MODULE, EDNS.interface_name)
     proxy.Servers = [server(silent.address, "silent.test", port=silent.port)]
-    assert validation(proxy) == []
+    # A loopback server is only warned about (dnsconfd's Unbound would not ask it).
+    assert [line for line in validation(proxy) if line.startswith("error")] == []
     return proxy
 
 

@@ -158,9 +158,12 @@ def _block(label, line, body):
             line=line,
             certificate=cert,
         )
-    except ValueError as error:
+    except Exception as error:  # pylint: disable=broad-except
+        # Damaged DER fails in many ways inside cryptography (ValueError, InvalidVersion,
+        # even KeyError for a mangled name); each is the user's certificate, not a bug.
         raise CertificateError(_("the certificate cannot be decoded (%s); paste it again from "
-                                 "the original file") % str(error)[:200], line) from None
+                                 "the original file") % (str(error) or type(error).__name__)[:200],
+                               line) from None
 
 
 def _now(now):

@@ -51,3 +51,28 @@ def test_the_validity_window_is_checked_against_the_given_time(pems):
 def test_text_without_a_certificate_is_refused(text, message):
     with pytest.raises(CertificateError, match=message):
         load_pem_certificates(text)
+
+
+def _damaged(pem, line, column, character):
+    lines = pem.splitlines()
+    body = lines[line]
+    lines[line] = body[:column] + character + body[column + 1:]
+    return "\n".join(lines) + "\n"
+
+
+def test_every_one_character_damage_is_a_sentence_or_a_certificate(pems):
+    # cryptography decodes a certificate's names and extensions lazily: damage that
+    # load_pem_x509_certificate lets through must still fail here, at the edge, and as
+    # a CertificateError (it raises ValueError, InvalidVersion, even KeyError).
+    pem = pems.ca.pem
+    refused = 0
+    lines = pem.splitlines()
+    for line in range(1, len(lines) - 1):
+        for column in range(len(lines[line])):
+            for character in "AB":
+                try:
+                    load_pem_certificates(_damaged(pem, line, column, character))
+                except CertificateError as error:
+                    assert error.line == 0
+                    refused += 1
+    assert refused > 0

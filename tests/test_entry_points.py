@@ -295,7 +295,8 @@ def test_a_signal_at_any_moment_of_start_up_ends_the_run_cleanly(write_ks, tmp_p
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    env=dict(os.environ, PYTHONPATH=str(REPO)))
         time.sleep(delay / 1000)
-        process.send_signal(signum)
+        ended_by_itself = process.poll() is not None
+        process.send_signal(signum)   # (nothing, once the run has ended)
         stdout, stderr = (stream.decode() for stream in process.communicate(timeout=60))
         ours = [line for line in stderr.splitlines() if "org_edns_addon/" in line]
         assert ours == [], stderr      # no frame of our code in any traceback
@@ -303,11 +304,16 @@ def test_a_signal_at_any_moment_of_start_up_ends_the_run_cleanly(write_ks, tmp_p
             assert stdout == "%s: 0 errors, 0 warnings\n" % kickstart
             if signum != signal.SIGINT:   # (a SIGINT in site's .pth files: its report)
                 assert stderr == ""
-            break
+            if ended_by_itself:
+                break
+            # The signal came after the exit code was decided (held back, never delivered),
+            # or Python's start-up swallowed it: later delays still reach our handler.
+            outcomes[0] = outcomes.get(0, 0) + 1
+            continue
         if process.returncode == 130:
             assert stderr in ("edns-addon validate: interrupted\n", "edns-addon: interrupted\n")
         elif signum == signal.SIGINT:  # ended by Python before our first line: no output
-            assert stdout == "" and "interrupted" not in stderr, stderr
+            assert stdout == "" and "interrupted" not in stderr, (process.returncode, stderr)
         else:
             assert (process.returncode, stdout, stderr) == (-signum, "", "")
         outcomes[process.returncode] = outcomes.get(process.returncode, 0) + 1

@@ -1,5 +1,5 @@
-"""Each benchmark of `make bench`, run once at its smallest size: a broken benchmark fails
-here, not in the middle of `make bench`. Nothing about a time is asserted; only that the
+"""Each benchmark of `make bench`, run once at its smallest size (validate.py: in
+test_benchmark_validate.py): a broken benchmark fails here, not in the middle of `make bench`. Nothing about a time is asserted; only that the
 benchmark ran to its end and printed its figures with their baseline."""
 
 import os
@@ -48,3 +48,27 @@ def test_the_text_ui_start_up_benchmark_runs_to_its_end():
     printed = run_benchmark("tui_startup.py", "1")
     assert "edns-addon tui corp-dot.ks -o NEW" in printed
     assert printed.count("x baseline; goal: first screen within 1 s: ") == 2, printed
+
+
+def test_the_apply_benchmark_prints_both_runs_against_validate():
+    printed = run_benchmark("apply.py", "--certificates", "2", "--runs", "1")
+    assert "apply into an empty root (writes " in printed, printed
+    assert "apply where every file is already up to date (writes nothing):" in printed, printed
+    assert len(re.findall(r"  ratio, median of the pairs: [\d.]+ wall, [\d.]+ CPU "
+                          r"\(goal <= 1\.5\)", printed)) == 2, printed
+
+
+def test_the_overlay_benchmark_prints_overlay_against_validate():
+    printed = run_benchmark("overlay.py", "--certificates", "2", "--runs", "1")
+    assert re.search(r"  edns-addon overlay: +median +[\d.]+ s wall", printed), printed
+    assert re.search(r"  ratio, median of the pairs: [\d.]+ wall, [\d.]+ CPU "
+                     r"\(goal <= 1\.5\)", printed), printed
+    assert re.search(r"  image: [1-9]\d* bytes", printed), printed
+
+
+def test_the_service_start_benchmark_prints_the_service_against_an_empty_one():
+    printed = run_benchmark("service_start.py", "--runs", "1")
+    assert re.search(r"  addon \(org_edns_addon\.dbus_service\) +[\d.]+ ms +[\d.]+ MiB RSS",
+                     printed), printed
+    assert re.search(r"  ratio addon / baseline +[\d.]+x +[\d.]+x RSS +\(goal <= 1\.5x\)",
+                     printed), printed

@@ -1,6 +1,7 @@
 """Each benchmark of `make bench`, run once at its smallest size (validate.py: in
-test_benchmark_validate.py): a broken benchmark fails here, not in the middle of `make bench`. Nothing about a time is asserted; only that the
-benchmark ran to its end and printed its figures with their baseline."""
+test_benchmark_validate.py): a broken benchmark fails here, not in the middle of `make bench`.
+Nothing about a time is asserted; only that the benchmark ran to its end and printed its
+figures with their baseline."""
 
 import os
 import re

@@ -7,6 +7,7 @@ into a NetworkManager keyfile or an Unbound config line.
 """
 
 import enum
+import functools
 import ipaddress
 import re
 from dataclasses import dataclass, field
@@ -117,7 +118,41 @@ def normalize_dns_name(text, what="name", underscore=False):
         if len(name) <= 253 and all(label_rule.match(label) and label[2:4] != "--"
                                     for label in name.split(".")):
             return name
+    else:
+        name = _name_by_labels(text, label_rule)
+        if name is not None:
+            return name
     return _idna_name(given, text, what, underscore, label_rule)
+
+
+def _name_by_labels(text, label_rule):
+    """TEXT in A-labels, encoding each non-ASCII label once (server lines repeat their
+    domains), or None where the whole-name path must decide (and word the error).
+
+    The same result as IDNA on the whole name: UTS #46 maps character by character
+    and its NFC never composes across a '.', and IDNA checks label by label; a label
+    whose mapping yields a dot ('\uff0e') is split by the encoding as the whole name
+    would be, and the joined name is checked again as a whole."""
+    labels = []
+    for label in text.split("."):
+        if label.isascii():
+            if label[2:4] == "--":   # an A-label given as such: IDNA must check it
+                return None
+            labels.append(label.lower())
+        else:
+            try:
+                labels.append(_a_labels(label))
+            except (idna.IDNAError, UnicodeError, ValueError):
+                return None
+    name = ".".join(labels)
+    if len(name) <= 253 and all(label_rule.match(label) for label in name.split(".")):
+        return name
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _a_labels(label):
+    return idna.encode(label, uts46=True).decode("ascii").lower()
 
 
 def _idna_name(given, text, what, underscore, label_rule):

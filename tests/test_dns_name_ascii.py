@@ -46,3 +46,41 @@ def idna_path(text, what):
 @example("a" * 64)
 def test_an_ascii_name_gives_what_idna_gives(text):
     assert outcome(normalize_dns_name, text) == outcome(idna_path, text)
+
+
+def idna_path_any(text, what, underscore):
+    """The normalization with IDNA on the whole name, as before the label-wise path."""
+    from org_edns_addon.model import _DOMAIN_LABEL
+    given = text
+    if text.endswith(".") and text != ".":
+        text = text[:-1]
+    return _idna_name(given, text, what, underscore, _DOMAIN_LABEL if underscore else _LABEL)
+
+
+# Non-ASCII names: letters that map (upper case, ß, full-width), dots IDNA also splits on,
+# a combining mark, a right-to-left letter, what IDNA refuses, and ASCII around them.
+_UNICODE_NAME_LIKE = st.text(alphabet="abxn-_.üÜßﬀＡ。．｡\u0301\u05d0\u0661☃ 9", min_size=1,
+                             max_size=40)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_UNICODE_NAME_LIKE, st.booleans())
+@example("dot1.bücher.example", False)
+@example("Dot1.BÜCHER.example", False)
+@example("bücher.example。", False)
+@example("a．bücher", False)
+@example("_msdcs.bücher.example", True)
+@example("b_ü.example", True)
+@example("xn--bcher-kva.bücher", False)
+@example("ab--cd.bücher", False)
+@example("xn--a.bücher", False)
+@example("ü" * 60 + ".example", False)
+@example("ü.." + "a", False)
+def test_a_unicode_name_label_by_label_gives_what_idna_gives_on_the_whole_name(text,
+                                                                                underscore):
+    def whole(name, what):
+        return idna_path_any(name, what, underscore)
+
+    def ours(name, what):
+        return normalize_dns_name(name, what, underscore=underscore)
+    assert outcome(ours, text) == outcome(whole, text)

@@ -158,7 +158,7 @@ def _block(label, line, body):
             line=line,
             certificate=cert,
         )
-    except Exception as error:  # pylint: disable=broad-except
+    except Exception as error:  # noqa: BLE001 (see below)
         # Damaged DER fails in many ways inside cryptography (ValueError, InvalidVersion,
         # even KeyError for a mangled name); each is the user's certificate, not a bug.
         raise CertificateError(_("the certificate cannot be decoded (%s); paste it again from "
@@ -348,7 +348,7 @@ class CaCertificate:
 
     def describe(self):
         """One line: the subject(s) and until when the certificate is valid."""
-        return "; ".join("%s, valid until %s" % (block.subject,
+        return "; ".join(_("%s, valid until %s") % (block.subject,
                                                  block.not_after.strftime("%Y-%m-%d"))
                          for block in self.blocks)
 

@@ -15,7 +15,7 @@ from dasbus.server.interface import dbus_interface
 from dasbus.server.property import emits_properties_changed
 from dasbus.server.template import InterfaceTemplate
 from dasbus.structure import DBusStructureError
-from dasbus.typing import Double, List, Str, Structure  # pylint: disable=unused-import
+from dasbus.typing import Double, List, Str, Structure
 
 from org_edns_addon.certificates import CaCertificate, CertificateError
 from org_edns_addon.constants import (DBUS_CHECK_TIMEOUT_MAX_SECONDS, DOT_CA_DIR,

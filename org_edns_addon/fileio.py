@@ -9,6 +9,8 @@ import secrets
 import signal
 import stat
 
+from org_edns_addon.i18n import _
+
 # Held back while a temporary file exists, so Ctrl-C or a kill cannot leave one behind.
 DEFERRED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -154,16 +156,16 @@ def write_atomically(path, data, mode=0o644, never_loosen=False):
     if info is not None and not stat.S_ISREG(info.st_mode):
         directory = stat.S_ISDIR(info.st_mode)
         raise OSError(errno.EISDIR if directory else errno.EEXIST,
-                      "it is a directory; give the path of a file in it" if directory
-                      else "it exists and is not a regular file; choose another path", path)
+                      _("it is a directory; give the path of a file in it") if directory
+                      else _("it exists and is not a regular file; choose another path"), path)
     if info is not None and never_loosen:
         mode &= stat.S_IMODE(info.st_mode)
     directory = os.path.dirname(path)
     try:
         dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except FileNotFoundError:
-        raise FileNotFoundError(errno.ENOENT, "the directory %s does not exist; create it "
-                                "first" % directory, directory) from None
+        raise FileNotFoundError(errno.ENOENT, _("the directory %s does not exist; create it "
+                                "first") % directory, directory) from None
     try:
         write_in_directory(dir_fd, os.path.basename(path), data, mode)
     finally:

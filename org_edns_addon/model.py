@@ -78,7 +78,7 @@ class ValidationError(ValueError):
 
     def __init__(self, problems, message=None):
         self.problems = [problem for problem in problems if problem.severity == Severity.ERROR]
-        super().__init__(message or "the encrypted DNS configuration has errors: %s"
+        super().__init__(message or _("the encrypted DNS configuration has errors: %s")
                          % "; ".join(problem.message for problem in self.problems))
 
 
@@ -121,7 +121,7 @@ def normalize_dns_name(text, what="name", underscore=False):
 
 
 def _idna_name(given, text, what, underscore, label_rule):
-    in_labels = "letters, digits, '-' and '_'" if underscore else "letters, digits and '-'"
+    in_labels = _("letters, digits, '-' and '_'") if underscore else _("letters, digits and '-'")
     try:
         if underscore and "_" in text:
             ascii_name = _encode_with_underscores(text)
@@ -144,7 +144,7 @@ def _encode_with_underscores(text):
     for label in idna.uts46_remap(text, std3_rules=False, transitional=False).split("."):
         if "_" in label:
             if not all(ord(character) < 128 for character in label):
-                raise ValueError("'_' may appear only in an ASCII label, not in %r" % label)
+                raise ValueError(_("'_' may appear only in an ASCII label, not in %r") % label)
             labels.append(label)
         else:
             labels.append(idna.alabel(label).decode("ascii"))
@@ -166,7 +166,7 @@ def normalize_tls_name(text):
             return str(ipaddress.ip_address(text))
         except ValueError:
             pass
-    name = normalize_dns_name(text, "TLS name")
+    name = normalize_dns_name(text, _("TLS name"))
     if name.rpartition(".")[2].isdigit():
         # A name whose last label is all digits is read as an IPv4 address.
         raise ModelError(_("%r is neither an IPv4 address nor a DNS name (the last label of "
@@ -201,7 +201,7 @@ def parse_address(text):
         raise ModelError(_("%s cannot be a DNS server's address (it is %s); give the "
                          "server's own unicast address") % (
                              address, "unspecified" if address.is_unspecified
-                             else "multicast or broadcast"))
+                             else _("multicast or broadcast")))
     # Unbound (iterator/iter_donotq.c, donotq_apply_cfg, since 1.25.2) never queries
     # 0.0.0.0/8 nor ::ffff:0:0/96 while do-not-query-localhost is yes, its default.
     if address.version == 4 and address in _THIS_NETWORK:
@@ -465,8 +465,8 @@ def _first_on(server):
     if server.lineno is None:
         return ""
     if server.filename is None:
-        return " (first on line %d)" % server.lineno
-    return " (first on %s:%d)" % (server.filename, server.lineno)
+        return _(" (first on line %d)") % server.lineno
+    return _(" (first on %s:%d)") % (server.filename, server.lineno)
 
 
 @dataclass(frozen=True)
@@ -501,7 +501,7 @@ class EdnsConfig:
         first priority and protocol; NetworkManager gives every [global-dns] server
         the same priority.
         """
-        zones = [("all names", self.default_servers)]
+        zones = [(_("all names"), self.default_servers)]
         zones += list(self.routed_domains().items())
         shadowed = {}
         for zone, servers in zones:

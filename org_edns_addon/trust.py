@@ -88,7 +88,7 @@ def trust_problems(config, certificates, configured=True, known_names=None, now=
     for cert in certificates:
         if cert.filename in first:
             origin = first[cert.filename].origin
-            where = " (first on %s:%d)" % (origin.filename, origin.lineno) if origin else ""
+            where = _(" (first on %s:%d)") % (origin.filename, origin.lineno) if origin else ""
             add(Severity.ERROR, _("a second %%certificate --filename=%s%s; give each "
                                   "certificate its own file name") % (cert.filename, where),
                 cert)

@@ -105,7 +105,7 @@ class EdnsData(KickstartObject):
         """Parse the options that follow ``%edns`` or ``%addon org_edns_addon``."""
         ns = option_parser().parse_args(args=args, lineno=line_number)
         try:
-            searches = tuple(normalize_domains(ns.searches, "search domain"))
+            searches = tuple(normalize_domains(ns.searches, _("search domain")))
         except ModelError as error:
             raise KickstartParseError(_("--search: %s") % error, lineno=line_number) from None
         for name in ns.ca_names:

@@ -5,6 +5,7 @@ from typing import List, Optional
 
 from org_edns_addon.certificates import CaCertificate
 from org_edns_addon.constants import ADDON_SECTION_OPEN, MAX_PROBLEMS
+from org_edns_addon.i18n import _
 from org_edns_addon.ks.edns import EdnsData
 from org_edns_addon.model import Problem, SectionPlace, Severity, ValidationError
 
@@ -90,8 +91,8 @@ class ParsedKickstart:
         ``ValueError`` if it has no encrypted DNS section."""
         from org_edns_addon.staging.plan import StagingInput
         if self.errors:
-            raise ValidationError(self.errors, "%s has errors; fix them first" % self.filename)
+            raise ValidationError(self.errors, _("%s has errors; fix them first") % self.filename)
         if self.config is None:
-            raise ValueError("%s has no %s section; nothing to apply"
+            raise ValueError(_("%s has no %s section; nothing to apply")
                              % (self.filename, ADDON_SECTION_OPEN))
         return StagingInput.of(self.config, self.certificates)

@@ -57,7 +57,7 @@ def check_rules(result, now=None, read_to_end=True):
                                                    ADDON_SECTION_OPEN)
         else:
             message = _("a second %s section; only one may appear") % place.spelling
-        add(Severity.ERROR, message + " (first on %s:%d)" % (places[0].filename,
+        add(Severity.ERROR, message + _(" (first on %s:%d)") % (places[0].filename,
                                                              places[0].lineno), place)
     for place in places:
         if place.spelling == SECTION_OPEN:

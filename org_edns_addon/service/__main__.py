@@ -4,7 +4,6 @@ from pyanaconda.modules.common import init
 
 init()  # before any other pyanaconda import: logging and locale
 
-# pylint: disable=wrong-import-position
-from org_edns_addon.service.edns import EdnsService
+from org_edns_addon.service.edns import EdnsService  # noqa: E402 (after init())
 
 EdnsService().run()

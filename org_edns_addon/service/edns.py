@@ -41,12 +41,11 @@ def security_module_imports_certificates():
     """True if Anaconda's Security module has its ``Certificates`` object on the bus:
     then it writes the ``%certificate`` files itself, in both phases."""
     try:
-        # pylint: disable=import-outside-toplevel
         from pyanaconda.modules.common.constants.objects import CERTIFICATES
     except ImportError:
         return False  # an Anaconda older than its own %certificate support
     try:
-        SECURITY.get_proxy(CERTIFICATES).Certificates  # pylint: disable=expression-not-assigned
+        SECURITY.get_proxy(CERTIFICATES).Certificates  # noqa: B018 (the read is the call)
     except (DBusError, AttributeError) as error:
         log.debug("No Certificates object of the Security module: %s", error)
         return False

@@ -129,7 +129,7 @@ def run_standalone(kickstart, output):
 
     App.initialize()
     App.get_scheduler().quit_screen = YesNoDialog(_("Quit without writing %s?") % output)
-    screen = MainScreen(editor, save, "to write %s and quit" % output)
+    screen = MainScreen(editor, save, _("to write %s and quit") % output)
     streams = sys.stdin, sys.stdout
     terminal = _Terminal(*streams)
     App.get_event_loop().register_signal_handler(

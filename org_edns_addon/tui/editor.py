@@ -252,7 +252,7 @@ class EdnsEditor:
 
     def set_searches(self, text):
         """Set the comma-separated search domains of TEXT (``-``: none)."""
-        self._commit(EdnsState.set_search_domains, _parse_domains(text, "search domain"))
+        self._commit(EdnsState.set_search_domains, _parse_domains(text, _("search domain")))
 
     # CA certificates.
 

@@ -2,11 +2,15 @@ PYTHON ?= python3
 DESTDIR ?=
 OUT ?= out
 
-.PHONY: setup test matrix check demo clean
+.PHONY: setup lint test matrix check demo clean
 
 # Install every Debian and PyPI package the demo and the tests need.
 setup:
 	./scripts/setup.sh
+
+# The linter (ruff, pinned in requirements-test.txt; its rules are in pyproject.toml).
+lint:
+	$(PYTHON) -m ruff check org_edns_addon setup.py
 
 # The tests, assuming `make setup` has run: this machine's python3 with the newest
 # releases requirements.txt allows.
@@ -23,8 +27,9 @@ matrix:
 	done; \
 	if [ -n "$$failed" ]; then echo "matrix: failed on:$$failed"; exit 1; fi
 
-# Everything from a fresh machine: set-up, then the tests, then the matrix (what CI runs).
-check: setup test matrix
+# Everything from a fresh machine: set-up, the linter, the tests, then the matrix (what
+# CI runs).
+check: setup lint test matrix
 
 # The main job on the bundled example.
 demo: setup

@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """org_edns_addon: system-wide encrypted DNS (DNS over TLS) for Anaconda installations."""
 
 import os as _os
@@ -8,7 +19,7 @@ __version__ = "0.1.0"
 # An updates image (edns-addon updates-img) carries the pure-Python libraries an
 # installer image may lack (dnspython) in this directory; it comes last on the path,
 # so a library the image has (an RPM's Requires) wins. Nothing else has it.
-from org_edns_addon.constants import CARRIED_LIBRARIES_DIR as _CARRIED_DIR  # noqa: E402
+from org_edns_addon.constants import CARRIED_LIBRARIES_DIR as _CARRIED_DIR
 
 _CARRIED = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), _CARRIED_DIR)
 if _os.path.isdir(_CARRIED) and _CARRIED not in _sys.path:

@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """A ``%certificate`` section as one validated value, and the PEM checks behind it.
 
 A ``CaCertificate`` is built once, at an edge (the kickstart reader, the
@@ -158,7 +169,7 @@ def _block(label, line, body):
             line=line,
             certificate=cert,
         )
-    except Exception as error:  # pylint: disable=broad-except
+    except Exception as error:  # noqa: BLE001 (see below)
         # Damaged DER fails in many ways inside cryptography (ValueError, InvalidVersion,
         # even KeyError for a mangled name); each is the user's certificate, not a bug.
         raise CertificateError(_("the certificate cannot be decoded (%s); paste it again from "
@@ -348,7 +359,7 @@ class CaCertificate:
 
     def describe(self):
         """One line: the subject(s) and until when the certificate is valid."""
-        return "; ".join("%s, valid until %s" % (block.subject,
+        return "; ".join(_("%s, valid until %s") % (block.subject,
                                                  block.not_after.strftime("%Y-%m-%d"))
                          for block in self.blocks)
 

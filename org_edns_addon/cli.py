@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """The ``edns-addon`` command line: argument parsing and printing only.
 
 Exit codes: 0 success, 1 the input has errors (or a check failed, or the
@@ -33,15 +44,17 @@ except KeyboardInterrupt:
     os.write(2, b"edns-addon: interrupted\n")
     os._exit(130)
 
-import argparse  # noqa: E402 (after the signals are held)
-import contextlib  # noqa: E402
-import io  # noqa: E402
-import math  # noqa: E402
+# The rest only after the signals are held.
+import argparse
+import contextlib
+import io
+import math
 
-from org_edns_addon import __version__, dependencies  # noqa: E402
-from org_edns_addon.constants import (ADDON_NAME, CHECK_TIMEOUT_MAX_SECONDS,  # noqa: E402
+from org_edns_addon import __version__, dependencies
+from org_edns_addon.constants import (ADDON_NAME, CHECK_TIMEOUT_MAX_SECONDS,
                                       CHECK_TIMEOUT_SECONDS, PHASE_INSTALLER, PHASE_TARGET)
-from org_edns_addon.fileio import write_atomically  # noqa: E402
+from org_edns_addon.fileio import write_atomically
+from org_edns_addon.i18n import P_, _
 
 # Each command imports what it needs when it runs: pykickstart, cryptography,
 # dnspython and the staging code cost tens of milliseconds each to import, and
@@ -58,8 +71,12 @@ def _sentence(error):
     return getattr(error, "strerror", None) or str(error)
 
 
-def _plural(count, word):
-    return "%d %s%s" % (count, word, "" if count == 1 else "s")
+def _errors(count):
+    return P_("%d error", "%d errors", count) % count
+
+
+def _warnings(count):
+    return P_("%d warning", "%d warnings", count) % count
 
 
 def _problem_json(problem):
@@ -90,14 +107,15 @@ def run_validate(args):
                 print(problem)
             if result.omitted_errors or result.omitted_warnings:
                 omitted = result.omitted_errors + result.omitted_warnings
-                print("%s: ... and %d more %s (%s, %s) not listed; fix those above and run "
-                      "again" % (result.filename, omitted,
-                                 "problem" if omitted == 1 else "problems",
-                                 _plural(result.omitted_errors, "error"),
-                                 _plural(result.omitted_warnings, "warning")))
+                print(P_("%s: ... and %d more problem (%s, %s) not listed; fix those above and "
+                         "run again",
+                         "%s: ... and %d more problems (%s, %s) not listed; fix those above and "
+                         "run again", omitted)
+                      % (result.filename, omitted, _errors(result.omitted_errors),
+                         _warnings(result.omitted_warnings)))
         what = ", ".join(r.filename for r in results) if len(results) == 1 else \
-            _plural(len(results), "file")
-        print("%s: %s, %s" % (what, _plural(errors, "error"), _plural(warnings, "warning")))
+            P_("%d file", "%d files", len(results)) % len(results)
+        print("%s: %s, %s" % (what, _errors(errors), _warnings(warnings)))
     return EXIT_FAILED if errors else EXIT_OK
 
 
@@ -109,15 +127,16 @@ def run_convert(args):
     except ConvertError as error:
         for problem in error.problems:
             print(problem, file=sys.stderr)
-        print("%s: not converted: %s" % (args.kickstart, error.message), file=sys.stderr)
+        print(_("%s: not converted: %s") % (args.kickstart, error.message), file=sys.stderr)
         return EXIT_FAILED
     if args.output is None:
         # Bytes, so the output is the input byte for byte whatever the terminal's encoding.
         sys.stdout.flush()
         sys.stdout.buffer.write(converted.text.encode("utf-8"))
     else:
-        print("%s: wrote %s (%s rewritten as %%addon org_edns_addon)"
-              % (args.kickstart, args.output, _plural(converted.count, "section")),
+        print(P_("%s: wrote %s (%d section rewritten as %%addon org_edns_addon)",
+                 "%s: wrote %s (%d sections rewritten as %%addon org_edns_addon)",
+                 converted.count) % (args.kickstart, args.output, converted.count),
               file=sys.stderr)
     return EXIT_OK
 
@@ -141,7 +160,7 @@ def run_apply(args):
     from org_edns_addon.staging.apply import ApplyInterrupted, stage
     from org_edns_addon.staging.plan import Phase
 
-    _, data = _staging_input(args.kickstart, "not applied")
+    _parsed, data = _staging_input(args.kickstart, _("not applied"))
     if data is None:
         return EXIT_FAILED
     root = os.path.abspath(args.root)
@@ -151,18 +170,18 @@ def run_apply(args):
         try:
             report = stage(data, Phase(args.phase), root)
         except ApplyInterrupted as interrupted:
-            print("edns-addon apply: interrupted; %s" % interrupted, file=sys.stderr)
+            print(_("edns-addon apply: interrupted; %s") % interrupted, file=sys.stderr)
             return EXIT_INTERRUPTED
         except StagingError as error:
-            print("%s: not applied: %s" % (args.kickstart, error), file=sys.stderr)
+            print(_("%s: not applied: %s") % (args.kickstart, error), file=sys.stderr)
             return EXIT_FAILED
         try:
-            print("%s: %s phase below %s" % (args.kickstart, args.phase, root))
+            print(_("%s: %s phase below %s") % (args.kickstart, args.phase, root))
             print(report)
             sys.stdout.flush()
         except KeyboardInterrupt:
-            print("edns-addon apply: interrupted; the files are written and the actions ran "
-                  "(the list of them was cut short)", file=sys.stderr)
+            print(_("edns-addon apply: interrupted; the files are written and the actions ran "
+                  "(the list of them was cut short)"), file=sys.stderr)
             return EXIT_INTERRUPTED
     return EXIT_OK
 
@@ -170,21 +189,21 @@ def run_apply(args):
 def run_boot_args(args):
     from org_edns_addon import initrd
 
-    _, data = _staging_input(args.kickstart, "no boot options")
+    _parsed, data = _staging_input(args.kickstart, _("no boot options"))
     if data is None:
         return EXIT_FAILED
     try:
         options, warning = initrd.boot_args(data.config)
     except initrd.BootOptionsError as error:
-        print("%s: no boot options: %s" % (args.kickstart, error), file=sys.stderr)
+        print(_("%s: no boot options: %s") % (args.kickstart, error), file=sys.stderr)
         return EXIT_FAILED
     print(" ".join(options))
     if warning:
-        print("%s: warning: %s" % (args.kickstart, warning), file=sys.stderr)
+        print(_("%s: warning: %s") % (args.kickstart, warning), file=sys.stderr)
     if data.config.routed_domains():
-        print("%s: note: boot options carry only the servers for all names; the routed "
+        print(_("%s: note: boot options carry only the servers for all names; the routed "
               "domains (%s) reach the initramfs only through the overlay "
-              "(edns-addon overlay), and the installer through the kickstart"
+              "(edns-addon overlay), and the installer through the kickstart")
               % (args.kickstart, ", ".join(data.config.routed_domains())), file=sys.stderr)
     return EXIT_OK
 
@@ -201,9 +220,9 @@ def run_overlay(args):
     from org_edns_addon.staging import StagingError
 
     if _is_same_file(args.output, args.kickstart):
-        return _usage_error("overlay", "-o %s is the kickstart itself; name the image to "
-                            "write, like -o overlay.img" % args.output)
-    parsed, data = _staging_input(args.kickstart, "no overlay written")
+        return _usage_error("overlay", _("-o %s is the kickstart itself; name the image to "
+                            "write, like -o overlay.img") % args.output)
+    parsed, data = _staging_input(args.kickstart, _("no overlay written"))
     if data is None:
         return EXIT_FAILED
     try:
@@ -212,7 +231,7 @@ def run_overlay(args):
         plan = initrd.overlay_plan(parsed)
         image = initrd.overlay_image(plan)
     except (initrd.OverlayError, StagingError, OSError) as error:
-        print("%s: no overlay written: %s" % (args.kickstart, _sentence(error)),
+        print(_("%s: no overlay written: %s") % (args.kickstart, _sentence(error)),
               file=sys.stderr)
         return EXIT_FAILED
     try:
@@ -220,23 +239,23 @@ def run_overlay(args):
         # owner reads it, whatever the umask and the kickstart's own mode.
         write_atomically(args.output, image, initrd.IMAGE_MODE)
     except OSError as error:
-        print("%s: cannot write %s: %s" % (args.kickstart, args.output, _sentence(error)),
+        print(_("%s: cannot write %s: %s") % (args.kickstart, args.output, _sentence(error)),
               file=sys.stderr)
         return EXIT_FAILED
     name = os.path.basename(args.output)
-    print("%s: wrote %s (%d bytes): %s" % (args.kickstart, args.output, len(image), ", ".join(
+    print(_("%s: wrote %s (%d bytes): %s") % (args.kickstart, args.output, len(image), ", ".join(
         planned.path for planned in plan.files)))
     print()
-    print("Boot the installer with these options:")
+    print(_("Boot the installer with these options:"))
     print("  " + " ".join(boot_options))
     if warning:
-        print("%s: warning: %s" % (args.kickstart, warning), file=sys.stderr)
+        print(_("%s: warning: %s") % (args.kickstart, warning), file=sys.stderr)
     print()
-    print("Load the overlay as a second initrd, after the installer's:")
-    print("  GRUB:   initrd /images/pxeboot/initrd.img /images/pxeboot/%s" % name)
-    print("  PXE:    initrd=initrd.img,%s" % name)
-    print("or append it to the installer's initrd (the kernel unpacks both, in order):")
-    print("  cat initrd.img %s > initrd-edns.img" % name)
+    print(_("Load the overlay as a second initrd, after the installer's:"))
+    print(_("  GRUB:   initrd /images/pxeboot/initrd.img /images/pxeboot/%s") % name)
+    print(_("  PXE:    initrd=initrd.img,%s") % name)
+    print(_("or append it to the installer's initrd (the kernel unpacks both, in order):"))
+    print(_("  cat initrd.img %s > initrd-edns.img") % name)
     return EXIT_OK
 
 
@@ -246,24 +265,24 @@ def run_updates_img(args):
     try:
         image = packaging.updates_image()
     except (packaging.PackagingError, OSError) as error:
-        print("no updates image written: %s" % _sentence(error), file=sys.stderr)
+        print(_("no updates image written: %s") % _sentence(error), file=sys.stderr)
         return EXIT_FAILED
     try:
         write_atomically(args.output, image, 0o644)
     except OSError as error:
-        print("cannot write %s: %s" % (args.output, _sentence(error)), file=sys.stderr)
+        print(_("cannot write %s: %s") % (args.output, _sentence(error)), file=sys.stderr)
         return EXIT_FAILED
-    print("wrote %s (%d bytes); boot the installer with inst.updates=URL-OF-%s"
+    print(_("wrote %s (%d bytes); boot the installer with inst.updates=URL-OF-%s")
           % (args.output, len(image), os.path.basename(args.output)))
     for note in packaging.carried_notes():
-        print("%s: note: %s" % (args.output, note), file=sys.stderr)
+        print(_("%s: note: %s") % (args.output, note), file=sys.stderr)
     return EXIT_OK
 
 
 def run_check(args):
     from org_edns_addon.probe import check_staging_input
 
-    _, data = _staging_input(args.kickstart, "not checked")
+    _parsed, data = _staging_input(args.kickstart, _("not checked"))
     if data is None:
         return EXIT_FAILED
     checks = check_staging_input(data, args.name, args.timeout)
@@ -278,8 +297,8 @@ def _positive_seconds(text):
     except ValueError:
         value = math.nan
     if not 0 < value <= CHECK_TIMEOUT_MAX_SECONDS:   # also refuses nan
-        raise argparse.ArgumentTypeError("%r is not a number of seconds above 0 and at most "
-                                         "%g" % (text, CHECK_TIMEOUT_MAX_SECONDS))
+        raise argparse.ArgumentTypeError(_("%r is not a number of seconds above 0 and at most "
+                                         "%g") % (text, CHECK_TIMEOUT_MAX_SECONDS))
     return value
 
 
@@ -290,7 +309,7 @@ def _argv_text(text):
 
 def _path(text):
     if not text:
-        raise argparse.ArgumentTypeError("the path is empty; give a file or directory name")
+        raise argparse.ArgumentTypeError(_("the path is empty; give a file or directory name"))
     return text
 
 
@@ -298,7 +317,7 @@ def _query_name(text):
     from org_edns_addon.model import ModelError, normalize_dns_name
 
     try:
-        return normalize_dns_name(_argv_text(text), "query name")
+        return normalize_dns_name(_argv_text(text), _("query name"))
     except ModelError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -306,19 +325,19 @@ def _query_name(text):
 def run_tui(args):
     output = args.output or args.kickstart
     if output is None:
-        return _usage_error("tui", "give KICKSTART to edit, or -o OUT to write a new one")
+        return _usage_error("tui", _("give KICKSTART to edit, or -o OUT to write a new one"))
     if args.kickstart is not None and not os.path.lexists(args.kickstart):
-        return _usage_error("tui", "%s does not exist; to write a new kickstart there, run "
-                            "edns-addon tui -o %s" % (args.kickstart, args.kickstart))
+        return _usage_error("tui", _("%s does not exist; to write a new kickstart there, run "
+                            "edns-addon tui -o %s") % (args.kickstart, args.kickstart))
     # Said before the editing starts, not when saving at its end.
     directory = os.path.dirname(os.path.abspath(output))
     if os.path.isdir(output) or not os.path.isdir(directory):
-        return _usage_error("tui", "cannot write %s: %s; give the path of a file in an "
-                            "existing directory" % (output, "it is a directory"
+        return _usage_error("tui", _("cannot write %s: %s; give the path of a file in an "
+                            "existing directory") % (output, _("it is a directory")
                                                     if os.path.isdir(output) else
-                                                    "%s is not a directory" % directory))
+                                                    _("%s is not a directory") % directory))
     if sys.stdin is None or not sys.stdin.isatty():   # None: descriptor 0 is closed
-        return _usage_error("tui", "the text UI needs a terminal on standard input")
+        return _usage_error("tui", _("the text UI needs a terminal on standard input"))
     # Imported here: simpleline is needed by this command only.
     from org_edns_addon.tui.app import TerminalGone, run_standalone
     from org_edns_addon.tui.kickstart_file import KickstartFileError
@@ -331,17 +350,17 @@ def run_tui(args):
     except KickstartFileError as error:
         for problem in error.problems:
             print(problem, file=sys.stderr)
-        print("%s: not edited: %s" % (args.kickstart, error.message), file=sys.stderr)
+        print(_("%s: not edited: %s") % (args.kickstart, error.message), file=sys.stderr)
         return EXIT_FAILED
     if not saved:
-        print("nothing written", file=sys.stderr)
+        print(_("nothing written"), file=sys.stderr)
         return EXIT_FAILED
-    print("wrote %s" % output, file=sys.stderr)
+    print(_("wrote %s") % output, file=sys.stderr)
     return EXIT_OK
 
 
 def _usage_error(command, message):
-    print("edns-addon %s: error: %s" % (command, message), file=sys.stderr)
+    print(_("edns-addon %s: error: %s") % (command, message), file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -350,80 +369,81 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, "%s: error: %s\n" % (self.prog, message))
+        self.exit(EXIT_USAGE, _("%s: error: %s\n") % (self.prog, message))
 
 
 def build_parser():
     parser = _Parser(prog="edns-addon", description=(
-        "Encrypted DNS (DNS over TLS) for Anaconda installations: validate, convert, "
-        "apply and package the %%certificate and %%addon org_edns_addon kickstart sections."))
+        _("Encrypted DNS (DNS over TLS) for Anaconda installations: validate, convert, "
+        "apply and package the %%certificate and %%addon org_edns_addon kickstart sections.")))
     parser.add_argument("--version", action="version", version="%(prog)s " + __version__)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
 
     validate = commands.add_parser(
-        "validate", help="check kickstarts; print FILE:LINE: error|warning: message")
+        "validate", help=_("check kickstarts; print FILE:LINE: error|warning: message"))
     validate.add_argument("kickstarts", nargs="+", metavar="KICKSTART")
-    validate.add_argument("--json", action="store_true", help="print the findings as JSON")
+    validate.add_argument("--json", action="store_true", help=_("print the findings as JSON"))
     validate.set_defaults(run=run_validate, needs=dependencies.READS_KICKSTART)
 
     convert = commands.add_parser(
-        "convert", help="rewrite a top-level %%edns as %%addon org_edns_addon, "
-        "leaving every other byte alone")
+        "convert", help=_("rewrite a top-level %%edns as %%addon org_edns_addon, "
+        "leaving every other byte alone"))
     convert.add_argument("kickstart", metavar="KICKSTART")
     convert.add_argument("-o", "--output", metavar="OUT", type=_path,
-                         help="write here (atomically) instead of standard output")
+                         help=_("write here (atomically) instead of standard output"))
     convert.set_defaults(run=run_convert, needs=dependencies.READS_KICKSTART)
 
     apply = commands.add_parser(
-        "apply", help="write the encrypted DNS files of a phase below a root and run its "
-        "actions (what the installer module does)")
+        "apply", help=_("write the encrypted DNS files of a phase below a root and run its "
+        "actions (what the installer module does)"))
     apply.add_argument("kickstart", metavar="KICKSTART")
     apply.add_argument("--root", required=True, metavar="DIR", type=_path,
-                       help="the root to write below (an existing directory)")
+                       help=_("the root to write below (an existing directory)"))
     apply.add_argument("--phase", default=PHASE_TARGET,
                        choices=[PHASE_TARGET, PHASE_INSTALLER],
-                       help="target: the installed system (default); installer: the "
-                       "installer environment")
+                       help=_("target: the installed system (default); installer: the "
+                       "installer environment"))
     apply.set_defaults(run=run_apply, needs=dependencies.READS_KICKSTART)
 
     boot_args = commands.add_parser(
-        "boot-args", help="print the kernel options (rd.net.dns=...) for DoT in an initramfs")
+        "boot-args", help=_("print the kernel options (rd.net.dns=...) for DoT in an initramfs"))
     boot_args.add_argument("kickstart", metavar="KICKSTART")
     boot_args.set_defaults(run=run_boot_args, needs=dependencies.READS_KICKSTART)
 
     overlay = commands.add_parser(
-        "overlay", help="write an initrd overlay (gzip'd cpio) with the kickstart, the "
-        "certificates and the DoT configuration, and print how to boot with it")
+        "overlay", help=_("write an initrd overlay (gzip'd cpio) with the kickstart, the "
+        "certificates and the DoT configuration, and print how to boot with it"))
     overlay.add_argument("kickstart", metavar="KICKSTART")
     overlay.add_argument("-o", "--output", required=True, metavar="FILE", type=_path,
-                         help="the overlay image to write, like overlay.img")
+                         help=_("the overlay image to write, like overlay.img"))
     overlay.set_defaults(run=run_overlay, needs=dependencies.READS_KICKSTART)
 
     updates = commands.add_parser(
-        "updates-img", help="write an Anaconda updates image (gzip'd cpio) holding the addon "
-        "and its D-Bus files")
+        "updates-img", help=_("write an Anaconda updates image (gzip'd cpio) holding the addon "
+        "and its D-Bus files"))
     updates.add_argument("-o", "--output", required=True, metavar="FILE", type=_path,
-                         help="the image to write, like updates.img")
+                         help=_("the image to write, like updates.img"))
     updates.set_defaults(run=run_updates_img, needs=dependencies.BUILDS_UPDATES_IMAGE)
 
     check = commands.add_parser(
-        "check", help="before the install: reach, authenticate and query each DNS server "
-        "of a kickstart; one line per server, exit 0 when all are ok")
+        "check", help=_("before the install: reach, authenticate and query each DNS server "
+        "of a kickstart; one line per server, exit 0 when all are ok"))
     check.add_argument("kickstart", metavar="KICKSTART")
     check.add_argument("--timeout", type=_positive_seconds, default=CHECK_TIMEOUT_SECONDS,
-                       metavar="S", help="seconds each server has to answer (default %(default)g)")
+                       metavar="S",
+                       help=_("seconds each server has to answer (default %(default)g)"))
     check.add_argument("--name", type=_query_name, metavar="QNAME",
-                       help="the name to ask (default: the server's first routed domain, "
-                       "else its TLS name)")
+                       help=_("the name to ask (default: the server's first routed domain, "
+                       "else its TLS name)"))
     check.set_defaults(run=run_check, needs=dependencies.CHECKS_SERVERS)
 
     tui = commands.add_parser(
-        "tui", help="edit the encrypted DNS sections of a kickstart in a text UI")
+        "tui", help=_("edit the encrypted DNS sections of a kickstart in a text UI"))
     tui.add_argument("kickstart", nargs="?", metavar="KICKSTART",
-                     help="start from its %%certificate and %%addon %s sections" % ADDON_NAME)
+                     help=_("start from its %%certificate and %%addon %s sections") % ADDON_NAME)
     tui.add_argument("-o", "--output", metavar="OUT", type=_path,
-                     help="write here (atomically); default: KICKSTART itself")
+                     help=_("write here (atomically); default: KICKSTART itself"))
     tui.set_defaults(run=run_tui, needs=dependencies.TEXT_UI)
     return parser
 
@@ -445,7 +465,8 @@ def _on_interrupt(signum, _frame):
         _Interrupts.interrupted = True
         raise KeyboardInterrupt(signal.Signals(signum).name)
     # os.write and os._exit: no Python I/O buffer is touched, whatever the code that
-    # was running had half-done with it.
+    # was running had half-done with it. Not translated: gettext imports (locale) when
+    # called, and the code interrupted may be half-way through importing it.
     command = " " + _Interrupts.command if _Interrupts.command else ""
     os.write(2, ("edns-addon%s: interrupted\n" % command).encode())
     os._exit(EXIT_INTERRUPTED)
@@ -510,8 +531,8 @@ def main(argv=None):
     _Interrupts.command = args.command
     if sys.stdout is None:
         # Python's stand-in when descriptor 1 is closed: every line printed would be lost.
-        return _usage_error(args.command, "standard output is closed; redirect it to a file "
-                            "or to /dev/null instead")
+        return _usage_error(args.command, _("standard output is closed; redirect it to a file "
+                            "or to /dev/null instead"))
     for library in dependencies.missing(args.needs):
         print(library.missing("edns-addon " + args.command), file=sys.stderr)
         return EXIT_USAGE
@@ -531,7 +552,7 @@ def _run(args):
         sys.stdout.flush()
         return code
     except KeyboardInterrupt:
-        print("edns-addon %s: interrupted" % args.command, file=sys.stderr)
+        print(_("edns-addon %s: interrupted") % args.command, file=sys.stderr)
         return EXIT_INTERRUPTED
     except ImportError as error:
         # Not found by the check above (a lazy import), or found but too old or broken
@@ -547,8 +568,8 @@ def _run(args):
         return EXIT_FAILED
     except _OutputError as error:
         _drop_stdout()
-        print("edns-addon %s: cannot write to standard output: %s; what it would have "
-              "printed is lost" % (args.command, error), file=sys.stderr)
+        print(_("edns-addon %s: cannot write to standard output: %s; what it would have "
+              "printed is lost") % (args.command, error), file=sys.stderr)
         return EXIT_FAILED
 
 

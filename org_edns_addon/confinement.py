@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """Writing below a root without ever leaving it.
 
 A ``ConfinedRoot`` resolves every path under its root component by component
@@ -20,6 +31,7 @@ from typing import Tuple
 
 from org_edns_addon.constants import DIR_MODE
 from org_edns_addon.fileio import signals_deferred
+from org_edns_addon.i18n import _
 
 
 class RootError(Exception):
@@ -39,7 +51,7 @@ def file_name_bytes(name):
     try:
         return name.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
-        raise RootError("%r cannot be written as a UTF-8 file name; use plain text"
+        raise RootError(_("%r cannot be written as a UTF-8 file name; use plain text")
                         % name) from None
 
 
@@ -51,8 +63,8 @@ def path_components(path):
     """The components of PATH below a root; refuses relative or unnormalized paths."""
     parts = path.split("/")[1:] if path.startswith("/") else None
     if not parts or "\0" in path or any(p in ("", ".", "..") for p in parts):
-        raise RootError("%r is not a plain absolute path (no '..', '.' or '//'); refusing "
-                        "to write it" % path)
+        raise RootError(_("%r is not a plain absolute path (no '..', '.' or '//'); refusing "
+                        "to write it") % path)
     return parts
 
 
@@ -78,14 +90,14 @@ class ConfinedRoot:
 
     def __init__(self, root):
         if not isinstance(root, str) or not os.path.isabs(root):
-            raise RootError("the root %r must be an absolute path" % (root,))
+            raise RootError(_("the root %r must be an absolute path") % (root,))
         self.path = root
         self.real = os.path.realpath(root)
         self._real_bytes = os.fsencode(self.real)
         try:
             self.fd = os.open(self.real, _DIR_FLAGS)
         except OSError as error:
-            raise RootError("cannot open the root %s: %s; give an existing directory"
+            raise RootError(_("cannot open the root %s: %s; give an existing directory")
                             % (root, error.strerror)) from None
         # parent path -> (fd, the names still missing below it), most recent last
         self._cache = collections.OrderedDict()
@@ -113,7 +125,7 @@ class ConfinedRoot:
         return self.shown("/" + "/".join(_text(part) for part in parts))
 
     def _forget(self, which):
-        for key in [key for key, (_, missing) in self._cache.items() if which(missing)]:
+        for key in [key for key, (_descriptor, missing) in self._cache.items() if which(missing)]:
             os.close(self._cache.pop(key)[0])
 
     def place(self, path, create=False):
@@ -157,7 +169,7 @@ class ConfinedRoot:
                     continue
                 if name == b"..":
                     if not names:
-                        raise RootError("%s leads outside %s; refusing to write it"
+                        raise RootError(_("%s leads outside %s; refusing to write it")
                                         % (self.shown(path), self.path))
                     names.pop()
                     # Walked again from the root rather than kept open level by level:
@@ -201,7 +213,7 @@ class ConfinedRoot:
                 try:
                     fd = os.open(name, _DIR_FLAGS, dir_fd=current)
                 except OSError as error:
-                    raise RootError("%s changed while it was being written (%s); run again"
+                    raise RootError(_("%s changed while it was being written (%s); run again")
                                     % (self._shown_parts(names), error.strerror)) from None
                 os.close(current)
                 current = fd
@@ -217,17 +229,17 @@ class ConfinedRoot:
         where = self._shown_parts(names + [name])
         info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
         if not stat.S_ISLNK(info.st_mode):
-            raise RootError("%s is not a directory, so %s cannot be written there; remove "
-                            "it or choose another --dir" % (where, path))
+            raise RootError(_("%s is not a directory, so %s cannot be written there; remove "
+                            "it or choose another --dir") % (where, path))
         if links > _MAX_SYMLINKS:
-            raise RootError("too many symlinks on the way to %s" % self.shown(path))
+            raise RootError(_("too many symlinks on the way to %s") % self.shown(path))
         target = os.readlink(name, dir_fd=dir_fd)
         if not target.startswith(b"/"):
             return target.split(b"/"), False
         inside = self._inside(target)
         if inside is None:
-            raise RootError("%s is a symlink to %s, outside %s; refusing to write %s "
-                            "through it" % (where, _text(target), self.path, path))
+            raise RootError(_("%s is a symlink to %s, outside %s; refusing to write %s "
+                            "through it") % (where, _text(target), self.path, path))
         return inside, True
 
     def _inside(self, target):
@@ -271,7 +283,7 @@ class ConfinedRoot:
                 except OSError:
                     left.append(self._shown_parts(list(components)))
         except (OSError, RootError):
-            left.append("some of the directories made")
+            left.append(_("some of the directories made"))
         finally:
             if cursor is not None:
                 os.close(cursor[1])
@@ -282,7 +294,7 @@ class ConfinedRoot:
         """(COMPONENTS, a new fd of that directory), from CURSOR (closed) when it lies below."""
         if cursor is not None and cursor[0][:len(components)] == components:
             fd = cursor[1]
-            for _ in range(len(cursor[0]) - len(components)):
+            for _level in range(len(cursor[0]) - len(components)):
                 parent = os.open("..", _DIR_FLAGS, dir_fd=fd)
                 os.close(fd)
                 fd = parent
@@ -329,9 +341,9 @@ def read_existing(place, limit=None):
     if stat.S_ISLNK(info.st_mode):
         return Existing("symlink", link=_text(os.readlink(place.name, dir_fd=place.dir_fd)))
     if not stat.S_ISREG(info.st_mode):
-        raise NotAFileError("it exists and is not a regular file; remove it")
+        raise NotAFileError(_("it exists and is not a regular file; remove it"))
     if limit is not None and info.st_size > limit:
-        raise NotAFileError("it is larger than %d bytes" % limit)
+        raise NotAFileError(_("it is larger than %d bytes") % limit)
     fd = os.open(place.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=place.dir_fd)
     with os.fdopen(fd, "rb") as stream:
         return Existing("file", stream.read(), stat.S_IMODE(info.st_mode))

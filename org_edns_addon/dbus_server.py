@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """How the module answers D-Bus calls: dasbus's object handler, with four changes.
 
 Both the stand-alone service (``dbus_service``) and the Anaconda module
@@ -97,7 +108,7 @@ class ReplyLater:
         def work():
             try:
                 outcome = (self._function(*self._args), None)
-            except Exception as error:  # pylint: disable=broad-except
+            except Exception as error:  # noqa: BLE001 (sent back as the reply)
                 outcome = (None, error)
             GLib.idle_add(deliver, *outcome)
 
@@ -107,7 +118,7 @@ class ReplyLater:
                     self._finished()
                 if error is None and self._then:
                     result = self._then(result)
-            except Exception as then_error:  # pylint: disable=broad-except
+            except Exception as then_error:  # noqa: BLE001 (sent back as the reply)
                 result, error = None, then_error
             reply(result, error)
             return GLib.SOURCE_REMOVE
@@ -167,7 +178,7 @@ class EdnsObjectHandler(ServerObjectHandler):
         if check_call is not None:
             try:
                 check_call(interface_name, method_name, parameters)
-            except Exception as error:  # pylint: disable=broad-except
+            except Exception as error:  # noqa: BLE001 (sent back as the reply)
                 self._handle_method_error(invocation, interface_name, method_name, error)
                 return
         super()._method_callback(invocation, interface_name, method_name, parameters)
@@ -184,7 +195,7 @@ class EdnsObjectHandler(ServerObjectHandler):
             try:
                 super()._handle_method_result(invocation, method_spec, result)
                 return
-            except Exception as reply_error:  # pylint: disable=broad-except
+            except Exception as reply_error:  # noqa: BLE001 (sent back as an error)
                 error = reply_error
         self._handle_method_error(invocation, method_spec.interface_name, method_spec.name,
                                   error)

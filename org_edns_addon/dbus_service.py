@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """The addon's interface template as a stand-alone D-Bus service, without pyanaconda.
 
     python3 -m org_edns_addon.dbus_service --address ADDRESS [--kickstart FILE]
@@ -26,6 +37,7 @@ from gi.repository import GLib
 from org_edns_addon.dbus_identifiers import edns_service
 from org_edns_addon.dbus_interface import EdnsInterfaceTemplate, register_errors
 from org_edns_addon.dbus_server import EdnsObjectHandler
+from org_edns_addon.i18n import _
 from org_edns_addon.state import EdnsState
 
 
@@ -74,13 +86,13 @@ def serve(address, state):
                            server_factory=EdnsObjectHandler)
         bus.register_service(service.service_name)
     except (GLib.Error, DBusError) as error:
-        raise ServeError("cannot serve on the D-Bus bus at %r: %s; give the address that "
-                         "dbus-daemon --print-address printed, like unix:path=/tmp/bus.socket"
+        raise ServeError(_("cannot serve on the D-Bus bus at %r: %s; give the address that "
+                         "dbus-daemon --print-address printed, like unix:path=/tmp/bus.socket")
                          % (address, getattr(error, "message", None) or error)) from None
     except ConnectionError:
         # dasbus's answer when the bus gives the name to someone else.
-        raise ServeError("%s is already owned on the bus at %s; stop the service that owns "
-                         "it first" % (service.service_name, address)) from None
+        raise ServeError(_("%s is already owned on the bus at %s; stop the service that owns "
+                         "it first") % (service.service_name, address)) from None
     loop.run()
     if received:
         raise KeyboardInterrupt
@@ -100,19 +112,19 @@ def state_of_kickstart(path):
 
 def _path(text):
     if not text:
-        raise argparse.ArgumentTypeError("the path is empty; give a kickstart file")
+        raise argparse.ArgumentTypeError(_("the path is empty; give a kickstart file"))
     return text
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python3 -m org_edns_addon.dbus_service",
-        description="Serve the encrypted DNS addon's D-Bus interface (no Anaconda needed).")
+        description=_("Serve the encrypted DNS addon's D-Bus interface (no Anaconda needed)."))
     parser.add_argument("--address", required=True,
-                        help="the D-Bus address of the bus to serve on")
+                        help=_("the D-Bus address of the bus to serve on"))
     parser.add_argument("--kickstart", metavar="FILE", type=_path,
-                        help="start with what this kickstart says (%%addon org_edns_addon or "
-                             "%%edns, and its %%certificate sections)")
+                        help=_("start with what this kickstart says (%%addon org_edns_addon or "
+                             "%%edns, and its %%certificate sections)"))
     args = parser.parse_args(argv)
     # Our refusals (INFO), everyone's warnings; not dasbus's own chatter.
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(levelname)s: %(message)s")

@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """The Python libraries the addon needs, and the sentence a user gets when one is missing.
 
 One table: the import name, the name on PyPI, the oldest release the support
@@ -9,6 +20,17 @@ minimums, and ``tests/test_dependencies.py`` checks that all three agree.
 
 import importlib.util
 from typing import NamedTuple, Optional
+
+
+def _(text):
+    # org_edns_addon.i18n's, imported when a sentence is made: setup.py loads this file
+    # alone, where the package is not importable.
+    from org_edns_addon.i18n import _ as translated
+    return translated(text)
+
+
+def N_(text):  # org_edns_addon.i18n's marker (see _ above)
+    return text
 
 
 class Library(NamedTuple):
@@ -36,15 +58,15 @@ class Library(NamedTuple):
     def missing(self, what):
         """The sentence saying WHAT (a command, a feature) needs this library, which is
         not installed, and how to install it."""
-        return ("%s needs the Python package %s%s, which is not installed; install it "
-                "(dnf install %s, or pip install '%s')"
+        return (_("%s needs the Python package %s%s, which is not installed; install it "
+                "(dnf install %s, or pip install '%s')")
                 % (what, self.distribution, self._at_least(), self.rpm, self.pip_hint))
 
     def unusable(self, what, error):
         """The sentence saying the installed release cannot serve WHAT (ERROR: the
         ImportError or other failure its import raised)."""
-        return ("%s needs the Python package %s%s, but the installed %s%s cannot be used "
-                "(%s); install a release that fits (dnf install %s, or pip install '%s')"
+        return (_("%s needs the Python package %s%s, but the installed %s%s cannot be used "
+                "(%s); install a release that fits (dnf install %s, or pip install '%s')")
                 % (what, self.distribution, self._at_least(), self.distribution,
                    self._installed(), _first_line(error), self.rpm, self.pip_hint))
 
@@ -52,15 +74,15 @@ class Library(NamedTuple):
         if self.minimum is None:
             return ""
         if self.on_pypi:
-            return " %s or later (a distribution's %s %s or later)" % (
+            return _(" %s or later (a distribution's %s %s or later)") % (
                 self.on_pypi, self.rpm, self.minimum)
-        return " %s or later" % self.minimum
+        return _(" %s or later") % self.minimum
 
     def _installed(self):
         try:
             from importlib.metadata import version
             return " " + version(self.distribution)
-        except Exception:  # pylint: disable=broad-except  # no metadata: a bare checkout
+        except Exception:  # noqa: BLE001 (no metadata: a bare checkout)
             return ""
 
 
@@ -96,13 +118,13 @@ TEXT_UI = CHECKS_SERVERS + ("simpleline", "dasbus")
 # installer image), and how to bring it: (import name, the module that must load, why).
 INSTALLER_MAY_LACK = (
     ("cryptography", "cryptography.x509",
-     "the %certificate sections cannot be checked, so a kickstart with them is refused; "
+     N_("the %certificate sections cannot be checked, so a kickstart with them is refused; "
      "build the addon's RPM into the installer image (it requires python3-cryptography), "
-     "an updates image cannot carry it"),
+     "an updates image cannot carry it")),
     ("dns", "dns.message",
-     "the pre-flight check of the DNS servers is not available (the installation itself "
+     N_("the pre-flight check of the DNS servers is not available (the installation itself "
      "does not need it); boot with an updates image made by edns-addon updates-img, which "
-     "carries dnspython, or build the addon's RPM into the installer image"),
+     "carries dnspython, or build the addon's RPM into the installer image")),
 )
 # The Python each line's installer runs (README: Support matrix), oldest first.
 INSTALLER_PYTHONS = (("EL9", (3, 9)), ("EL10", (3, 12)), ("Fedora 43", (3, 14)))
@@ -123,7 +145,7 @@ def load(module, what):
         return importlib.import_module(module)
     except ImportError as error:
         raise Unusable(explain(error, what), name=module.split(".")[0]) from None
-    except Exception as error:  # pylint: disable=broad-except
+    except Exception as error:  # noqa: BLE001 (a copy for another Python, say)
         library = LIBRARIES[module.split(".")[0]]
         raise Unusable(library.unusable(what, error), name=library.module) from None
 
@@ -136,9 +158,9 @@ def installer_gaps():
         library = LIBRARIES[name]
         try:
             importlib.import_module(module)
-        except Exception as error:  # pylint: disable=broad-except  # SyntaxError, too
-            gaps.append("this installer has no usable %s (%s: %s): %s" % (
-                library.distribution, library.rpm, _first_line(error), consequence))
+        except Exception as error:  # noqa: BLE001 (SyntaxError, too)
+            gaps.append(_("this installer has no usable %s (%s: %s): %s") % (
+                library.distribution, library.rpm, _first_line(error), _(consequence)))
     return gaps
 
 

@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """Atomic file writes (a reader sees the old file or the new one, never half of one),
 signals held back while a write is under way, and one sync for many files."""
 
@@ -8,6 +19,8 @@ import re
 import secrets
 import signal
 import stat
+
+from org_edns_addon.i18n import _
 
 # Held back while a temporary file exists, so Ctrl-C or a kill cannot leave one behind.
 DEFERRED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -154,16 +167,16 @@ def write_atomically(path, data, mode=0o644, never_loosen=False):
     if info is not None and not stat.S_ISREG(info.st_mode):
         directory = stat.S_ISDIR(info.st_mode)
         raise OSError(errno.EISDIR if directory else errno.EEXIST,
-                      "it is a directory; give the path of a file in it" if directory
-                      else "it exists and is not a regular file; choose another path", path)
+                      _("it is a directory; give the path of a file in it") if directory
+                      else _("it exists and is not a regular file; choose another path"), path)
     if info is not None and never_loosen:
         mode &= stat.S_IMODE(info.st_mode)
     directory = os.path.dirname(path)
     try:
         dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except FileNotFoundError:
-        raise FileNotFoundError(errno.ENOENT, "the directory %s does not exist; create it "
-                                "first" % directory, directory) from None
+        raise FileNotFoundError(errno.ENOENT, _("the directory %s does not exist; create it "
+                                "first") % directory, directory) from None
     try:
         write_in_directory(dir_fd, os.path.basename(path), data, mode)
     finally:

@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """The installer initrd overlay: a gzip'd newc cpio the kernel unpacks over the installer's.
 
 The overlay holds the kickstart in its ``%addon`` form (stock Anaconda's
@@ -14,6 +25,7 @@ import stat
 
 from org_edns_addon import constants as c
 from org_edns_addon.confinement import RootError, file_name_bytes, path_components
+from org_edns_addon.i18n import _
 from org_edns_addon.ks.convert import convert_text
 from org_edns_addon.staging.networkmanager import boot_options
 from org_edns_addon.staging.plan import Phase, Plan, PlannedFile, build_plan, initramfs_input
@@ -44,9 +56,9 @@ def check_initramfs_servers(servers):
     link_local = [server.uri() for server in servers if server.is_link_local]
     if link_local:
         raise BootOptionsError(
-            "the initramfs cannot use the link-local server%s %s: it speaks DoT only "
+            _("the initramfs cannot use the link-local server%s %s: it speaks DoT only "
             "through NetworkManager's dnsconfd plugin, which drops the interface; give "
-            "the initramfs a server by its global address" % (
+            "the initramfs a server by its global address") % (
                 "s" if len(link_local) > 1 else "", ", ".join(link_local)))
 
 
@@ -57,15 +69,15 @@ def check_command_line(options):
     limit = c.KERNEL_COMMAND_LINE_MAX_BYTES
     if length > limit:
         raise BootOptionsError(
-            "these boot options take %d bytes, more than the %d a kernel command line holds "
+            _("these boot options take %d bytes, more than the %d a kernel command line holds "
             "(Linux's COMMAND_LINE_SIZE on x86_64, aarch64 and ppc64le); GRUB drops every "
             "option past that without a word: give fewer servers without domain= (the "
-            "routed ones are not boot options)" % (length, limit))
+            "routed ones are not boot options)") % (length, limit))
     if length > limit - c.BOOT_LOADER_OPTIONS_RESERVE_BYTES:
-        return ("these boot options take %d of the %d bytes a kernel command line holds, "
+        return (_("these boot options take %d of the %d bytes a kernel command line holds, "
                 "leaving %d for the boot loader's BOOT_IMAGE= and the installer's own "
                 "options (inst.stage2=, inst.repo=, ip=, console=); GRUB drops every option "
-                "past the limit without a word" % (length, limit, limit - length))
+                "past the limit without a word") % (length, limit, limit - length))
     return None
 
 
@@ -102,8 +114,8 @@ def overlay_kickstart(parsed):
         found.append((parsed.filename, ksappend, "%ksappend"))
     if found:
         filename, lineno, word = found[0]
-        raise OverlayError("%s:%d: %s cannot be followed inside the initrd; flatten the "
-                           "kickstart first (ksflatten -c %s -o flat.ks)"
+        raise OverlayError(_("%s:%d: %s cannot be followed inside the initrd; flatten the "
+                           "kickstart first (ksflatten -c %s -o flat.ks)")
                            % (filename, lineno, word, parsed.filename))
     headers = [place.lineno for place in parsed.edns_places
                if place.spelling == c.SECTION_OPEN and place.filename == parsed.filename]
@@ -144,7 +156,7 @@ def newc_archive(files):
         except RootError as error:
             raise OverlayError(str(error)) from None
         if parts in contents:
-            raise OverlayError("%s is planned twice" % planned.path)
+            raise OverlayError(_("%s is planned twice") % planned.path)
         contents[parts] = planned
         for depth in range(1, len(parts)):   # a loop, not recursion: a --dir may be deep
             directory = parts[:depth]
@@ -154,8 +166,8 @@ def newc_archive(files):
                     directories[parts[:depth - 1]] += 1
     for parts in contents:
         if parts in directories:
-            raise OverlayError("%s is planned as a file and as the directory of another "
-                               "file" % contents[parts].path)
+            raise OverlayError(_("%s is planned as a file and as the directory of another "
+                               "file") % contents[parts].path)
     entries = sorted([(b"/".join(parts), parts) for parts in list(contents) + list(directories)])
     chunks = []
     for ino, (name, parts) in enumerate(entries):

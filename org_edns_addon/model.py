@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """The validated model of an encrypted DNS configuration.
 
 Everything that reaches a config file passes through here first: addresses
@@ -79,7 +90,7 @@ class ValidationError(ValueError):
 
     def __init__(self, problems, message=None):
         self.problems = [problem for problem in problems if problem.severity == Severity.ERROR]
-        super().__init__(message or "the encrypted DNS configuration has errors: %s"
+        super().__init__(message or _("the encrypted DNS configuration has errors: %s")
                          % "; ".join(problem.message for problem in self.problems))
 
 
@@ -156,7 +167,7 @@ def _a_labels(label):
 
 
 def _idna_name(given, text, what, underscore, label_rule):
-    in_labels = "letters, digits, '-' and '_'" if underscore else "letters, digits and '-'"
+    in_labels = _("letters, digits, '-' and '_'") if underscore else _("letters, digits and '-'")
     try:
         if underscore and "_" in text:
             ascii_name = _encode_with_underscores(text)
@@ -179,7 +190,7 @@ def _encode_with_underscores(text):
     for label in idna.uts46_remap(text, std3_rules=False, transitional=False).split("."):
         if "_" in label:
             if not all(ord(character) < 128 for character in label):
-                raise ValueError("'_' may appear only in an ASCII label, not in %r" % label)
+                raise ValueError(_("'_' may appear only in an ASCII label, not in %r") % label)
             labels.append(label)
         else:
             labels.append(idna.alabel(label).decode("ascii"))
@@ -201,7 +212,7 @@ def normalize_tls_name(text):
             return str(ipaddress.ip_address(text))
         except ValueError:
             pass
-    name = normalize_dns_name(text, "TLS name")
+    name = normalize_dns_name(text, _("TLS name"))
     if name.rpartition(".")[2].isdigit():
         # A name whose last label is all digits is read as an IPv4 address.
         raise ModelError(_("%r is neither an IPv4 address nor a DNS name (the last label of "
@@ -236,7 +247,7 @@ def parse_address(text):
         raise ModelError(_("%s cannot be a DNS server's address (it is %s); give the "
                          "server's own unicast address") % (
                              address, "unspecified" if address.is_unspecified
-                             else "multicast or broadcast"))
+                             else _("multicast or broadcast")))
     # Unbound (iterator/iter_donotq.c, donotq_apply_cfg, since 1.25.2) never queries
     # 0.0.0.0/8 nor ::ffff:0:0/96 while do-not-query-localhost is yes, its default.
     if address.version == 4 and address in _THIS_NETWORK:
@@ -500,8 +511,8 @@ def _first_on(server):
     if server.lineno is None:
         return ""
     if server.filename is None:
-        return " (first on line %d)" % server.lineno
-    return " (first on %s:%d)" % (server.filename, server.lineno)
+        return _(" (first on line %d)") % server.lineno
+    return _(" (first on %s:%d)") % (server.filename, server.lineno)
 
 
 @dataclass(frozen=True)
@@ -536,7 +547,7 @@ class EdnsConfig:
         first priority and protocol; NetworkManager gives every [global-dns] server
         the same priority.
         """
-        zones = [("all names", self.default_servers)]
+        zones = [(_("all names"), self.default_servers)]
         zones += list(self.routed_domains().items())
         shadowed = {}
         for zone, servers in zones:

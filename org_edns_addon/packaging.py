@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """The addon's installed layout: below a DESTDIR (``make install``) or as an updates image.
 
 One list of files serves both, so an Anaconda developer finds the same files
@@ -23,6 +34,7 @@ import sys
 from org_edns_addon import constants as c
 from org_edns_addon import dependencies
 from org_edns_addon.dbus_identifiers import EDNS
+from org_edns_addon.i18n import _
 from org_edns_addon.staging import StagingError
 from org_edns_addon.staging.apply import apply_plan
 from org_edns_addon.staging.plan import Phase, Plan, PlannedFile
@@ -62,9 +74,9 @@ def layout():
                   os.path.join(DATA_DIR, DBUS_SERVICE_FILE)))
     files.append((os.path.join(c.ANACONDA_DBUS_CONFS_DIR, DBUS_CONF_FILE),
                   os.path.join(DATA_DIR, DBUS_CONF_FILE)))
-    for _, source in files:
+    for _installed_path, source in files:
         if not os.path.isfile(source):
-            raise PackagingError("%s is missing; build from a source checkout of the addon"
+            raise PackagingError(_("%s is missing; build from a source checkout of the addon")
                                  % source)
     return sorted(files)
 
@@ -86,7 +98,7 @@ def carried_libraries():
         except (PackageNotFoundError, ImportError, ValueError):
             spec = None
         if spec is None or not spec.submodule_search_locations:
-            raise PackagingError(library.missing("the updates image, which carries it,"))
+            raise PackagingError(library.missing(_("the updates image, which carries it,")))
         package = spec.submodule_search_locations[0]
         for directory, subdirs, names in os.walk(package):
             subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
@@ -117,13 +129,13 @@ def carried_notes():
                     if oldest and python < oldest]
         if left_out:
             notes.append(
-                "the image carries %s %s, which needs Python %d.%d or later: %s cannot load "
+                _("the image carries %s %s, which needs Python %d.%d or later: %s cannot load "
                 "it (the module says so in its report); for %s, build the image where a %s "
-                "for Python %d.%d is installed" % (
+                "for Python %d.%d is installed") % (
                     library.distribution, found["Version"], oldest[0], oldest[1],
-                    " and ".join("%s's installer (Python %d.%d)" % (name, *python)
+                    " and ".join(_("%s's installer (Python %d.%d)") % (name, *python)
                                  for name, python in left_out),
-                    " and ".join(name for name, _ in left_out), library.distribution,
+                    " and ".join(name for name, _python in left_out), library.distribution,
                     *left_out[0][1]))
     return notes
 
@@ -146,8 +158,8 @@ def install_tree(destdir, extra=()):
     nothing at all when any path is refused. Raises PackagingError.
     """
     if not destdir:
-        raise PackagingError("the destination directory is empty; give one, like "
-                             "--destdir=/tmp/edns-root")
+        raise PackagingError(_("the destination directory is empty; give one, like "
+                             "--destdir=/tmp/edns-root"))
     destdir = os.path.abspath(destdir)
     try:
         files = _layout_files()
@@ -155,7 +167,7 @@ def install_tree(destdir, extra=()):
         os.makedirs(destdir, mode=c.DIR_MODE, exist_ok=True)
         apply_plan(Plan(Phase.TARGET, tuple(files), ()), destdir)
     except OSError as error:
-        raise PackagingError("cannot install below %s: %s: %s" % (
+        raise PackagingError(_("cannot install below %s: %s: %s") % (
             destdir, error.filename, error.strerror or error)) from None
     except StagingError as error:
         raise PackagingError(str(error)) from None
@@ -176,7 +188,7 @@ def updates_image():
     try:
         archive = newc_archive(updates_image_files())
     except OSError as error:
-        raise PackagingError("cannot read %s: %s" % (error.filename, error.strerror or error)) \
+        raise PackagingError(_("cannot read %s: %s") % (error.filename, error.strerror or error)) \
             from None
     except OverlayError as error:
         raise PackagingError(str(error)) from None
@@ -185,14 +197,14 @@ def updates_image():
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python3 -m org_edns_addon.packaging",
-                                     description="Install the addon's files below DESTDIR.")
-    parser.add_argument("--destdir", required=True, help="the root to install below")
+                                     description=_("Install the addon's files below DESTDIR."))
+    parser.add_argument("--destdir", required=True, help=_("the root to install below"))
     args = parser.parse_args(argv)
     try:
         for path in install_tree(args.destdir):
             print(path)
     except PackagingError as error:
-        print("not installed: %s" % error, file=sys.stderr)
+        print(_("not installed: %s") % error, file=sys.stderr)
         return 1
     return 0
 

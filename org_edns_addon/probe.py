@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """Pre-flight check of DNS servers: reachable, authenticated, answering.
 
 For each server of an ``EdnsConfig``: a TLS handshake that verifies the
@@ -27,7 +38,7 @@ import time
 from dataclasses import dataclass
 from typing import List, Optional
 
-from org_edns_addon.i18n import _
+from org_edns_addon.i18n import N_, _
 from org_edns_addon.constants import (CHECK_MAX_PARALLEL, CHECK_QUERY_TYPE, CHECK_SHOWN_NAMES,
                                       CHECK_SHOWN_TEXT_CHARS, CHECK_TIMEOUT_SECONDS)
 from org_edns_addon.model import DotServer, EdnsConfig
@@ -55,20 +66,20 @@ _CONNECTION_ENDED = (ConnectionError, ssl.SSLEOFError, ssl.SSLZeroReturnError)
 class Outcome(str, enum.Enum):
     """What a check found; the value is the short label shown to users."""
     OK = "ok"
-    UNKNOWN_CA = "unknown CA"
-    NAME_MISMATCH = "name mismatch"
-    EXPIRED = "certificate expired"
-    NOT_YET_VALID = "certificate not yet valid"
-    CERTIFICATE_REJECTED = "certificate rejected"
-    CONNECTION_REFUSED = "connection refused"
-    TIMEOUT = "timeout"
-    TLS_FAILED = "TLS handshake failed"
-    UNREACHABLE = "unreachable"
-    CONNECTION_LOST = "connection lost"
-    BAD_ANSWER = "bad answer"
-    DNS_ERROR = "DNS error"
+    UNKNOWN_CA = N_("unknown CA")
+    NAME_MISMATCH = N_("name mismatch")
+    EXPIRED = N_("certificate expired")
+    NOT_YET_VALID = N_("certificate not yet valid")
+    CERTIFICATE_REJECTED = N_("certificate rejected")
+    CONNECTION_REFUSED = N_("connection refused")
+    TIMEOUT = N_("timeout")
+    TLS_FAILED = N_("TLS handshake failed")
+    UNREACHABLE = N_("unreachable")
+    CONNECTION_LOST = N_("connection lost")
+    BAD_ANSWER = N_("bad answer")
+    DNS_ERROR = N_("DNS error")
     # The check could not be made (this machine's limits, or a bug): nothing about the server.
-    NOT_CHECKED = "not checked"
+    NOT_CHECKED = N_("not checked")
 
 
 @dataclass(frozen=True)
@@ -94,10 +105,10 @@ class ServerCheck:
     def describe(self):
         """One line for users: the server, then ok with the times, or the failure."""
         if not self.ok:
-            return "%s: %s: %s" % (self.server.uri(), self.outcome.value, self.reason)
+            return "%s: %s: %s" % (self.server.uri(), _(self.outcome.value), self.reason)
         if self.handshake_ms is None:
-            return "%s: ok, %.1f ms (%s)" % (self.server.uri(), self.rtt_ms, self.reason)
-        return "%s: ok, %.1f ms (TCP and TLS handshakes %.1f ms, query %.1f ms; %s)" % (
+            return _("%s: ok, %.1f ms (%s)") % (self.server.uri(), self.rtt_ms, self.reason)
+        return _("%s: ok, %.1f ms (TCP and TLS handshakes %.1f ms, query %.1f ms; %s)") % (
             self.server.uri(), self.rtt_ms, self.handshake_ms,
             self.rtt_ms - self.handshake_ms, self.reason)
 
@@ -117,7 +128,7 @@ def printable(text, limit=CHECK_SHOWN_TEXT_CHARS):
     length = 0
     for index, character in enumerate(text):
         if length >= limit:
-            return "%s... (%d more characters)" % ("".join(shown), len(text) - index)
+            return _("%s... (%d more characters)") % ("".join(shown), len(text) - index)
         piece = character if character.isprintable() else \
             character.encode("unicode_escape").decode("ascii")
         shown.append(piece)
@@ -146,12 +157,12 @@ def check_servers(config: EdnsConfig, ca_bundle: Optional[bytes] = None,
     # Loaded here, before any check's clock starts and before sockets hold descriptors.
     # An installer image may lack dnspython: then say so (dependencies.Unusable).
     from org_edns_addon.dependencies import load
-    load("dns.message", "the pre-flight check of the DNS servers")
-    load("dns.rcode", "the pre-flight check of the DNS servers")
+    load("dns.message", _("the pre-flight check of the DNS servers"))
+    load("dns.rcode", _("the pre-flight check of the DNS servers"))
 
     context = _verifying_context(ca_bundle, anchors)
-    trusted_by = ("a CA of the kickstart's --ca bundle" if ca_bundle is not None else
-                  "a CA the system trusts (or a %certificate --type=anchor)")
+    trusted_by = (_("a CA of the kickstart's --ca bundle") if ca_bundle is not None else
+                  _("a CA the system trusts (or a %certificate --type=anchor)"))
     servers = list(config.servers)
     results: List[Optional[ServerCheck]] = [None] * len(servers)
     begun = [False] * len(servers)
@@ -199,7 +210,7 @@ def _check_one(server, context, trusted_by, timeout, qname):
     """One server's ServerCheck; every exception becomes a result with its reason."""
     try:
         return _ServerProbe(server, context, trusted_by, timeout).run(qname)
-    except Exception as error:   # a bug must not pass for a server's fault, nor vanish
+    except Exception as error:  # noqa: BLE001 (a bug must not pass for the server's fault)
         return ServerCheck(server, Outcome.NOT_CHECKED, _("the check itself failed (%s: %s); "
                            "this is a bug in edns-addon, please report it")
                            % (type(error).__name__, printable(error)))
@@ -280,7 +291,7 @@ class _ServerProbe:
         """A TCP connection to the server; the perf_counter() just before its first byte."""
         sock = self._socket(socket.SOCK_STREAM)
         try:
-            sock.settimeout(self._in_time("no connection"))
+            sock.settimeout(self._in_time(_("no connection")))
             started = time.perf_counter()
             sock.connect((str(self.server.address), self.server.port))
             return sock, started
@@ -303,7 +314,7 @@ class _ServerProbe:
     def _ask_over_tls(self, wire):
         """(answer wire, handshake ms, round trip ms) of sending WIRE over authenticated TLS."""
         sock, started = self._connect()
-        no_handshake = "the port accepts connections but no TLS handshake completed"
+        no_handshake = _("the port accepts connections but no TLS handshake completed")
         try:
             sock.settimeout(self._in_time(no_handshake))
             tls = self.context.wrap_socket(sock, server_hostname=self.server.name)
@@ -324,7 +335,7 @@ class _ServerProbe:
         with tls:
             handshake_done = time.perf_counter()
             try:
-                tls.settimeout(self._in_time("TLS works, but the query could not be sent"))
+                tls.settimeout(self._in_time(_("TLS works, but the query could not be sent")))
                 tls.sendall(len(wire).to_bytes(_DNS_LENGTH_BYTES, "big") + wire)
             except OSError as error:
                 raise self._connection_failure(error, 0) from None
@@ -335,7 +346,7 @@ class _ServerProbe:
 
     def _receive(self, tls, count, received_before):
         """Exactly COUNT bytes from TLS before the deadline (RECEIVED_BEFORE came already)."""
-        no_answer = "TLS works, but no DNS answer came"
+        no_answer = _("TLS works, but no DNS answer came")
         data = b""
         while len(data) < count:
             try:
@@ -357,11 +368,11 @@ class _ServerProbe:
             return _Failed(Outcome.BAD_ANSWER, _("the server sent a TLS record longer than TLS "
                            "allows (%s); it does not speak TLS correctly")
                            % printable(error.reason))
-        when = ("right after the TLS handshake, without answering" if received == 0 else
-                "in the middle of its answer (after %d bytes)" % received)
+        when = (_("right after the TLS handshake, without answering") if received == 0 else
+                _("in the middle of its answer (after %d bytes)") % received)
         if error is None or isinstance(error, _CONNECTION_ENDED):
-            how = "reset" if isinstance(error, (ConnectionResetError, BrokenPipeError)) else \
-                "closed"
+            how = _("reset") if isinstance(error, (ConnectionResetError, BrokenPipeError)) else \
+                _("closed")
             return _Failed(Outcome.CONNECTION_LOST, _("the server %s the connection %s; see the "
                            "server's log for why") % (how, when))
         if isinstance(error, ssl.SSLError):
@@ -372,7 +383,7 @@ class _ServerProbe:
 
     def _ask_over_udp(self, wire):
         """(answer wire, None, round trip ms) of sending WIRE in plaintext over UDP."""
-        no_answer = "no plaintext (UDP) DNS answer"
+        no_answer = _("no plaintext (UDP) DNS answer")
         with self._socket(socket.SOCK_DGRAM) as sock:
             try:
                 sock.connect((str(self.server.address), self.server.port))
@@ -417,12 +428,12 @@ class _ServerProbe:
         try:
             from cryptography import x509
 
-            sock, _ = self._connect()
+            sock, _started = self._connect()
             with sock:
-                sock.settimeout(self._in_time("no certificate"))
+                sock.settimeout(self._in_time(_("no certificate")))
                 with context.wrap_socket(sock, server_hostname=self.server.name) as tls:
                     return x509.load_der_x509_certificate(tls.getpeercert(binary_form=True))
-        except Exception:   # only details of a refusal already known are lost
+        except Exception:  # noqa: BLE001 (only details of a known refusal are lost)
             return None
 
 
@@ -433,8 +444,8 @@ def _os_error_text(error):
 def _no_socket_reason(error):
     # resource is imported with this module: no descriptor is left to load it now.
     limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-    return ("this process cannot open a socket: %s (its limit is %s open files); check "
-            "fewer servers at once, or raise the limit (ulimit -n)"
+    return (_("this process cannot open a socket: %s (its limit is %s open files); check "
+            "fewer servers at once, or raise the limit (ulimit -n)")
             % (printable(error.strerror or error),
                "no" if limit == resource.RLIM_INFINITY else limit))
 
@@ -443,13 +454,13 @@ def _handshake_error_reason(error):
     """Why the TLS handshake failed, for an OpenSSL ERROR other than verification."""
     reason = error.reason or ""
     if reason == "EXCESSIVE_MESSAGE_SIZE":
-        return ("the server's certificate chain is larger than the %d KiB a TLS client "
+        return (_("the server's certificate chain is larger than the %d KiB a TLS client "
                 "accepts (EXCESSIVE_MESSAGE_SIZE); a DNS server's chain takes a few KiB: "
-                "check the certificate file the server uses" % _MAX_CERTIFICATE_CHAIN_KIB)
+                "check the certificate file the server uses") % _MAX_CERTIFICATE_CHAIN_KIB)
     if reason in _OVERSIZED_RECORD_REASONS:
-        return ("the server sent a TLS record longer than TLS allows (%s); it does not "
-                "speak TLS correctly" % printable(reason))
-    return "%s; is this a DNS over TLS server?" % printable(reason or error)
+        return (_("the server sent a TLS record longer than TLS allows (%s); it does not "
+                "speak TLS correctly") % printable(reason))
+    return _("%s; is this a DNS over TLS server?") % printable(reason or error)
 
 
 def _judge_answer(server, query, wire, name, rtt_ms, handshake_ms):
@@ -459,7 +470,7 @@ def _judge_answer(server, query, wire, name, rtt_ms, handshake_ms):
 
     try:
         response = dns.message.from_wire(wire)
-    except Exception as error:   # hostile bytes may break more than DNSException
+    except Exception as error:  # noqa: BLE001 (hostile bytes break more than DNSException)
         raise _Failed(Outcome.BAD_ANSWER, _("the answer is not a valid DNS message (%s)")
                       % printable(error)) from None
     if not query.is_response(response):
@@ -472,14 +483,14 @@ def _judge_answer(server, query, wire, name, rtt_ms, handshake_ms):
         return ServerCheck(server, Outcome.OK, _("%s: %s, %d record%s") % (
             asked, answered, records, "" if records == 1 else "s"), rtt_ms, handshake_ms)
     if rcode == dns.rcode.REFUSED:
-        meaning = ("it is authenticated, but does not resolve that name for this client; "
-                   "ask a name it serves")
+        meaning = (_("it is authenticated, but does not resolve that name for this client; "
+                   "ask a name it serves"))
     elif rcode == dns.rcode.SERVFAIL:
-        meaning = ("it is authenticated and reachable, but failed to resolve that name "
+        meaning = (_("it is authenticated and reachable, but failed to resolve that name "
                    "itself (its own upstream or DNSSEC validation failed); see the server's "
-                   "log, or ask a name it can resolve")
+                   "log, or ask a name it can resolve"))
     else:
-        meaning = "it is authenticated, but did not answer that query"
+        meaning = _("it is authenticated, but did not answer that query")
     return ServerCheck(server, Outcome.DNS_ERROR, _("the server answered %s to %s; %s")
                        % (printable(answered), asked, meaning))
 
@@ -497,7 +508,8 @@ def _validity_failure(code, certificate):
                            "it on the server") % when)
         return _Failed(Outcome.EXPIRED, _("a CA certificate in the server's chain has expired; "
                        "renew it"))
-    when = (" before %s" % utc_time(certificate, "not_valid_before").strftime("%Y-%m-%d %H:%M UTC")
+    when = (_(" before %s")
+            % utc_time(certificate, "not_valid_before").strftime("%Y-%m-%d %H:%M UTC")
             if certificate and utc_time(certificate, "not_valid_before") > now else "")
     return _Failed(Outcome.NOT_YET_VALID, _("the server's certificate chain is not valid%s; "
                    "check this machine's clock") % when)
@@ -508,27 +520,27 @@ def _issuer_clause(certificate):
     if certificate is None:
         return ""
     try:
-        return " (issued by %s)" % printable(certificate.issuer.rfc4514_string())
+        return _(" (issued by %s)") % printable(certificate.issuer.rfc4514_string())
     except ValueError as error:   # cryptography parses names lazily
-        return " (its issuer cannot be read: %s)" % printable(error)
+        return _(" (its issuer cannot be read: %s)") % printable(error)
 
 
 def _names_sentence(certificate, name):
     """What CERTIFICATE is for, in words: "is for A, B and N more, not NAME"."""
     if certificate is None:
-        return "does not name %s" % name
+        return _("does not name %s") % name
     try:
         names = _certificate_names(certificate)
     except ValueError as error:   # e.g. an iPAddress entry that is not 4 or 16 bytes
-        return ("does not name %s, and its names cannot be read (%s)"
+        return (_("does not name %s, and its names cannot be read (%s)")
                 % (name, printable(error)))
     if not names:
-        return "does not name %s" % name
+        return _("does not name %s") % name
     shown = ", ".join(printable(each) for each in names[:CHECK_SHOWN_NAMES])
     more = len(names) - CHECK_SHOWN_NAMES
     if more > 0:
-        shown += " and %d more" % more
-    return "is for %s, not %s" % (shown, name)
+        shown += _(" and %d more") % more
+    return _("is for %s, not %s") % (shown, name)
 
 
 def _certificate_names(certificate):

@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """Which certificates authenticate the DNS servers, and the rules about them.
 
 The trust of a configuration (``dot_trust``) is decided here once, and
@@ -88,7 +99,7 @@ def trust_problems(config, certificates, configured=True, known_names=None, now=
     for cert in certificates:
         if cert.filename in first:
             origin = first[cert.filename].origin
-            where = " (first on %s:%d)" % (origin.filename, origin.lineno) if origin else ""
+            where = _(" (first on %s:%d)") % (origin.filename, origin.lineno) if origin else ""
             add(Severity.ERROR, _("a second %%certificate --filename=%s%s; give each "
                                   "certificate its own file name") % (cert.filename, where),
                 cert)

@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """The ``%edns`` / ``%addon org_edns_addon`` kickstart section.
 
 ``EdnsData`` is the one data object for both spellings. It has the methods
@@ -105,7 +116,7 @@ class EdnsData(KickstartObject):
         """Parse the options that follow ``%edns`` or ``%addon org_edns_addon``."""
         ns = option_parser().parse_args(args=args, lineno=line_number)
         try:
-            searches = tuple(normalize_domains(ns.searches, "search domain"))
+            searches = tuple(normalize_domains(ns.searches, _("search domain")))
         except ModelError as error:
             raise KickstartParseError(_("--search: %s") % error, lineno=line_number) from None
         for name in ns.ca_names:

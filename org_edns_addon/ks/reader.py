@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """Read a whole kickstart (with ``%include``) into a validated result.
 
 pykickstart's own parser and handler do the reading, so every ordinary
@@ -36,6 +47,7 @@ from org_edns_addon.constants import (ADDON_SECTION_OPEN, MAX_INCLUDE_DEPTH, MAX
                                       MAX_KICKSTART_BYTES, MAX_KICKSTART_COMMANDS,
                                       MAX_KICKSTART_LINE, MAX_PEM_BYTES, MAX_PROBLEMS,
                                       SECTION_OPEN)
+from org_edns_addon.i18n import N_, _
 from org_edns_addon.ks.edns import EdnsData, EdnsSection, is_our_addon
 from org_edns_addon.ks.result import Include, ParsedKickstart
 from org_edns_addon.ks.rules import certificate_value, check_rules
@@ -236,8 +248,8 @@ class _TrackedCertificateSection(CertificateSection):
         try:
             super().finalize()
         except KickstartError as error:
-            self._reader.add_problem_at(Severity.ERROR, "%s; paste the CA certificate between "
-                                        "the %%certificate line and %%end" % _message(error),
+            self._reader.add_problem_at(Severity.ERROR, _("%s; paste the CA certificate between "
+                                        "the %%certificate line and %%end") % _message(error),
                                         (place.filename, place.lineno), self._header_line)
             self._certificate["cert"] = []
             return
@@ -434,15 +446,15 @@ class KickstartReader(KickstartParser):
     def admit(self, source, line):
         """LINE as pykickstart may read it from SOURCE, or stop when a bound is reached."""
         if len(self.result.problems) >= MAX_PROBLEMS:
-            raise _StopReading("more than %d problems; the rest of the kickstart is not "
-                               "checked: fix these first" % MAX_PROBLEMS)
+            raise _StopReading(_("more than %d problems; the rest of the kickstart is not "
+                               "checked: fix these first") % MAX_PROBLEMS)
         split = False
         if source.splits_first_line and not self._isBlankOrComment(line):
             source.splits_first_line = False
             split = True
         if len(line) > MAX_KICKSTART_LINE and (split or self._is_split(line)):
-            self.add_problem(Severity.ERROR, "the line is %d characters long; a command, "
-                             "section header or server line may have at most %d: shorten it"
+            self.add_problem(Severity.ERROR, _("the line is %d characters long; a command, "
+                             "section header or server line may have at most %d: shorten it")
                              % (len(line.rstrip("\r\n")), MAX_KICKSTART_LINE))
             return "\n"
         return line
@@ -459,8 +471,8 @@ class KickstartReader(KickstartParser):
     def handleCommand(self, lineno, args):
         self._commands += 1
         if self._commands > MAX_KICKSTART_COMMANDS:
-            raise _StopReading("more than %d commands; the rest of the kickstart is not "
-                               "checked: a kickstart needs far fewer" % MAX_KICKSTART_COMMANDS)
+            raise _StopReading(_("more than %d commands; the rest of the kickstart is not "
+                               "checked: a kickstart needs far fewer") % MAX_KICKSTART_COMMANDS)
         return super().handleCommand(lineno, args)
 
     def check_header_comment(self):
@@ -478,9 +490,9 @@ class KickstartReader(KickstartParser):
         except ValueError:
             return  # an unclosed quote; pykickstart reports it
         if read and read[-1] != written[len(read) - 1]:
-            self.add_problem(Severity.ERROR, "the '#' in %r starts a comment, so this line is "
+            self.add_problem(Severity.ERROR, _("the '#' in %r starts a comment, so this line is "
                              "read only up to %r; remove the '#' (a comment needs a space "
-                             "before it)" % (written[len(read) - 1], read[-1]))
+                             "before it)") % (written[len(read) - 1], read[-1]))
 
     def open_edns(self, spelling):
         self.check_header_comment()
@@ -504,7 +516,7 @@ class KickstartReader(KickstartParser):
             fn()
         except _StopReading:
             raise
-        except Exception as error:  # pylint: disable=broad-except
+        except Exception as error:  # noqa: BLE001 (a pykickstart error is a finding)
             self.errorsCount += 1
             self.add_problem(Severity.ERROR, _message(error))
 
@@ -532,8 +544,8 @@ class KickstartReader(KickstartParser):
         # words are shown (they are kickstart, whatever the included file holds).
         self.result.includes.append(Include(*self.position, f))
         if is_url(f):
-            self.add_problem_at(Severity.WARNING, "%%include %s is a URL and is not followed "
-                                "here; check that file separately" % f, self.position)
+            self.add_problem_at(Severity.WARNING, _("%%include %s is a URL and is not followed "
+                                "here; check that file separately") % f, self.position)
             return
         if not os.path.isabs(f):
             f = os.path.join(os.path.dirname(self.current_file), f)
@@ -549,23 +561,23 @@ class KickstartReader(KickstartParser):
             missing = not os.path.lexists(f)
             self.add_problem_at(
                 Severity.WARNING if missing else Severity.ERROR,
-                "%%include %s: %s%s" % (f, error.message, "; if a %pre script writes it, "
-                                        "check that file separately" if missing else ""),
+                "%%include %s: %s%s" % (f, error.message, _("; if a %pre script writes it, "
+                                        "check that file separately") if missing else ""),
                 self.position)
 
     def _include_refusal(self, path):
         """Why the %include of PATH is not followed, or None."""
         if os.path.realpath(path) in map(os.path.realpath, self._reading):
-            return "%%include %s includes a file that is already being read; remove the " \
-                   "loop" % path
+            return _("%%include %s includes a file that is already being read; remove the "
+                   "loop") % path
         if len(self._reading) >= MAX_INCLUDE_DEPTH:
-            return "%%include %s is nested more than %d files deep; include the files from " \
-                   "fewer levels, or flatten the kickstart (ksflatten)" % (path,
+            return _("%%include %s is nested more than %d files deep; include the files from "
+                   "fewer levels, or flatten the kickstart (ksflatten)") % (path,
                                                                           MAX_INCLUDE_DEPTH)
         if self._includes_followed >= MAX_INCLUDES:
-            return "%%include %s: more than %d files are included in all (a file included " \
-                   "from several places counts each time); include fewer, or flatten the " \
-                   "kickstart (ksflatten)" % (path, MAX_INCLUDES)
+            return _("%%include %s: more than %d files are included in all (a file included "
+                   "from several places counts each time); include fewer, or flatten the "
+                   "kickstart (ksflatten)") % (path, MAX_INCLUDES)
         return None
 
     def _read_file(self, f, reset, limit, regular_only):
@@ -602,9 +614,9 @@ class KickstartReadError(Exception):
         self.lineno = lineno
 
 
-_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-               (stat.S_ISCHR, "a character device (a terminal or a device)"),
-               (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+_FILE_KINDS = ((stat.S_ISDIR, N_("a directory")), (stat.S_ISFIFO, N_("a FIFO (named pipe)")),
+               (stat.S_ISCHR, N_("a character device (a terminal or a device)")),
+               (stat.S_ISBLK, N_("a block device")), (stat.S_ISSOCK, N_("a socket")))
 
 
 def read_kickstart_text(path, limit=MAX_KICKSTART_BYTES, regular_only=False):
@@ -626,9 +638,9 @@ def read_kickstart_text(path, limit=MAX_KICKSTART_BYTES, regular_only=False):
         if regular_only:
             mode = os.fstat(descriptor).st_mode
             if not stat.S_ISREG(mode):
-                kind = next((name for test, name in _FILE_KINDS if test(mode)), "not a file")
-                raise KickstartReadError("it is %s, not a regular file; only files are "
-                                         "included" % kind, path)
+                kind = next((_(name) for test, name in _FILE_KINDS if test(mode)), _("not a file"))
+                raise KickstartReadError(_("it is %s, not a regular file; only files are "
+                                         "included") % kind, path)
         with open(descriptor, "rb", closefd=False) as stream:
             data = stream.read(max(limit, 0) + 1)
     except OSError as error:
@@ -637,25 +649,25 @@ def read_kickstart_text(path, limit=MAX_KICKSTART_BYTES, regular_only=False):
         os.close(descriptor)
     if len(data) > limit:
         if limit == MAX_KICKSTART_BYTES:
-            message = "the file is larger than %d MiB; that is not a kickstart"
+            message = _("the file is larger than %d MiB; that is not a kickstart")
         else:
-            message = "the kickstart and its included files are larger than %d MiB in all; " \
-                      "that is not a kickstart"
+            message = _("the kickstart and its included files are larger than %d MiB in all; "
+                      "that is not a kickstart")
         raise KickstartReadError(message % (MAX_KICKSTART_BYTES // (1024 * 1024)), path)
     if b"\0" in data:
         lineno = data.count(b"\n", 0, data.index(b"\0")) + 1
-        raise KickstartReadError("the file holds NUL bytes; it is binary, not a kickstart",
+        raise KickstartReadError(_("the file holds NUL bytes; it is binary, not a kickstart"),
                                  path, lineno)
     try:
         return data.decode("utf-8"), len(data)
     except UnicodeDecodeError as error:
         lineno = data.count(b"\n", 0, error.start) + 1
-        raise KickstartReadError("the file is not UTF-8 text (byte 0x%02x); save it as UTF-8"
+        raise KickstartReadError(_("the file is not UTF-8 text (byte 0x%02x); save it as UTF-8")
                                  % data[error.start], path, lineno) from None
 
 
 def _unreadable(error, path):
-    return KickstartReadError("cannot read the file: %s" % (error.strerror or error), path)
+    return KickstartReadError(_("cannot read the file: %s") % (error.strerror or error), path)
 
 
 def make_handler():
@@ -710,13 +722,13 @@ def _read_all(reader, path):
         filename, lineno = error.edns_place
         reader.result.problems.append(Problem(Severity.ERROR, str(error), lineno, filename))
         return _STOPPED
-    except Exception as error:  # pylint: disable=broad-except
+    except Exception as error:  # noqa: BLE001 (reported where it happened)
         # pykickstart stops reading here (an unterminated section, an unclosed
         # quote); report it where it happened, like ksvalidator, without a traceback.
         filename, lineno = getattr(error, "edns_place", (path, None))
         if isinstance(error, KickstartError) and error.lineno:
             lineno = error.lineno
-        reader.add_problem_at(Severity.ERROR, "%s; the rest of the file is not checked"
+        reader.add_problem_at(Severity.ERROR, _("%s; the rest of the file is not checked")
                               % _message(error).rstrip("."), (filename, lineno),
                               getattr(error, "edns_line", None))
         return _STOPPED

@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """What reading a kickstart gives: the section, the certificates and every problem."""
 
 from dataclasses import dataclass, field
@@ -5,6 +16,7 @@ from typing import List, Optional
 
 from org_edns_addon.certificates import CaCertificate
 from org_edns_addon.constants import ADDON_SECTION_OPEN, MAX_PROBLEMS
+from org_edns_addon.i18n import _
 from org_edns_addon.ks.edns import EdnsData
 from org_edns_addon.model import Problem, SectionPlace, Severity, ValidationError
 
@@ -90,8 +102,8 @@ class ParsedKickstart:
         ``ValueError`` if it has no encrypted DNS section."""
         from org_edns_addon.staging.plan import StagingInput
         if self.errors:
-            raise ValidationError(self.errors, "%s has errors; fix them first" % self.filename)
+            raise ValidationError(self.errors, _("%s has errors; fix them first") % self.filename)
         if self.config is None:
-            raise ValueError("%s has no %s section; nothing to apply"
+            raise ValueError(_("%s has no %s section; nothing to apply")
                              % (self.filename, ADDON_SECTION_OPEN))
         return StagingInput.of(self.config, self.certificates)

@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """The rules of a whole kickstart: its sections, certificates and configuration together.
 
 The kickstart reader (``ks/reader.py``) and the Anaconda module's part
@@ -57,7 +68,7 @@ def check_rules(result, now=None, read_to_end=True):
                                                    ADDON_SECTION_OPEN)
         else:
             message = _("a second %s section; only one may appear") % place.spelling
-        add(Severity.ERROR, message + " (first on %s:%d)" % (places[0].filename,
+        add(Severity.ERROR, message + _(" (first on %s:%d)") % (places[0].filename,
                                                              places[0].lineno), place)
     for place in places:
         if place.spelling == SECTION_OPEN:

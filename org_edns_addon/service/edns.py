@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """The encrypted DNS module: kickstart in and out, requirements and tasks.
 
 State and every rule live in the pure ``EdnsState`` and the model; this class
@@ -41,12 +52,11 @@ def security_module_imports_certificates():
     """True if Anaconda's Security module has its ``Certificates`` object on the bus:
     then it writes the ``%certificate`` files itself, in both phases."""
     try:
-        # pylint: disable=import-outside-toplevel
         from pyanaconda.modules.common.constants.objects import CERTIFICATES
     except ImportError:
         return False  # an Anaconda older than its own %certificate support
     try:
-        SECURITY.get_proxy(CERTIFICATES).Certificates  # pylint: disable=expression-not-assigned
+        SECURITY.get_proxy(CERTIFICATES).Certificates  # noqa: B018 (the read is the call)
     except (DBusError, AttributeError) as error:
         log.debug("No Certificates object of the Security module: %s", error)
         return False

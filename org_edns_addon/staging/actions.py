@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """What runs after the files are written: units, the trust store, NetworkManager.
 
 Every command runs through one ``CommandRunner``; an action that does not
@@ -16,6 +27,7 @@ from typing import Sequence
 from org_edns_addon import constants as c
 from org_edns_addon.confinement import RootError, lexists, read_existing
 from org_edns_addon.fileio import error_text, symlink_in_directory
+from org_edns_addon.i18n import _
 from org_edns_addon.staging import StagingError
 from org_edns_addon.staging.plan import ActionKind
 
@@ -35,11 +47,11 @@ class CommandRunner:
             result = subprocess.run(list(argv), stdin=subprocess.DEVNULL,
                                     capture_output=True, text=True, check=False)
         except OSError as error:
-            raise CommandError("cannot run %s: %s" % (argv[0], error.strerror or error)) \
+            raise CommandError(_("cannot run %s: %s") % (argv[0], error.strerror or error)) \
                 from None
         if result.returncode != 0:
             output = (result.stderr or result.stdout).strip().splitlines()
-            raise CommandError("%s failed with exit code %d%s" % (
+            raise CommandError(_("%s failed with exit code %d%s") % (
                 " ".join(argv), result.returncode, ": " + output[-1] if output else ""))
 
 
@@ -75,7 +87,7 @@ def _install_section(text):
             section = line
             continue
         if section == "[Install]" and "=" in line:
-            key, _, value = line.partition("=")
+            key, _equals, value = line.partition("=")
             values.setdefault(key.strip(), []).extend(value.split())
     return values
 
@@ -112,12 +124,12 @@ class ActionRunner:
                 self.report.actions_skipped.append((action.describe(), str(reason)))
                 continue
             except (StagingError, RootError, OSError) as error:
-                failures.append("%s failed: %s" % (action.describe(), error_text(error)))
+                failures.append(_("%s failed: %s") % (action.describe(), error_text(error)))
                 continue
             self.report.actions_done.append(action.describe() + (" (%s)" % how if how else ""))
         if failures:
-            raise StagingError("the files are written (%s), but %s; done: %s" % (
-                ", ".join(self.root.shown(p) for p in self.report.written) or "all unchanged",
+            raise StagingError(_("the files are written (%s), but %s; done: %s") % (
+                ", ".join(self.root.shown(p) for p in self.report.written) or _("all unchanged"),
                 "; ".join(failures), ", ".join(self.report.actions_done) or "nothing"))
 
     def run(self, action):
@@ -134,7 +146,7 @@ class ActionRunner:
 
     def update_ca_trust(self):
         if not self.has_binary(c.UPDATE_CA_TRUST_COMMAND[0]):
-            raise _Skip("%s is not installed in %s" % (c.UPDATE_CA_TRUST_COMMAND[0],
+            raise _Skip(_("%s is not installed in %s") % (c.UPDATE_CA_TRUST_COMMAND[0],
                                                        self.root.path))
         argv = list(c.UPDATE_CA_TRUST_COMMAND)
         if not self.is_running_system:
@@ -144,21 +156,21 @@ class ActionRunner:
 
     def require_running_system(self):
         if not self.is_running_system:
-            raise _Skip("%s is not the running system" % self.root.path)
+            raise _Skip(_("%s is not the running system") % self.root.path)
 
     def reload_networkmanager(self):
         self.require_running_system()
         if shutil.which(c.NM_RELOAD_COMMAND[0]) is None:
-            raise _Skip("%s is not installed" % c.NM_RELOAD_COMMAND[0])
+            raise _Skip(_("%s is not installed") % c.NM_RELOAD_COMMAND[0])
         self.runner.run(list(c.NM_RELOAD_COMMAND))
         return None
 
     def restart(self, unit):
         self.require_running_system()
         if not os.path.isdir(c.SYSTEMD_RUNNING_MARKER):
-            raise _Skip("systemd is not running")
+            raise _Skip(_("systemd is not running"))
         if self.unit_file(unit) is None:
-            raise _Skip("%s is not installed" % unit)
+            raise _Skip(_("%s is not installed") % unit)
         self.runner.run([c.SYSTEMCTL, "restart", unit])
         return None
 
@@ -185,8 +197,8 @@ class ActionRunner:
         for key in ("WantedBy", "RequiredBy", "Alias"):
             for name in install.get(key, []):
                 if not is_unit_name(name):
-                    raise StagingError("%s has %s=%s, which is not a unit name; no link made "
-                                       "(fix or remove that line)" % (
+                    raise StagingError(_("%s has %s=%s, which is not a unit name; no link made "
+                                       "(fix or remove that line)") % (
                                            self.root.shown(path), key, name[:80]))
         links = []
         for key, suffix in (("WantedBy", ".wants"), ("RequiredBy", ".requires")):
@@ -198,7 +210,7 @@ class ActionRunner:
     def enable(self, unit):
         found = self.unit_file(unit)
         if found is None:
-            raise _Skip("%s is not installed in %s" % (unit, self.root.path))
+            raise _Skip(_("%s is not installed in %s") % (unit, self.root.path))
         if self._systemctl_usable():
             self.runner.run([c.SYSTEMCTL, "--root=%s" % self.root.real, "enable", unit])
             return None
@@ -210,8 +222,8 @@ class ActionRunner:
                 place = self.root.place(link, create=True)
                 symlink_in_directory(place.dir_fd, place.name, path)
                 made.append(link)
-        return "%s is not installed in %s; made the [Install] links of %s: %s" % (
-            c.SYSTEMCTL, self.root.path, path, ", ".join(made) or "already there")
+        return _("%s is not installed in %s; made the [Install] links of %s: %s") % (
+            c.SYSTEMCTL, self.root.path, path, ", ".join(made) or _("already there"))
 
     def disable(self, unit):
         found = self.unit_file(unit)
@@ -227,8 +239,8 @@ class ActionRunner:
                 os.unlink(place.name, dir_fd=place.dir_fd)
                 removed.append(link)
         if not removed:
-            raise _Skip("%s is not enabled in %s" % (unit, self.root.path))
-        return "removed %s" % ", ".join(removed)
+            raise _Skip(_("%s is not enabled in %s") % (unit, self.root.path))
+        return _("removed %s") % ", ".join(removed)
 
     def wants_links(self, unit):
         """Every ``*.wants/UNIT`` and ``*.requires/UNIT`` path below the enable directory."""

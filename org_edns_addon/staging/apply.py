@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """Writing a plan below a root: checked first, atomic, rolled back on failure, durable.
 
 The whole plan is checked before the first write (every path resolved under
@@ -35,6 +46,7 @@ from org_edns_addon.confinement import (ConfinedRoot, Existing, NotAFileError, R
 from org_edns_addon.fileio import (TEMPORARY_NAME, deliver, error_text, signals_deferred,
                                    sync_filesystems, take_pending_signals, temporary_name,
                                    write_temporary)
+from org_edns_addon.i18n import _
 from org_edns_addon.staging import StagingError
 from org_edns_addon.staging.actions import ActionRunner, CommandRunner
 from org_edns_addon.staging.freeipa import refuse_beside_freeipa_dns_over_tls
@@ -56,12 +68,12 @@ class ApplyReport:
     actions_skipped: List[Tuple[str, str]] = field(default_factory=list)
 
     def __str__(self):
-        lines = ["removed %s (a temporary file an interrupted run left)" % path
+        lines = [_("removed %s (a temporary file an interrupted run left)") % path
                  for path in self.removed]
-        lines += ["wrote %s" % path for path in self.written]
-        lines += ["unchanged %s" % path for path in self.unchanged]
-        lines += ["ran: %s" % action for action in self.actions_done]
-        lines += ["skipped: %s (%s)" % skipped for skipped in self.actions_skipped]
+        lines += [_("wrote %s") % path for path in self.written]
+        lines += [_("unchanged %s") % path for path in self.unchanged]
+        lines += [_("ran: %s") % action for action in self.actions_done]
+        lines += [_("skipped: %s (%s)") % skipped for skipped in self.actions_skipped]
         return "\n".join(lines)
 
 
@@ -78,7 +90,7 @@ def check_plan(plan, root):
     for planned in plan.files:
         shown = root.shown(planned.path)
         if planned.path in seen:
-            refused.append("%s is planned twice" % shown)
+            refused.append(_("%s is planned twice") % shown)
             continue
         seen.add(planned.path)
         try:
@@ -101,12 +113,12 @@ def check_plan(plan, root):
             parents = path_components(planned.path)[:-1]
             blocking = root.shown("/" + "/".join(
                 parents[:len(parents) - len(place.missing)])).rstrip("/") or "/"
-            refused.append("%s: its directory is not writable (%s); make that directory "
-                           "writable or choose another root" % (shown, blocking))
+            refused.append(_("%s: its directory is not writable (%s); make that directory "
+                           "writable or choose another root") % (shown, blocking))
         else:
             changes.append((planned, Existing(existing.kind)))   # its content is not kept
     if refused:
-        raise StagingError("nothing was written: %s" % "; ".join(refused))
+        raise StagingError(_("nothing was written: %s") % "; ".join(refused))
     return changes, unchanged
 
 
@@ -130,7 +142,7 @@ class _Transaction:
         self.root = root
         self.changes = [_Change(planned, existing) for planned, existing in changes]
         self.signals = []
-        self.summary = "nothing was written"   # what the root holds, once it is known
+        self.summary = _("nothing was written")   # what the root holds, once it is known
         self._devices = {}   # st_dev -> an fd on that filesystem, for syncfs
 
     def _place(self, change, create=False):
@@ -145,46 +157,47 @@ class _Transaction:
         if self.signals:
             raise _Failed(None)
 
-    def _step(self, what, change, function):
-        """FUNCTION(); on an error, _Failed naming WHAT (with a %s for the path)."""
+    def _step(self, what, change, function, *args, **kwargs):
+        """FUNCTION(*ARGS, **KWARGS); on an error, _Failed naming WHAT (with a %s for the
+        path of CHANGE)."""
         try:
-            return function()
+            return function(*args, **kwargs)
         except (OSError, RootError) as error:
-            raise _Failed("%s failed (%s)" % (what % self.root.shown(change.planned.path),
+            raise _Failed(_("%s failed (%s)") % (what % self.root.shown(change.planned.path),
                                               error_text(error))) from None
 
     def _sync(self, what):
         try:
             sync_filesystems(self._devices.values())
         except OSError as error:
-            raise _Failed("making %s durable failed (%s)" % (what, error_text(error))) from None
+            raise _Failed(_("making %s durable failed (%s)") % (what, error_text(error))) from None
 
     def commit(self):
         """Steps 1-5; raises _Failed (with no message when a signal came)."""
         for change in self.changes:
             self._stop_if_interrupted()
-            place = self._step("writing %s", change, lambda: self._place(change, create=True))
-            change.temporary = self._step("writing %s", change, lambda: write_temporary(
-                place.dir_fd, change.planned.content, change.planned.mode))
+            place = self._step(_("writing %s"), change, self._place, change, create=True)
+            change.temporary = self._step(_("writing %s"), change, write_temporary,
+                                          place.dir_fd, change.planned.content,
+                                          change.planned.mode)
         self._stop_if_interrupted()
-        self._sync("the written files")
+        self._sync(_("the written files"))
         for change in self.changes:
             if change.existing.kind != "absent":
-                keeping = "keeping the previous %s for a roll-back"
-                place = self._step(keeping, change, lambda: self._place(change))
+                keeping = _("keeping the previous %s for a roll-back")
+                place = self._step(keeping, change, self._place, change)
                 backup = temporary_name()
-                self._step(keeping, change, lambda: os.link(
-                    place.name, backup, src_dir_fd=place.dir_fd, dst_dir_fd=place.dir_fd,
-                    follow_symlinks=False))
+                self._step(keeping, change, os.link, place.name, backup,
+                           src_dir_fd=place.dir_fd, dst_dir_fd=place.dir_fd,
+                           follow_symlinks=False)
                 change.backup = backup
         for change in self.changes:
             self._stop_if_interrupted()
-            place = self._step("replacing %s", change, lambda: self._place(change))
-            self._step("replacing %s", change, lambda: os.rename(
-                change.temporary, place.name, src_dir_fd=place.dir_fd,
-                dst_dir_fd=place.dir_fd))
+            place = self._step(_("replacing %s"), change, self._place, change)
+            self._step(_("replacing %s"), change, os.rename, change.temporary, place.name,
+                       src_dir_fd=place.dir_fd, dst_dir_fd=place.dir_fd)
             change.temporary, change.replaced = None, True
-        self._sync("the new file names")
+        self._sync(_("the new file names"))
         self._stop_if_interrupted()
         for change in self.changes:
             if change.backup is not None:
@@ -205,7 +218,7 @@ class _Transaction:
                 place = self._place(change)
             except (OSError, RootError) as error:
                 if change.replaced:
-                    problems.append("%s could not be restored (%s)" % (shown, error_text(error)))
+                    problems.append(_("%s could not be restored (%s)") % (shown, error_text(error)))
                 continue
             if change.replaced:
                 try:
@@ -217,7 +230,7 @@ class _Transaction:
                         os.unlink(place.name, dir_fd=place.dir_fd)
                     restored.append(change.planned.path)
                 except OSError as error:
-                    problems.append("%s could not be restored (%s); it holds the new content"
+                    problems.append(_("%s could not be restored (%s); it holds the new content")
                                     % (shown, error_text(error)))
                     change.backup = None   # the old file stays under its temporary name
             for name in (change.temporary, change.backup):
@@ -227,12 +240,12 @@ class _Transaction:
                     except OSError:
                         pass
         for directory in self.root.remove_created_directories():
-            problems.append("%s could not be removed" % directory)
+            problems.append(_("%s could not be removed") % directory)
         if restored:
             try:
                 sync_filesystems(self._devices.values())
             except OSError as error:
-                problems.append("the restored files may not be on disk yet (%s)"
+                problems.append(_("the restored files may not be on disk yet (%s)")
                                 % error_text(error))
         return list(reversed(restored)), problems
 
@@ -246,11 +259,11 @@ def _outcome(root, restored, problems):
     """What the root holds after a roll-back, as a sentence."""
     listed = ", ".join(root.shown(path) for path in restored)
     if problems:
-        return "the roll-back is incomplete: %s; restored to their previous state: %s" % (
+        return _("the roll-back is incomplete: %s; restored to their previous state: %s") % (
             "; ".join(problems), listed or "none")
     if restored:
-        return "nothing was applied: restored to their previous state: %s" % listed
-    return "nothing was applied: no file had been replaced yet"
+        return _("nothing was applied: restored to their previous state: %s") % listed
+    return _("nothing was applied: no file had been replaced yet")
 
 
 def _write_files(transaction):
@@ -265,9 +278,9 @@ def _write_files(transaction):
         with signals_deferred():
             try:
                 transaction.commit()
-                transaction.summary = "the files are written (%s); no action ran" % (
+                transaction.summary = _("the files are written (%s); no action ran") % (
                     ", ".join(root.shown(change.planned.path)
-                              for change in transaction.changes) or "all were up to date")
+                              for change in transaction.changes) or _("all were up to date"))
             except _Failed as failed:
                 failure = failed.args[0]
                 restored, problems = transaction.roll_back()
@@ -321,8 +334,8 @@ def _lock(root):
     try:
         fcntl.flock(root.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        raise StagingError("nothing was written: another edns-addon apply is writing below "
-                           "%s; run this one again when it has finished" % root.path) from None
+        raise StagingError(_("nothing was written: another edns-addon apply is writing below "
+                           "%s; run this one again when it has finished") % root.path) from None
     except OSError as error:   # a filesystem without locks: one apply at a time is on the user
         log.warning("cannot lock %s (%s); writing without a lock", root.path,
                     error_text(error))
@@ -351,7 +364,7 @@ def apply_plan(plan, root, runner=None):
         except ApplyInterrupted:
             raise
         except KeyboardInterrupt:
-            raise ApplyInterrupted("nothing was written") from None
+            raise ApplyInterrupted(_("nothing was written")) from None
         transaction = _Transaction(confined, changes)
         try:
             report.written = _write_files(transaction)
@@ -364,10 +377,10 @@ def apply_plan(plan, root, runner=None):
         try:
             ActionRunner(confined, runner, report).run_all(plan.actions)
         except KeyboardInterrupt:
-            raise ApplyInterrupted("the files are written (%s), but not every action ran; "
-                                   "done: %s" % (
+            raise ApplyInterrupted(_("the files are written (%s), but not every action ran; "
+                                   "done: %s") % (
                                        ", ".join(confined.shown(p) for p in report.written)
-                                       or "all were up to date",
+                                       or _("all were up to date"),
                                        ", ".join(report.actions_done) or "nothing")) from None
     return report
 

@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """What one phase writes and runs: a ``Plan`` of files and actions for a ``StagingInput``.
 
 Pure: building a plan reads nothing but which dracut modules the target has.
@@ -9,6 +20,7 @@ from typing import Optional, Tuple
 
 from org_edns_addon import constants as c
 from org_edns_addon.certificates import CaCertificate
+from org_edns_addon.i18n import N_, _
 from org_edns_addon.model import Backend, EdnsConfig, Phase
 from org_edns_addon.staging.dracut import dracut_conf
 from org_edns_addon.staging.networkmanager import nm_keyfile
@@ -52,10 +64,10 @@ class ActionKind(str, enum.Enum):
 
 
 _ACTION_TEXT = {
-    ActionKind.ENABLE_UNIT: "enable %s",
-    ActionKind.DISABLE_UNIT: "disable %s",
-    ActionKind.RESTART_UNIT: "restart %s",
-    ActionKind.RELOAD_NETWORKMANAGER: "reload NetworkManager",
+    ActionKind.ENABLE_UNIT: N_("enable %s"),
+    ActionKind.DISABLE_UNIT: N_("disable %s"),
+    ActionKind.RESTART_UNIT: N_("restart %s"),
+    ActionKind.RELOAD_NETWORKMANAGER: N_("reload NetworkManager"),
     ActionKind.UPDATE_CA_TRUST: " ".join(c.UPDATE_CA_TRUST_COMMAND),
 }
 
@@ -67,7 +79,7 @@ class Action:
     argument: Optional[str] = None
 
     def describe(self):
-        text = _ACTION_TEXT[self.kind]
+        text = _(_ACTION_TEXT[self.kind])
         return text % self.argument if "%s" in text else text
 
 

@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """``edns-addon tui``: the editor's screens in a simpleline App, on a kickstart file."""
 
 import errno
@@ -129,7 +140,7 @@ def run_standalone(kickstart, output):
 
     App.initialize()
     App.get_scheduler().quit_screen = YesNoDialog(_("Quit without writing %s?") % output)
-    screen = MainScreen(editor, save, "to write %s and quit" % output)
+    screen = MainScreen(editor, save, _("to write %s and quit") % output)
     streams = sys.stdin, sys.stdout
     terminal = _Terminal(*streams)
     App.get_event_loop().register_signal_handler(

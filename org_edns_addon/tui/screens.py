@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """The simpleline screens of the encrypted DNS editor (no pyanaconda).
 
 Every screen works on an ``EdnsEditor``. The first screen's content is built
@@ -237,7 +248,7 @@ class ServerScreen(EditorScreen):
             _("Address (empty line: keep %s)") % server.uri(),
             lambda text: editor.set_server_address(index, text))))
         self.menu.add(TextWidget(_("Routed domains: %s") % (", ".join(server.domains) or
-                                                         "none (serves every name)")),
+                                                         _("none (serves every name)"))),
                       lambda: push(EntryScreen(
                           _("Routed domains of server %d") % (index + 1),
                           _("Comma-separated domains routed only to this server, like "
@@ -350,7 +361,7 @@ class CaScreen(EditorScreen):
             "none selected, the system trust store plus every %certificate --type=anchor "
             "is used.")))
         for cert in self.editor.certificates:
-            kind = "anchor; " if cert.is_anchor else ""
+            kind = _("anchor; ") if cert.is_anchor else ""
             self.menu.add(CheckboxWidget(title="%s (%s%s)" % (cert.filename, kind,
                                                               self.editor.source(cert)),
                                          text=cert.describe(),
@@ -380,8 +391,8 @@ class CertificateScreen(EditorScreen):
 
     def fill(self, window):
         cert = self.editor.certificate(self._filename)
-        details = [cert.describe(), "From %s" % self.editor.source(cert)]
-        details.append(_("Installed as %s%s") % (cert.directory or "(by --type)",
+        details = [cert.describe(), _("From %s") % self.editor.source(cert)]
+        details.append(_("Installed as %s%s") % (cert.directory or _("(by --type)"),
                                                cert.filename if cert.directory else ""))
         window.add_with_separator(TextWidget("\n".join(details)))
         self.menu.add(CheckboxWidget(title=_("Authenticate the DNS servers with it (--ca)"),
@@ -451,7 +462,7 @@ class PemPasteScreen(UIScreen):
         try:
             pem = read_ca_pem(text)
         except EditError as error:
-            self.error = "the pasted text: %s; paste it again" % error
+            self.error = _("the pasted text: %s; paste it again") % error
             report(self.error)
             return InputState.DISCARDED
         ScreenHandler.replace_screen(filename_screen(self._editor, pem))
@@ -533,4 +544,4 @@ class CheckScreen(TextScreen):
         try:
             return [check.describe() for check in self._editor.check_servers()]
         except EditError as error:
-            return ["Not checked: %s" % error]
+            return [_("Not checked: %s") % error]

@@ -375,7 +375,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser():
     parser = _Parser(prog="edns-addon", description=(
         _("Encrypted DNS (DNS over TLS) for Anaconda installations: validate, convert, "
-        "apply and package the %%certificate and %%addon org_edns_addon kickstart sections.")))
+        "apply and package the %certificate and %addon org_edns_addon kickstart sections.")))
     parser.add_argument("--version", action="version", version="%(prog)s " + __version__)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
@@ -440,8 +440,9 @@ def build_parser():
 
     tui = commands.add_parser(
         "tui", help=_("edit the encrypted DNS sections of a kickstart in a text UI"))
-    tui.add_argument("kickstart", nargs="?", metavar="KICKSTART",
-                     help=_("start from its %%certificate and %%addon %s sections") % ADDON_NAME)
+    tui.add_argument(   # (argparse %-formats a help text: %% for a literal %)
+        "kickstart", nargs="?", metavar="KICKSTART",
+        help=_("start from its %%certificate and %%addon {} sections").format(ADDON_NAME))
     tui.add_argument("-o", "--output", metavar="OUT", type=_path,
                      help=_("write here (atomically); default: KICKSTART itself"))
     tui.set_defaults(run=run_tui, needs=dependencies.TEXT_UI)

@@ -108,19 +108,21 @@ def attack(mountpoint, old_ks, new_ks, variant):
                    if TEMPORARY_NAME.match(f)]
         certificates = [path for path in old if "/etc/pki/dns/c" in path]
         waiting = [path for path in certificates if path not in replaced]
-        if process.poll() is not None or not replaced or not backups or not waiting:
+        by_inode = {os.stat(path).st_ino: path for path in backups}
+        # For lose-a-backup, a replaced file with its backup, not the one with a second
+        # hard link (simpler to judge).
+        losable = [path for path in replaced
+                   if path != first and old[path]["ino"] in by_inode]
+        if process.poll() is not None or not replaced or not backups or not waiting or \
+                (variant == "lose-a-backup" and not losable):
             process.kill()
             process.communicate()
             continue    # not stopped between two of its replacements: again
         report["filled_bytes"] = fill(mountpoint)
         report["lost_backup_of"] = None
         if variant == "lose-a-backup":
-            by_inode = {os.stat(path).st_ino: path for path in backups}
-            for path in replaced:   # not the one with a second hard link: simpler to judge
-                if path != first and old[path]["ino"] in by_inode:
-                    os.unlink(by_inode[old[path]["ino"]])
-                    report["lost_backup_of"] = path
-                    break
+            os.unlink(by_inode[old[losable[0]]["ino"]])
+            report["lost_backup_of"] = losable[0]
         report["free_bytes_during_roll_back"] = shutil.disk_usage(mountpoint).free
         os.kill(process.pid, signal.SIGTERM)
         os.kill(process.pid, signal.SIGCONT)

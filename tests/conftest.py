@@ -15,6 +15,21 @@ from tests import certs
 
 REPO = Path(__file__).resolve().parent.parent
 
+# Every fixture module, registered once for the whole suite: a test names the fixtures it
+# needs as arguments and imports only plain helpers. A module named tests/*_fixtures.py
+# belongs here, after the ones it imports (pytest rewrites the asserts of a module it
+# imports itself, not of one imported before).
+pytest_plugins = [
+    "tests.staging_fixtures",
+    "tests.dbus_fixtures",
+    "tests.ks_fixtures",
+    "tests.dot_fixtures",
+    "tests.peer_fixtures",
+    "tests.trixie_fixtures",
+    "tests.tui_fixtures",
+    "tests.anaconda_fixtures",
+]
+
 # Every kickstart the suite validates as clean, with an encrypted DNS section: at the
 # end of the run each goes through staging for both phases and the overlay
 # (tests/test_validated_kickstarts_stage.py), so validation and the installer's code
@@ -103,6 +118,3 @@ def run_cli(*args, input=None, cwd=None, prefix=()):
                 reader.parse_kickstart(os.path.join(cwd or "", str(path)))
     return result
 
-
-# Fixtures of the kickstart tests (certificates of every kind).
-pytest_plugins = ["tests.ks_fixtures"]

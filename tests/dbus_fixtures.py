@@ -20,7 +20,7 @@ from gi.repository import Gio, GLib
 
 from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.dbus_interface import register_errors
-from org_edns_addon.dbus_structures import ValidationReport
+from org_edns_addon.dbus_structures import DotServerData, ValidationReport
 from tests.conftest import REPO
 
 TIMEOUT = 20.0
@@ -52,6 +52,24 @@ def plain_structures(structures):
     """A D-Bus list of structures (``aa{sv}``) as dicts of plain values."""
     return [{name: unwrap_variant(value) for name, value in structure.items()}
             for structure in structures]
+
+
+def server(address, name="", port=None, domains=(), tls=True):
+    """One server as the Servers property takes it (a DotServerData structure)."""
+    data = DotServerData()
+    data.address = address
+    data.name = name
+    if port is not None:
+        data.port = port
+    data.domains = list(domains)
+    data.tls = tls
+    return DotServerData.to_structure(data)
+
+
+def servers_of(proxy):
+    """The Servers property as (address, port, name, domains, tls) tuples."""
+    return [(d.address, d.port, d.name, d.domains, d.tls)
+            for d in DotServerData.from_structure_list(proxy.Servers)]
 
 
 def validation(proxy):

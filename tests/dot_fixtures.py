@@ -1,9 +1,7 @@
 """pytest fixtures of real DNS over TLS on loopback (the code is in ``tests/dotlab.py``).
 
-Import the fixtures you need into a test module (pytest finds fixtures by the
-names a module holds), and the helpers from ``tests.dotlab``::
-
-    from tests.dot_fixtures import dot_pki, dot_upstream, unbound_forwarder  # noqa: F401
+``tests/conftest.py`` registers them for every test: a test names the ones it
+needs as arguments, and imports the helpers from ``tests.dotlab``.
 
 Fixtures
   ``dot_pki`` (session)       certificates written to files: ``ca`` signed the

@@ -1,11 +1,15 @@
-"""Helpers of the staging and overlay tests: kickstarts, tree digests, real tools, namespaces."""
+"""Helpers of the staging and overlay tests: kickstarts, tree digests, real tools, namespaces,
+and initramfs archives read the kernel's way."""
 
 import configparser
 import hashlib
+import lzma
 import os
 import shutil
 import stat
 import subprocess
+import zlib
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -123,3 +127,59 @@ def in_mount_namespace(script, timeout=600):
     """Run the shell SCRIPT in a private mount namespace; return the CompletedProcess."""
     return subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-ec",
                            script], capture_output=True, text=True, timeout=timeout)
+
+
+# --- the kernel's way of reading an initramfs (init/initramfs.c), for the tests ----------
+
+@dataclass
+class Entry:
+    name: str
+    mode: int
+    uid: int
+    gid: int
+    data: bytes
+
+
+def _newc_entries(data, offset, entries):
+    """Read one newc archive at OFFSET into ENTRIES (later ones win); return its end."""
+    while True:
+        magic = data[offset:offset + 6]
+        if magic not in (b"070701", b"070702"):
+            raise AssertionError("no newc header at offset %d: %r" % (offset, magic))
+        fields = [int(data[offset + 6 + 8 * i:offset + 14 + 8 * i], 16) for i in range(13)]
+        mode, uid, gid, size, namesize = fields[1], fields[2], fields[3], fields[6], fields[11]
+        name_start = offset + 110
+        name = data[name_start:name_start + namesize - 1].decode()
+        data_start = (name_start + namesize + 3) & ~3
+        offset = (data_start + size + 3) & ~3
+        if name == "TRAILER!!!":
+            return offset
+        entries[name] = Entry(name, mode, uid, gid, data[data_start:data_start + size])
+
+
+def _decompress_member(data):
+    """(decompressed bytes, bytes consumed) of the compressed member at the start of DATA."""
+    if data.startswith(b"\x1f\x8b"):
+        stream = zlib.decompressobj(wbits=31)
+    elif data.startswith(b"\xfd7zXZ"):
+        stream = lzma.LZMADecompressor()
+    else:
+        raise AssertionError("unknown compression magic %r" % data[:6])
+    out = stream.decompress(data)
+    return out, len(data) - len(stream.unused_data)
+
+
+def walk_initramfs(data, entries=None):
+    """Every entry of the concatenated (possibly compressed) archives in DATA, in order."""
+    entries = {} if entries is None else entries
+    offset = 0
+    while offset < len(data):
+        if data[offset] == 0:      # padding between archives
+            offset += 1
+        elif data.startswith(b"0707", offset):
+            offset = _newc_entries(data, offset, entries)
+        else:
+            out, used = _decompress_member(data[offset:])
+            walk_initramfs(out, entries)
+            offset += used
+    return entries

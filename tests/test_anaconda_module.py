@@ -5,8 +5,6 @@ Needs an anaconda checkout on PYTHONPATH (see ../shared/TESTING.md); skipped oth
 """
 
 import logging
-import os
-import sys
 
 import pytest
 from pykickstart.parser import Certificate
@@ -16,10 +14,8 @@ pytestmark = pytest.mark.anaconda
 
 try:
     from pyanaconda.core.kernel import KernelArguments
-    from pyanaconda.modules.boss.kickstart_manager.kickstart_manager import KickstartManager
     from pyanaconda.modules.boss.kickstart_manager.parser import (VALID_SECTIONS_ANACONDA,
                                                                   SplitKickstartParser)
-    from pyanaconda.modules.boss.module_manager.module_observer import ModuleObserver
     from pyanaconda.modules.common.structures.requirement import Requirement
     from pyanaconda.modules.common.task import sync_run_task
     from pykickstart.version import makeVersion
@@ -39,94 +35,15 @@ from org_edns_addon.service.edns import EdnsService
 from org_edns_addon.service.installation import StageEncryptedDnsTask
 from org_edns_addon.staging.plan import Phase
 from tests import certs
+from tests.anaconda_fixtures import (EDNS_SECTION, SECURITY_SERVICE, boss_kickstart_manager,
+                                     boss_read, kickstart)
 from tests.conftest import certificate_section, run_cli
-from tests.dbus_fixtures import (validation, bus, bus_address, plain_structures,  # noqa: F401
-                                 python_env, start_service, stop_service, wait_for)
-from tests.dot_fixtures import dot_pki, dot_upstream  # noqa: F401 (fixtures)
+from tests.dbus_fixtures import plain_structures, validation
 from tests.dotlab import TLS_NAME, dot_kickstart, free_port
-
-SECURITY_SERVICE = "org.fedoraproject.Anaconda.Modules.Security"
-
-EDNS_SECTION = """%addon org_edns_addon --ca=dns-ca.pem --search=corp.example
-dns+tls://192.0.2.53#dot.corp.example
-dns+tls://[2001:db8::53]:8853#dot.corp.example
-dns+tls://198.51.100.60#dot.lab.example  domain=lab.example
-%end
-"""
-
-
-def kickstart(ca_pem, edns=EDNS_SECTION):
-    return ("lang en_US.UTF-8\ntimezone Europe/Prague --utc\nrootpw --lock\n" +
-            certificate_section(ca_pem) +
-            "%packages\n@core\n%end\n" + edns)
 
 
 def line_of(text, start):
     return next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith(start))
-
-
-@pytest.fixture
-def anaconda_conf(tmp_path):
-    """A copy of the checkout's anaconda.conf whose system root is a scratch directory."""
-    sysroot = tmp_path / "sysroot"
-    sysroot.mkdir()
-    with open(os.environ["ANACONDA_CONFIG_TMP"]) as stream:
-        text = stream.read()
-    path = tmp_path / "anaconda.conf"
-    path.write_text(text.replace("system_root = /mnt/sysroot", "system_root = %s" % sysroot))
-    return path, sysroot
-
-
-@pytest.fixture
-def start_module(bus, bus_address, anaconda_conf, tmp_path):
-    """Start Anaconda modules (`python -m MODULE`) on the private bus, as start-module does."""
-    started = []
-    conf_path, _ = anaconda_conf
-    env = dict(python_env(), DBUS_STARTER_ADDRESS=bus_address,
-               ANACONDA_CONFIG_TMP=str(conf_path))
-
-    def start(module, service_name, hide=()):
-        log_path = tmp_path / ("%s.log" % module)
-        argv = [sys.executable, "-m", module]
-        if hide:
-            # As in an installer image without these packages (README: the installer image).
-            argv = [sys.executable, "-c", "import runpy, sys\n"
-                    "sys.modules.update(dict.fromkeys(%r))\n"
-                    "runpy.run_module(%r, run_name='__main__', alter_sys=True)"
-                    % (list(hide), module)]
-        started.append((start_service(argv, bus, service_name, env=env, log_path=log_path),
-                        service_name))
-        return bus.get_proxy(service_name, "/" + service_name.replace(".", "/"))
-
-    yield start
-    for process, _ in started:
-        stop_service(process)
-    for _, name in started:
-        wait_for(lambda: not bus.proxy.NameHasOwner(name), what="%s to go" % name)
-
-
-def boss_kickstart_manager(bus, service_names):
-    """Anaconda's boss's kickstart manager over the modules of SERVICE_NAMES."""
-    observers = [ModuleObserver(bus, name) for name in service_names]
-    for observer in observers:
-        observer.connect_once_available()
-        wait_for(lambda o=observer: o.is_service_available, what="the module observer")
-    manager = KickstartManager()
-    manager.on_module_observers_changed(observers)
-    return manager
-
-
-def boss_read(bus, path, service_names=(EDNS.interface_name,)):
-    """What Anaconda's boss does with a kickstart file: split, distribute to the modules
-    of SERVICE_NAMES, merge reports."""
-    return boss_kickstart_manager(bus, service_names).read_kickstart_file(str(path))
-
-
-@pytest.fixture
-def anaconda_bus(bus_address, monkeypatch):
-    """The private bus as Anaconda's bus of a module created in the test process: the module
-    asks it whether the Security module is there (it is not)."""
-    monkeypatch.setenv("DBUS_STARTER_ADDRESS", bus_address)
 
 
 def test_boss_split_gives_the_module_only_its_sections(test_ca, tmp_path):

@@ -11,7 +11,6 @@ import pytest
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.probe import Outcome, check_staging_input
 from tests.conftest import certificate_section, needs_certificate_type, run_cli
-from tests.dot_fixtures import dot_pki, dot_upstream, expired_upstream, unbound_forwarder  # noqa: F401
 from tests.dotlab import REFUSED_ZONE, TLS_NAME, dot_kickstart, forward_zone_config, free_port
 
 

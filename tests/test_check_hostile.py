@@ -11,7 +11,6 @@ import pytest
 from org_edns_addon.model import DotServer, EdnsConfig
 from org_edns_addon.probe import Outcome, check_servers, printable
 from tests.conftest import run_cli
-from tests.dot_fixtures import dot_pki  # noqa: F401 (fixture)
 from tests.dotlab import TLS_NAME, dot_kickstart
 from tests.hostile_dot import (HostileDotServer, dns_answer, make_hostile_ca,
                                make_hostile_server, oversized_tls_record,

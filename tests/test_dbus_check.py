@@ -8,10 +8,8 @@ import pytest
 from dasbus.typing import Str, get_variant
 
 from org_edns_addon.dbus_interface import InvalidConfigurationError, InvalidValueError
-from tests.dbus_fixtures import (validation, TIMEOUT, bus, bus_address, edns_proxy,  # noqa: F401
-                                 plain_structures, python_env, running_template_service,
-                                 template_service_argv)
-from tests.dot_fixtures import dot_pki, dot_upstream  # noqa: F401 (fixtures)
+from tests.dbus_fixtures import (validation, TIMEOUT, plain_structures, python_env,
+                                 running_template_service, template_service_argv)
 from tests.dotlab import TLS_NAME, dot_kickstart, free_port
 
 CHECK_SECONDS = 5.0

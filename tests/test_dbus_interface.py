@@ -13,25 +13,8 @@ from org_edns_addon.dbus_interface import INVALID_VALUE_ERROR, InvalidValueError
 from org_edns_addon.dbus_structures import DotServerData
 from tests import certs
 from tests.conftest import certificate_section
-from tests.dbus_fixtures import (validation, bus, bus_address, edns_proxy,  # noqa: F401 (fixtures)
-                                 plain_structures, running_template_service, wait_for)
-
-
-def server(address, name="", port=None, domains=(), tls=True):
-    data = DotServerData()
-    data.address = address
-    data.name = name
-    if port is not None:
-        data.port = port
-    data.domains = list(domains)
-    data.tls = tls
-    return DotServerData.to_structure(data)
-
-
-def servers_of(proxy):
-    """The Servers property as (address, port, name, domains, tls) tuples."""
-    return [(d.address, d.port, d.name, d.domains, d.tls)
-            for d in DotServerData.from_structure_list(proxy.Servers)]
+from tests.dbus_fixtures import (validation, plain_structures, running_template_service, server,
+                                 servers_of, wait_for)
 
 
 def unwrapped(changed):

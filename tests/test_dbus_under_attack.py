@@ -28,11 +28,9 @@ from org_edns_addon.dbus_interface import (CHECK_RUNNING_ERROR, INVALID_VALUE_ER
 from org_edns_addon.model import ModelError
 from org_edns_addon.state import EdnsState
 from tests import certs
-from tests.dbus_fixtures import (AsyncCalls, bus, bus_address,  # noqa: F401
-                                 edns_proxy, plain_structures, python_env, remote_error,
-                                 rss_kib, running_template_service, silent_server,
-                                 validation, wait_for)
-from tests.test_dbus_interface import server, servers_of
+from tests.dbus_fixtures import (AsyncCalls, plain_structures, python_env, remote_error, rss_kib,
+                                 running_template_service, server, servers_of, validation,
+                                 wait_for)
 
 PROPERTIES = "org.freedesktop.DBus.Properties"
 BEGIN = "-----BEGIN CERTIFICATE-----\n"

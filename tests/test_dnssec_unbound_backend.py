@@ -26,7 +26,6 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from org_edns_addon import constants as c
 from tests import dotlab
-from tests.dot_fixtures import dot_pki  # noqa: F401 (a fixture)
 from tests.staging_fixtures import require_namespaces, require_tools
 
 pytestmark = pytest.mark.root

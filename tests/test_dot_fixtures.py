@@ -9,7 +9,6 @@ import dns.query
 import dns.rcode
 import pytest
 
-from tests.dot_fixtures import dot_pki, dot_upstream, unbound_forwarder  # noqa: F401
 from tests.dotlab import (ANSWER_ADDRESS, ANSWER_NAME, TLS_NAME, ask, forward_zone_config,
                           start_forwarder)
 

@@ -25,8 +25,7 @@ from org_edns_addon.staging import apply as staging_apply
 from org_edns_addon.staging import networkmanager
 from org_edns_addon.model import Backend, DotServer, EdnsConfig
 from org_edns_addon.trust import DotTrust
-from tests.dot_fixtures import (ROUTED_ANSWER_ADDRESS, ROUTED_ANSWER_NAME, ROUTED_ZONE,  # noqa: F401
-                                dot_lab, dot_pki, staged_resolver)
+from tests.dot_fixtures import ROUTED_ANSWER_ADDRESS, ROUTED_ANSWER_NAME, ROUTED_ZONE
 from tests.dotlab import (ANSWER_ADDRESS, ANSWER_NAME, CA_FILENAME, LoopbackCapture, ask,
                           dnsconfd_unbound_config, dot_kickstart, resolve_with_libc)
 

@@ -20,8 +20,7 @@ from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.dbus_interface import InvalidValueError
 from tests import certs
 from tests.conftest import REPO, certificate_section, run_cli
-from tests.dbus_fixtures import (bus, bus_address, python_env,  # noqa: F401 (fixtures)
-                                 running_template_service, start_service, stop_service,
+from tests.dbus_fixtures import (python_env, running_template_service, start_service, stop_service,
                                  template_service_argv, wait_for)
 from tests.staging_fixtures import edns_kickstart, tree_digest
 

@@ -12,7 +12,6 @@ import sys
 import pytest
 
 from tests.conftest import REPO
-from tests.tui_fixtures import terminal  # noqa: F401  (fixture)
 
 PROMPT = "Please make a selection from the above"
 

@@ -1,11 +1,8 @@
 """The installer initrd overlay, and the target initramfs built by real dracut."""
 
 import gzip
-import lzma
 import re
 import subprocess
-import zlib
-from dataclasses import dataclass
 
 import pytest
 
@@ -16,7 +13,7 @@ from org_edns_addon.staging import networkmanager
 from org_edns_addon.ks.reader import parse_kickstart
 from tests.conftest import run_cli
 from tests.staging_fixtures import (edns_kickstart, in_mount_namespace, require_namespaces,
-                                    require_tools, staging_input)
+                                    require_tools, staging_input, walk_initramfs)
 
 OVERLAY_FILES = {
     "edns-ks.cfg": 0o100600,
@@ -29,64 +26,8 @@ OVERLAY_DIRS = ["etc", "etc/NetworkManager", "etc/NetworkManager/conf.d", "etc/p
                 "etc/pki/dns", "etc/pki/dns/extracted", "etc/pki/dns/extracted/pem"]
 
 
-# --- the kernel's way of reading an initramfs (init/initramfs.c), for the tests ----------
-
-@dataclass
-class Entry:
-    name: str
-    mode: int
-    uid: int
-    gid: int
-    data: bytes
-
-
-def _newc_entries(data, offset, entries):
-    """Read one newc archive at OFFSET into ENTRIES (later ones win); return its end."""
-    while True:
-        magic = data[offset:offset + 6]
-        if magic not in (b"070701", b"070702"):
-            raise AssertionError("no newc header at offset %d: %r" % (offset, magic))
-        fields = [int(data[offset + 6 + 8 * i:offset + 14 + 8 * i], 16) for i in range(13)]
-        mode, uid, gid, size, namesize = fields[1], fields[2], fields[3], fields[6], fields[11]
-        name_start = offset + 110
-        name = data[name_start:name_start + namesize - 1].decode()
-        data_start = (name_start + namesize + 3) & ~3
-        offset = (data_start + size + 3) & ~3
-        if name == "TRAILER!!!":
-            return offset
-        entries[name] = Entry(name, mode, uid, gid, data[data_start:data_start + size])
-
-
-def _decompress_member(data):
-    """(decompressed bytes, bytes consumed) of the compressed member at the start of DATA."""
-    if data.startswith(b"\x1f\x8b"):
-        stream = zlib.decompressobj(wbits=31)
-    elif data.startswith(b"\xfd7zXZ"):
-        stream = lzma.LZMADecompressor()
-    else:
-        raise AssertionError("unknown compression magic %r" % data[:6])
-    out = stream.decompress(data)
-    return out, len(data) - len(stream.unused_data)
-
-
 def overlay_of(parsed):
     return initrd.overlay_image(initrd.overlay_plan(parsed))
-
-
-def walk_initramfs(data, entries=None):
-    """Every entry of the concatenated (possibly compressed) archives in DATA, in order."""
-    entries = {} if entries is None else entries
-    offset = 0
-    while offset < len(data):
-        if data[offset] == 0:      # padding between archives
-            offset += 1
-        elif data.startswith(b"0707", offset):
-            offset = _newc_entries(data, offset, entries)
-        else:
-            out, used = _decompress_member(data[offset:])
-            walk_initramfs(out, entries)
-            offset += used
-    return entries
 
 
 # --- tests ------------------------------------------------------------------------------

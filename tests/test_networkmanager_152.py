@@ -15,7 +15,6 @@ import pytest
 from org_edns_addon import constants as c
 from tests.conftest import run_cli
 from tests.staging_fixtures import edns_kickstart, require_namespaces
-from tests.trixie_fixtures import trixie  # noqa: F401 (a fixture)
 from tests.vmlab import networkmanager
 
 pytestmark = pytest.mark.root

@@ -15,8 +15,7 @@ from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.staging import apply as staging_apply
 from org_edns_addon.staging.plan import Phase, Plan, PlannedFile
 from tests.conftest import REPO, certificate_section, run_cli
-from tests.staging_fixtures import edns_kickstart, require_tools
-from tests.test_initrd import walk_initramfs
+from tests.staging_fixtures import edns_kickstart, require_tools, walk_initramfs
 
 
 def reference_plan():

@@ -25,7 +25,6 @@ from org_edns_addon import constants as c
 from org_edns_addon.ks.reader import parse_kickstart
 from tests import dotlab
 from tests.conftest import run_cli
-from tests.dot_fixtures import dot_pki  # noqa: F401 (fixture)
 from tests.ks_fixtures import edns_section
 from tests.peer_fixtures import Row, unbound_forward_addrs
 from tests.staging_fixtures import require_tools, tree_digest

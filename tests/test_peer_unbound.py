@@ -18,7 +18,6 @@ from org_edns_addon.trust import DotTrust
 from org_edns_addon.ks.reader import parse_kickstart
 from tests import dotlab
 from tests import certs
-from tests.dot_fixtures import dot_pki, dot_upstream, unbound_forwarder  # noqa: F401
 from tests.ks_fixtures import edns_section
 from tests.peer_fixtures import Row, unbound_forward_addrs
 from tests.staging_fixtures import require_tools, unbound_checkconf

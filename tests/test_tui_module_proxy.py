@@ -14,8 +14,7 @@ from org_edns_addon.tui.module_proxy import (ModuleView, module_state, read_cert
                                              read_editor, write_config, write_editor)
 from tests import certs
 from tests.conftest import certificate_section, needs_certificate_type
-from tests.dbus_fixtures import (bus, bus_address, edns_proxy,  # noqa: F401 (fixtures)
-                                 plain_structures, running_template_service, wait_for)
+from tests.dbus_fixtures import plain_structures, running_template_service, wait_for
 
 
 def test_fresh_module_is_not_configured(edns_proxy):

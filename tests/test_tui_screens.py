@@ -14,7 +14,6 @@ from org_edns_addon.tui.screens import (CaScreen, CheckScreen, EntryScreen, Main
                                         ServerScreen, ServersScreen, SummaryScreen,
                                         add_server_screen, resolve_mode_screen)
 from tests.conftest import REPO
-from tests.dot_fixtures import dot_pki, dot_upstream  # noqa: F401 (fixtures)
 
 EXAMPLE = str(REPO / "data" / "examples" / "corp-dot.ks")
 

@@ -34,11 +34,9 @@ from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.tui.screens import CaScreen
 from org_edns_addon.tui.spokes.edns import EncryptedDnsSpoke
 from tests import certs
-from tests.dbus_fixtures import (validation, bus, bus_address, plain_structures, python_env,  # noqa: F401
-                                 start_service, stop_service, wait_for)
-from tests.test_anaconda_module import (EDNS_SECTION, SECURITY_SERVICE,  # noqa: F401
-                                        anaconda_conf, boss_read, kickstart)
-from tests.tui_fixtures import terminal  # noqa: F401 (fixture)
+from tests.dbus_fixtures import (validation, plain_structures, python_env, start_service,
+                                 stop_service, wait_for)
+from tests.anaconda_fixtures import EDNS_SECTION, SECURITY_SERVICE, boss_read, kickstart
 
 PROMPT = "Please make a selection from the above"
 

@@ -12,7 +12,6 @@ import pytest
 
 from tests import certs
 from tests.conftest import REPO, certificate_section, run_cli
-from tests.tui_fixtures import terminal  # noqa: F401  (fixture)
 
 PROMPT = "Please make a selection from the above"
 

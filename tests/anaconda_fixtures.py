@@ -1,0 +1,96 @@
+"""Fixtures and helpers of the tests with the real pyanaconda: Anaconda's configuration
+with a scratch system root, modules started as start-module does on the private bus, and
+what Anaconda's boss does with a kickstart file. pyanaconda itself is imported only when
+a helper runs, so this module loads (and its fixtures are registered) without it.
+"""
+
+import os
+import sys
+
+import pytest
+
+from org_edns_addon.dbus_identifiers import EDNS
+from tests.conftest import certificate_section
+from tests.dbus_fixtures import python_env, start_service, stop_service, wait_for
+
+SECURITY_SERVICE = "org.fedoraproject.Anaconda.Modules.Security"
+
+EDNS_SECTION = """%addon org_edns_addon --ca=dns-ca.pem --search=corp.example
+dns+tls://192.0.2.53#dot.corp.example
+dns+tls://[2001:db8::53]:8853#dot.corp.example
+dns+tls://198.51.100.60#dot.lab.example  domain=lab.example
+%end
+"""
+
+
+def kickstart(ca_pem, edns=EDNS_SECTION):
+    return ("lang en_US.UTF-8\ntimezone Europe/Prague --utc\nrootpw --lock\n" +
+            certificate_section(ca_pem) +
+            "%packages\n@core\n%end\n" + edns)
+
+
+@pytest.fixture
+def anaconda_conf(tmp_path):
+    """A copy of the checkout's anaconda.conf whose system root is a scratch directory."""
+    sysroot = tmp_path / "sysroot"
+    sysroot.mkdir()
+    with open(os.environ["ANACONDA_CONFIG_TMP"]) as stream:
+        text = stream.read()
+    path = tmp_path / "anaconda.conf"
+    path.write_text(text.replace("system_root = /mnt/sysroot", "system_root = %s" % sysroot))
+    return path, sysroot
+
+
+@pytest.fixture
+def start_module(bus, bus_address, anaconda_conf, tmp_path):
+    """Start Anaconda modules (`python -m MODULE`) on the private bus, as start-module does."""
+    started = []
+    conf_path, _ = anaconda_conf
+    env = dict(python_env(), DBUS_STARTER_ADDRESS=bus_address,
+               ANACONDA_CONFIG_TMP=str(conf_path))
+
+    def start(module, service_name, hide=()):
+        log_path = tmp_path / ("%s.log" % module)
+        argv = [sys.executable, "-m", module]
+        if hide:
+            # As in an installer image without these packages (README: the installer image).
+            argv = [sys.executable, "-c", "import runpy, sys\n"
+                    "sys.modules.update(dict.fromkeys(%r))\n"
+                    "runpy.run_module(%r, run_name='__main__', alter_sys=True)"
+                    % (list(hide), module)]
+        started.append((start_service(argv, bus, service_name, env=env, log_path=log_path),
+                        service_name))
+        return bus.get_proxy(service_name, "/" + service_name.replace(".", "/"))
+
+    yield start
+    for process, _ in started:
+        stop_service(process)
+    for _, name in started:
+        wait_for(lambda: not bus.proxy.NameHasOwner(name), what="%s to go" % name)
+
+
+def boss_kickstart_manager(bus, service_names):
+    """Anaconda's boss's kickstart manager over the modules of SERVICE_NAMES."""
+    from pyanaconda.modules.boss.kickstart_manager.kickstart_manager import KickstartManager
+    from pyanaconda.modules.boss.module_manager.module_observer import ModuleObserver
+
+    observers = [ModuleObserver(bus, name) for name in service_names]
+    for observer in observers:
+        observer.connect_once_available()
+        wait_for(lambda o=observer: o.is_service_available, what="the module observer")
+    manager = KickstartManager()
+    manager.on_module_observers_changed(observers)
+    return manager
+
+
+def boss_read(bus, path, service_names=(EDNS.interface_name,)):
+    """What Anaconda's boss does with a kickstart file: split, distribute to the modules
+    of SERVICE_NAMES, merge reports."""
+    return boss_kickstart_manager(bus, service_names).read_kickstart_file(str(path))
+
+
+@pytest.fixture
+def anaconda_bus(bus_address, monkeypatch):
+    """The private bus as Anaconda's bus of a module created in the test process: the module
+    asks it whether the Security module is there (it is not)."""
+    monkeypatch.setenv("DBUS_STARTER_ADDRESS", bus_address)

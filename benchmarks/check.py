@@ -39,8 +39,9 @@ sys.path.insert(0, str(REPO))
 
 from benchmarks.paired import (installed_env, median_ms, paired_ratio,  # noqa: E402
                                print_table, run_rounds)
+from lab.kickstarts import edns_kickstart  # noqa: E402
 from tests.dnsdist_lab import ANSWER_ADDRESS, start_dnsdist_upstream  # noqa: E402
-from tests.dotlab import TLS_NAME, DotPki, dot_kickstart  # noqa: E402
+from tests.dotlab import TLS_NAME, DotPki  # noqa: E402
 
 SERVERS = 10
 ADDRESSES = tuple("127.0.0.%d" % (20 + index) for index in range(SERVERS))
@@ -108,9 +109,10 @@ def main():
         upstream = start_dnsdist_upstream(scratch / "dnsdist", cert, key, ADDRESSES)
         try:
             one, ten = scratch / "one.ks", scratch / "ten.ks"
-            one.write_text(dot_kickstart([upstream.server_line()], pki.ca.pem))
-            ten.write_text(dot_kickstart([upstream.server_line(a) for a in ADDRESSES],
-                                         pki.ca.pem))
+            one.write_text(edns_kickstart(pki.ca.pem, servers=[upstream.server_line()],
+                                          commands=""))
+            ten.write_text(edns_kickstart(pki.ca.pem, servers=[
+                upstream.server_line(a) for a in ADDRESSES], commands=""))
             kdig = ["kdig", "@%s" % upstream.address, "-p", str(upstream.tls_port),
                     "+tls-ca=%s" % pki.ca_path, "+tls-hostname=%s" % TLS_NAME, TLS_NAME, "A"]
             check = [sys.executable, "-m", "org_edns_addon.cli", "check"]

@@ -45,11 +45,12 @@ import dns.rdata
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from lab.kickstarts import edns_kickstart  # noqa: E402
 from org_edns_addon import constants as c  # noqa: E402
 from org_edns_addon.model import Backend  # noqa: E402
 from tests.dnsdist_lab import ANSWER_ADDRESS, start_dnsdist_upstream  # noqa: E402
-from tests.dotlab import (TLS_NAME, DotPki, PrivateNetwork, dot_kickstart,  # noqa: E402
-                          stage_kickstart, start_staged_resolver)
+from tests.dotlab import (TLS_NAME, DotPki, PrivateNetwork, stage_kickstart,  # noqa: E402
+                          start_staged_resolver)
 
 UPSTREAM_ADDRESS = "127.0.0.2"
 NAME_SUFFIX = "zone.test"
@@ -79,9 +80,9 @@ def plaintext_forwarder(tls_text):
 def stage_roots(scratch, pki):
     """Roots staged for the DoT forwarder and for its plaintext twin: {mode: root}."""
     kickstart = scratch / "unbound.ks"
-    kickstart.write_text(dot_kickstart(["dns+tls://%s#%s" % (UPSTREAM_ADDRESS, TLS_NAME)],
-                                       pki.ca.pem,
-                                       header_options="--ca=dns-ca.pem --backend=unbound"))
+    kickstart.write_text(edns_kickstart(pki.ca.pem, "--ca=dns-ca.pem --backend=unbound",
+                                        ["dns+tls://%s#%s" % (UPSTREAM_ADDRESS, TLS_NAME)],
+                                        commands=""))
     roots = {}
     for mode in MODES:
         root = scratch / mode / "root"

@@ -28,8 +28,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from lab.kickstarts import (COMMANDS, certificate_section, edns_section,  # noqa: E402
+                           ksvalidator_command)
 from tests import certs  # noqa: E402
-from tests.ks_fixtures import ksvalidator_command  # noqa: E402
 
 # (servers, certificates): the servers series, then the certificates series.
 SIZES = [(10, 10), (100, 10), (1000, 10), (10000, 10), (10, 100), (10, 1000)]
@@ -51,23 +52,20 @@ def server_line(index):
 def generated_kickstart(servers, certificates, pems):
     """A clean %addon kickstart: CERTIFICATES sections (half --ca, half anchors), SERVERS
     servers; PEMS a list of CA certificates to use in turn."""
-    parts = ["text\nlang en_US.UTF-8\nkeyboard us\ntimezone UTC --utc\nrootpw --lock\n"]
+    sections = []
     ca_names = []
     for index in range(certificates):
         pem = pems[index % len(pems)]
         if index % 2:
-            parts.append("%%certificate --filename=anchor-%d.pem --type=anchor\n%s%%end\n"
-                         % (index, pem))
+            sections.append(certificate_section(pem, "anchor-%d.pem" % index, "--type=anchor"))
         else:
             name = "dns-ca-%d.pem" % index
             ca_names.append(name)
-            parts.append("%%certificate --filename=%s --dir=/etc/pki/dns/\n%s%%end\n"
-                         % (name, pem))
-    parts.append("%%addon org_edns_addon --resolve-mode=exclusive --backend=dnsconfd "
-                 "--search=corp.example --ca=%s\n" % ",".join(ca_names))
-    parts.extend(server_line(index) + "\n" for index in range(servers))
-    parts.append("%end\n\n%packages\n@core\n%end\n")
-    return "".join(parts)
+            sections.append(certificate_section(pem, name))
+    section = edns_section(*(server_line(index) for index in range(servers)),
+                           options="--resolve-mode=exclusive --backend=dnsconfd "
+                           "--search=corp.example --ca=%s" % ",".join(ca_names))
+    return COMMANDS + "".join(sections) + section + "\n%packages\n@core\n%end\n"
 
 
 def _children_cpu():

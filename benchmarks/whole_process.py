@@ -74,21 +74,20 @@ def certificates_kickstart(path, count, ca_names=20, anchors=0.1):
     """Write a kickstart with COUNT fresh CA certificates to PATH: a tenth anchors, the
     rest in /etc/pki/dns/, the first CA_NAMES of those the DoT CAs (--ca)."""
     sys.path.insert(0, str(REPO))
+    from lab.kickstarts import COMMANDS, certificate_section, edns_section
     from tests import certs
 
-    parts = ["text\nlang en_US.UTF-8\nkeyboard us\ntimezone UTC --utc\nrootpw --lock\n"]
+    sections = []
     names = []
     for index in range(count):
         pem = certs.make_ca("Benchmark CA %d" % index).pem
         if index < count * anchors:
-            parts.append("%%certificate --filename=anchor-%04d.pem --type=anchor\n%s%%end\n"
-                         % (index, pem))
+            sections.append(certificate_section(pem, "anchor-%04d.pem" % index, "--type=anchor"))
         else:
             name = "dns-ca-%04d.pem" % index
             if len(names) < ca_names:
                 names.append(name)
-            parts.append("%%certificate --filename=%s --dir=/etc/pki/dns/\n%s%%end\n"
-                         % (name, pem))
-    parts.append("%%addon org_edns_addon --ca=%s\ndns+tls://192.0.2.53#dot.corp.example\n"
-                 "dns+tls://[2001:db8::53]:853#dot.corp.example\n%%end\n" % ",".join(names))
-    Path(path).write_text("".join(parts))
+            sections.append(certificate_section(pem, name))
+    Path(path).write_text(COMMANDS + "".join(sections) + edns_section(
+        "dns+tls://192.0.2.53#dot.corp.example", "dns+tls://[2001:db8::53]:853#dot.corp.example",
+        options="--ca=" + ",".join(names)))

@@ -9,24 +9,25 @@ import sys
 
 import pytest
 
+from lab.kickstarts import certificate_section, edns_section
 from org_edns_addon.dbus_identifiers import EDNS
-from tests.conftest import certificate_section
 from tests.dbus_fixtures import python_env, start_service, stop_service, wait_for
 
 SECURITY_SERVICE = "org.fedoraproject.Anaconda.Modules.Security"
 
-EDNS_SECTION = """%addon org_edns_addon --ca=dns-ca.pem --search=corp.example
-dns+tls://192.0.2.53#dot.corp.example
-dns+tls://[2001:db8::53]:8853#dot.corp.example
-dns+tls://198.51.100.60#dot.lab.example  domain=lab.example
-%end
-"""
+EDNS_SECTION = edns_section("dns+tls://192.0.2.53#dot.corp.example",
+                            "dns+tls://[2001:db8::53]:8853#dot.corp.example",
+                            "dns+tls://198.51.100.60#dot.lab.example  domain=lab.example",
+                            options="--ca=dns-ca.pem --search=corp.example")
+# What the boss reads besides our sections: commands, and a %packages between them.
+BOSS_COMMANDS = "lang en_US.UTF-8\ntimezone Europe/Prague --utc\nrootpw --lock\n"
+PACKAGES = "%packages\n@core\n%end\n"
 
 
 def kickstart(ca_pem, edns=EDNS_SECTION):
-    return ("lang en_US.UTF-8\ntimezone Europe/Prague --utc\nrootpw --lock\n" +
-            certificate_section(ca_pem) +
-            "%packages\n@core\n%end\n" + edns)
+    """An installer's kickstart: CA_PEM as %certificate dns-ca.pem, %packages, then EDNS (the
+    encrypted DNS section's text, or none)."""
+    return BOSS_COMMANDS + certificate_section(ca_pem) + PACKAGES + edns
 
 
 @pytest.fixture

@@ -73,10 +73,6 @@ def test_ca():
     return certs.make_ca("Test DNS CA")
 
 
-def certificate_section(pem, filename="dns-ca.pem", options="--dir=/etc/pki/dns/"):
-    return "%%certificate --filename=%s %s\n%s%%end\n" % (filename, options, pem)
-
-
 def _pykickstart_version():
     try:
         from importlib.metadata import version

@@ -44,7 +44,6 @@ from org_edns_addon.staging import apply as staging_apply
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.model import Backend
 from tests import certs
-from tests.conftest import certificate_section
 
 UNBOUND = "unbound"
 # The name in the upstream's certificate, as a kickstart writes it after '#'.
@@ -65,7 +64,6 @@ STOP_SECONDS = 5.0
 QUERY_SECONDS = 10.0
 # The C library gives up after 2 tries of 5 s (resolv.conf's defaults).
 LIBC_LOOKUP_SECONDS = 30.0
-CA_FILENAME = "dns-ca.pem"
 _PR_SET_PDEATHSIG = 1
 _CLONE_NEWNET = 0x40000000
 _ETH_P_ALL = 0x0003
@@ -577,11 +575,3 @@ class LoopbackCapture:
 
     def close(self):
         self.sock.close()
-
-
-def dot_kickstart(server_lines, ca_pem, header_options="--ca=" + CA_FILENAME,
-                  certificate_options="--dir=/etc/pki/dns/"):
-    """Kickstart text: CA_PEM as %certificate CA_FILENAME, then our section with SERVER_LINES."""
-    return (certificate_section(ca_pem, CA_FILENAME, certificate_options) +
-            "%%addon org_edns_addon %s\n%s\n%%end\n" % (header_options,
-                                                       "\n".join(server_lines)))

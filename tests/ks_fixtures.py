@@ -1,25 +1,11 @@
-"""Helpers for the kickstart tests: certificates of every kind, kickstart builders,
-line lookup, and pykickstart's real ksvalidator."""
-
-import os
-import shutil
-import sys
+"""Helpers of the kickstart tests: certificates of every kind (the ``pems`` fixture), the
+line of a needle, and what the reader says about a kickstart file. The kickstart text
+itself comes from ``lab.kickstarts``."""
 
 import pytest
 
 from org_edns_addon.ks.reader import parse_kickstart
 from tests import certs
-
-ADDON = "%addon org_edns_addon"
-
-
-def ksvalidator_command():
-    """The real `ksvalidator` script, run by this Python (no pyenv shim in between)."""
-    beside = os.path.join(os.path.dirname(sys.executable), "ksvalidator")
-    script = beside if os.path.exists(beside) else shutil.which("ksvalidator")
-    if script is None:
-        raise RuntimeError("pykickstart's ksvalidator is not installed")
-    return [sys.executable, script]
 
 
 def line_of(text, needle, occurrence=1):
@@ -28,18 +14,6 @@ def line_of(text, needle, occurrence=1):
     if len(found) < occurrence:
         raise AssertionError("%r is not in the kickstart %d time(s)" % (needle, occurrence))
     return found[occurrence - 1]
-
-
-def edns_section(*servers, options="", spelling=ADDON):
-    """An encrypted DNS section with SERVERS (body lines) and header OPTIONS."""
-    header = spelling + (" " + options if options else "")
-    return "\n".join([header, *servers, "%end"]) + "\n"
-
-
-def cert_section(pem, filename="dns-ca.pem", options="--dir=/etc/pki/dns/"):
-    """A %certificate section holding PEM (text that may be anything)."""
-    return "%%certificate --filename=%s %s\n%s%s%%end\n" % (
-        filename, options, pem, "" if pem.endswith("\n") or not pem else "\n")
 
 
 def messages(path, now=None):

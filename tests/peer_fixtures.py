@@ -11,13 +11,13 @@ import configparser
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+from lab.kickstarts import edns_section
 from org_edns_addon import constants as c
 from org_edns_addon.staging.networkmanager import nm_keyfile
 from org_edns_addon.staging.plan import StagingInput
 from org_edns_addon.staging.unbound import unbound_conf
 from org_edns_addon.trust import DotTrust
 from org_edns_addon.ks.reader import parse_kickstart
-from tests.ks_fixtures import edns_section
 
 # Routed rows also need a server for all other names.
 DEFAULT_SERVER = "dns+tls://192.0.2.53#dot.corp.example"

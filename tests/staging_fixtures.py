@@ -1,4 +1,4 @@
-"""Helpers of the staging and overlay tests: kickstarts, tree digests, real tools, namespaces,
+"""Helpers of the staging and overlay tests: staging input, tree digests, real tools, namespaces,
 and initramfs archives read the kernel's way."""
 
 import configparser
@@ -17,21 +17,6 @@ import pytest
 from org_edns_addon.staging import actions as staging_actions
 from org_edns_addon import constants as c
 from org_edns_addon.ks.reader import parse_kickstart
-from tests.conftest import certificate_section
-
-SERVERS = ("dns+tls://192.0.2.53#dot.corp.example\n"
-           "dns+tls://[2001:db8::53]:8853#dot.corp.example\n"
-           "192.0.2.54#dot2.corp.example\n"
-           "dns+tls://198.51.100.60#dot.lab.example  domain=lab.example,test.lab.example\n")
-
-
-def edns_kickstart(ca_pem, options="--ca=dns-ca.pem", servers=SERVERS, certificates=None,
-                   spelling="%addon org_edns_addon"):
-    """A kickstart with the CA as %certificate dns-ca.pem and an encrypted DNS section."""
-    if certificates is None:
-        certificates = certificate_section(ca_pem)
-    return ("text\nlang en_US.UTF-8\nkeyboard us\ntimezone UTC --utc\nrootpw --lock\n"
-            + certificates + "%s %s\n%s%%end\n" % (spelling, options, servers))
 
 
 def staging_input(write_ks, text):

@@ -26,6 +26,7 @@ except ImportError as error:   # pragma: no cover - depends on the machine
                 "see shared/TESTING.md" % error, allow_module_level=True)
 
 # pylint: disable=wrong-import-position
+from lab.kickstarts import certificate_section, edns_kickstart
 from org_edns_addon import constants as c
 from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.dbus_interface import InvalidConfigurationError
@@ -37,13 +38,10 @@ from org_edns_addon.staging.plan import Phase
 from tests import certs
 from tests.anaconda_fixtures import (EDNS_SECTION, SECURITY_SERVICE, boss_kickstart_manager,
                                      boss_read, kickstart)
-from tests.conftest import certificate_section, run_cli
+from tests.conftest import run_cli
 from tests.dbus_fixtures import plain_structures, validation
-from tests.dotlab import TLS_NAME, dot_kickstart, free_port
-
-
-def line_of(text, start):
-    return next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith(start))
+from tests.dotlab import TLS_NAME, free_port
+from tests.ks_fixtures import line_of
 
 
 def test_boss_split_gives_the_module_only_its_sections(test_ca, tmp_path):
@@ -330,9 +328,9 @@ def test_check_servers_task_publishes_the_results(start_module, bus, dot_upstrea
     proxy = start_module("org_edns_addon.service", EDNS.interface_name)
     closed = free_port(dot_upstream.address)
     path = tmp_path / "ks.cfg"
-    path.write_text("lang en_US.UTF-8\n" + dot_kickstart([
+    path.write_text("lang en_US.UTF-8\n" + edns_kickstart(dot_pki.ca.pem, servers=[
         dot_upstream.server_line(),
-        "dns+tls://%s:%d#%s" % (dot_upstream.address, closed, TLS_NAME)], dot_pki.ca.pem))
+        "dns+tls://%s:%d#%s" % (dot_upstream.address, closed, TLS_NAME)], commands=""))
     assert boss_read(bus, path).is_valid()
     task = bus.get_proxy(EDNS.interface_name, proxy.CheckServersWithTask())
     assert task.Name == "Check the encrypted DNS servers"

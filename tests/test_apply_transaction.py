@@ -20,16 +20,16 @@ import time
 
 import pytest
 
+from lab.kickstarts import certificate_section, edns_kickstart
 from org_edns_addon import constants as c
 from org_edns_addon.fileio import TEMPORARY_NAME
 from org_edns_addon.staging import apply as staging_apply
 from tests import certs
-from tests.conftest import REPO, certificate_section, run_cli
-from tests.staging_fixtures import (RecordingRunner, edns_kickstart, in_mount_namespace,
-                                    require_namespaces, require_tools, staging_input,
-                                    tree_digest)
+from tests.conftest import REPO, run_cli
+from tests.staging_fixtures import (RecordingRunner, in_mount_namespace, require_namespaces,
+                                    require_tools, staging_input, tree_digest)
 
-SERVER = "dns+tls://192.0.2.53#dot.corp.example\n"
+SERVER = "dns+tls://192.0.2.53#dot.corp.example"
 
 
 def certificates_kickstart(write_ks, count, common_name, server=SERVER, directories=1,
@@ -40,7 +40,7 @@ def certificates_kickstart(write_ks, count, common_name, server=SERVER, director
     sections = "".join(certificate_section(pem, "c%04d.pem" % n, "--dir=/etc/pki/dns/%s" % (
         "d%04d/" % (n % directories) if directories > 1 else ""))
         for n in range(count))
-    return write_ks(edns_kickstart(pem, "--ca=c0000.pem", servers=server,
+    return write_ks(edns_kickstart(pem, "--ca=c0000.pem", servers=[server],
                                    certificates=sections), name)
 
 
@@ -84,7 +84,7 @@ def test_two_signals_milliseconds_apart_leave_the_root_entirely_old_or_entirely_
     (during the roll-back it started), 16 times: the root is always all old or all new,
     and the message says which."""
     old_ks = certificates_kickstart(write_ks, 150, "Old CA")
-    new_ks = certificates_kickstart(write_ks, 150, "New CA", "192.0.2.99#dot.new.example\n")
+    new_ks = certificates_kickstart(write_ks, 150, "New CA", "192.0.2.99#dot.new.example")
     pristine, expected_new = tmp_path / "pristine", tmp_path / "new"
     for root, kickstart in ((pristine, old_ks), (expected_new, old_ks), (expected_new, new_ks)):
         root.mkdir(exist_ok=True)
@@ -128,7 +128,7 @@ def test_two_signals_milliseconds_apart_leave_the_root_entirely_old_or_entirely_
 def _attacked_roll_back(tmp_path, write_ks, variant):
     require_namespaces()
     old_ks = certificates_kickstart(write_ks, 200, "Old CA")
-    new_ks = certificates_kickstart(write_ks, 200, "New CA", "192.0.2.99#dot.new.example\n")
+    new_ks = certificates_kickstart(write_ks, 200, "New CA", "192.0.2.99#dot.new.example")
     mountpoint = tmp_path / "mnt"
     mountpoint.mkdir()
     result = in_mount_namespace("cd %s && exec %s -m tests.apply_attacks %s %s %s %s" % (
@@ -240,7 +240,7 @@ def test_an_apply_on_a_root_another_apply_holds_is_refused_and_writes_nothing(
 def test_two_applies_started_together_never_mix_their_files(write_ks, tmp_path):
     first_ks = certificates_kickstart(write_ks, 200, "First CA")
     second_ks = certificates_kickstart(write_ks, 200, "Second CA",
-                                       "192.0.2.99#dot.second.example\n")
+                                       "192.0.2.99#dot.second.example")
     digests = {}
     for name, kickstart in (("first", first_ks), ("second", second_ks)):
         alone = tmp_path / name

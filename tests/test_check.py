@@ -8,10 +8,11 @@ import time
 
 import pytest
 
+from lab.kickstarts import CA_DIRECTORY_OPTION, CA_FILENAME, certificate_section, edns_kickstart
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.probe import Outcome, check_staging_input
-from tests.conftest import certificate_section, needs_certificate_type, run_cli
-from tests.dotlab import REFUSED_ZONE, TLS_NAME, dot_kickstart, forward_zone_config, free_port
+from tests.conftest import needs_certificate_type, run_cli
+from tests.dotlab import REFUSED_ZONE, TLS_NAME, forward_zone_config, free_port
 
 
 @pytest.fixture
@@ -40,9 +41,13 @@ def silent_port():
     listener.close()
 
 
-def check(write_ks, server_lines, ca_pem, *options, **kickstart_options):
-    return run_cli("check", write_ks(dot_kickstart(server_lines, ca_pem, **kickstart_options)),
-                   *options)
+def check(write_ks, server_lines, ca_pem, *options, header_options="--ca=" + CA_FILENAME,
+          certificate_options=CA_DIRECTORY_OPTION):
+    """`edns-addon check` of a kickstart holding only CA_PEM (as %certificate dns-ca.pem
+    with CERTIFICATE_OPTIONS) and SERVER_LINES under HEADER_OPTIONS."""
+    text = edns_kickstart(ca_pem, header_options, server_lines, commands="", certificates=(
+        certificate_section(ca_pem, options=certificate_options)))
+    return run_cli("check", write_ks(text), *options)
 
 
 def test_a_good_server_is_ok_with_its_handshake_and_query_times(write_ks, dot_upstream,
@@ -110,9 +115,9 @@ def test_without_ca_option_an_anchor_certificate_is_trusted(write_ks, dot_upstre
 def test_without_ca_option_every_anchor_certificate_is_trusted(write_ks, dot_upstream, dot_pki):
     # Kickstart bodies end without a newline; the anchors must still form one bundle.
     other_anchor = certificate_section(dot_pki.other_ca.pem, "other-root.pem", "--type=anchor")
-    result = run_cli("check", write_ks(other_anchor + dot_kickstart(
-        [dot_upstream.server_line()], dot_pki.ca.pem, header_options="",
-        certificate_options="--type=anchor")))
+    result = run_cli("check", write_ks(other_anchor + edns_kickstart(
+        dot_pki.ca.pem, "", [dot_upstream.server_line()], commands="",
+        certificates=certificate_section(dot_pki.ca.pem, options="--type=anchor"))))
     assert result.returncode == 0, result.stdout + result.stderr
     assert ": ok, " in result.stdout
 
@@ -186,7 +191,8 @@ def test_a_plaintext_backup_server_is_asked_over_udp(write_ks, dot_upstream, dot
 
 
 def test_a_kickstart_with_errors_is_not_checked(write_ks, dot_pki):
-    path = write_ks(dot_kickstart(["dns+tls://127.0.0.2:853"], dot_pki.ca.pem))
+    path = write_ks(edns_kickstart(dot_pki.ca.pem, servers=["dns+tls://127.0.0.2:853"],
+                                   commands=""))
     result = run_cli("check", path)
     assert result.returncode == 1
     assert "error: the DoT server dns+tls://127.0.0.2 has no TLS name" in result.stderr
@@ -206,17 +212,16 @@ def test_a_kickstart_without_the_section_is_not_checked(write_ks):
 @pytest.mark.parametrize("option", [["--timeout", "0"], ["--timeout", "soon"],
                                     ["--name", "bad name"], ["--name", "a..b"]])
 def test_bad_options_are_usage_errors(write_ks, dot_pki, option):
-    result = run_cli("check", write_ks(dot_kickstart(["127.0.0.2#dot.test"], dot_pki.ca.pem)),
-                     *option)
+    text = edns_kickstart(dot_pki.ca.pem, servers=["127.0.0.2#dot.test"], commands="")
+    result = run_cli("check", write_ks(text), *option)
     assert result.returncode == 2
     assert "error: argument %s" % option[0] in result.stderr
 
 
 def test_the_library_reports_outcome_and_round_trip_per_server(write_ks, dot_upstream,
                                                                dot_pki):
-    parsed = parse_kickstart(write_ks(dot_kickstart(
-        [dot_upstream.server_line(), dot_upstream.server_line("wrong.test")],
-        dot_pki.ca.pem)))
+    parsed = parse_kickstart(write_ks(edns_kickstart(dot_pki.ca.pem, servers=[
+        dot_upstream.server_line(), dot_upstream.server_line("wrong.test")], commands="")))
     good, wrong = check_staging_input(parsed.staging_input(), timeout=5)
     assert (good.ok, good.outcome, good.server.name) == (True, Outcome.OK, TLS_NAME)
     assert 0 < good.rtt_ms < 5000

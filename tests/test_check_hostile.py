@@ -8,10 +8,11 @@ import socket
 import dns.rcode
 import pytest
 
+from lab.kickstarts import edns_kickstart
 from org_edns_addon.model import DotServer, EdnsConfig
 from org_edns_addon.probe import Outcome, check_servers, printable
 from tests.conftest import run_cli
-from tests.dotlab import TLS_NAME, dot_kickstart
+from tests.dotlab import TLS_NAME
 from tests.hostile_dot import (HostileDotServer, dns_answer, make_hostile_ca,
                                make_hostile_server, oversized_tls_record,
                                raw_subject_alternative_names, reset_after_handshake)
@@ -42,8 +43,8 @@ def check_one(write_ks, server, ca_pem, *options, prefix=()):
     """`edns-addon check` of a kickstart naming SERVER alone; asserts the one-line, no-traceback
     promise and returns (exit code, the line without its server)."""
     line = server.server_line(TLS_NAME)
-    result = run_cli("check", write_ks(dot_kickstart([line], ca_pem)), "--timeout", "5",
-                     *options, prefix=prefix)
+    result = run_cli("check", write_ks(edns_kickstart(ca_pem, servers=[line], commands="")),
+                     "--timeout", "5", *options, prefix=prefix)
     assert result.stderr == ""
     assert result.stdout.count("\n") == 1 and result.stdout.startswith(line + ": "), \
         result.stdout
@@ -187,7 +188,7 @@ def silent_listener():
 
 def check_many(write_ks, dot_pki, port, count, nofile):
     lines = ["dns+tls://127.0.0.7:%d#s%d.test" % (port, index) for index in range(count)]
-    result = run_cli("check", write_ks(dot_kickstart(lines, dot_pki.ca.pem)),
+    result = run_cli("check", write_ks(edns_kickstart(dot_pki.ca.pem, servers=lines, commands="")),
                      "--timeout", "1", prefix=("prlimit", "--nofile=%d" % nofile, "--"))
     printed = result.stdout.splitlines()
     assert result.returncode == 1

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
+from lab.kickstarts import ADDON, certificate_section, edns_section, ksvalidator_command
 from tests.conftest import REPO, run_cli
-from tests.ks_fixtures import ADDON, cert_section, edns_section, ksvalidator_command
 
 EXAMPLE = REPO / "data" / "examples" / "corp-dot-edns.ks"
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"
@@ -59,7 +59,8 @@ def test_only_the_header_word_changes_and_the_rest_stays_byte_for_byte(tmp_path)
 
 
 def test_crlf_tabs_indentation_and_a_missing_last_newline_survive(tmp_path, pems):
-    text = ("# made on Windows  \r\ntext\t\r\n" + cert_section(pems.ca.pem).replace("\n", "\r\n")
+    text = ("# made on Windows  \r\ntext\t\r\n"
+            + certificate_section(pems.ca.pem).replace("\n", "\r\n")
             + "  %edns\t--ca=dns-ca.pem   --backend=unbound \r\n"
             + "\t" + GOOD + "   # main\r\n\r\n"
             + "dns+tls://[2001:db8::53]#dot.corp.example\r\n%end\r\n"

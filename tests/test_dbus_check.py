@@ -7,10 +7,11 @@ from contextlib import ExitStack
 import pytest
 from dasbus.typing import Str, get_variant
 
+from lab.kickstarts import edns_kickstart
 from org_edns_addon.dbus_interface import InvalidConfigurationError, InvalidValueError
 from tests.dbus_fixtures import (validation, TIMEOUT, plain_structures, python_env,
                                  running_template_service, template_service_argv)
-from tests.dotlab import TLS_NAME, dot_kickstart, free_port
+from tests.dotlab import TLS_NAME, free_port
 
 CHECK_SECONDS = 5.0
 FIELDS = {"address", "port", "name", "outcome", "reason", "rtt-ms"}
@@ -29,7 +30,7 @@ def service_for(bus, bus_address, write_ks):
     as its --ca certificate; returns its proxy."""
     with ExitStack() as services:
         def start(server_lines, ca_pem):
-            path = write_ks(dot_kickstart(server_lines, ca_pem))
+            path = write_ks(edns_kickstart(ca_pem, servers=server_lines, commands=""))
             proxy, _ = services.enter_context(running_template_service(bus, bus_address, path))
             return proxy
         yield start

@@ -12,9 +12,9 @@ import sys
 import pytest
 from packaging.requirements import Requirement
 
+from lab.kickstarts import edns_section
 from org_edns_addon import dependencies
 from tests.conftest import REPO
-from tests.ks_fixtures import edns_section
 
 SPEC = REPO / "edns-anaconda-addon.spec"
 ROWS = {"el9": "3.9", "el10": "3.12", "fedora": "3.13"}

@@ -24,6 +24,7 @@ import dns.zone
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from lab.kickstarts import CA_FILENAME, edns_kickstart
 from org_edns_addon import constants as c
 from tests import dotlab
 from tests.staging_fixtures import require_namespaces, require_tools
@@ -92,8 +93,8 @@ def staged_root(write_ks, tmp_path, dot_pki, name):
     from org_edns_addon.model import Phase
     from tests.dotlab import stage_kickstart
 
-    text = dotlab.dot_kickstart(["dns+tls://%s#%s" % (UPSTREAM, TLS_NAME)], dot_pki.ca.pem,
-                                "--ca=%s --backend=unbound" % dotlab.CA_FILENAME)
+    text = edns_kickstart(dot_pki.ca.pem, "--ca=%s --backend=unbound" % CA_FILENAME,
+                          ["dns+tls://%s#%s" % (UPSTREAM, TLS_NAME)], commands="")
     root = tmp_path / name
     root.mkdir()
     stage_kickstart(write_ks(text), root, Phase.TARGET)

@@ -19,6 +19,7 @@ import dns.name
 import dns.rcode
 import pytest
 
+from lab.kickstarts import CA_FILENAME, edns_kickstart
 from org_edns_addon import constants as c
 from org_edns_addon.staging import plan as staging_plan
 from org_edns_addon.staging import apply as staging_apply
@@ -26,15 +27,16 @@ from org_edns_addon.staging import networkmanager
 from org_edns_addon.model import Backend, DotServer, EdnsConfig
 from org_edns_addon.trust import DotTrust
 from tests.dot_fixtures import ROUTED_ANSWER_ADDRESS, ROUTED_ANSWER_NAME, ROUTED_ZONE
-from tests.dotlab import (ANSWER_ADDRESS, ANSWER_NAME, CA_FILENAME, LoopbackCapture, ask,
-                          dnsconfd_unbound_config, dot_kickstart, resolve_with_libc)
+from tests.dotlab import (ANSWER_ADDRESS, ANSWER_NAME, LoopbackCapture, ask,
+                          dnsconfd_unbound_config, resolve_with_libc)
 
 BACKENDS = [backend.value for backend in Backend]
 VERIFY_FAILED = "certificate verify failed"
 
 
 def kickstart(backend, server_lines, ca_pem):
-    return dot_kickstart(server_lines, ca_pem, "--ca=%s --backend=%s" % (CA_FILENAME, backend))
+    return edns_kickstart(ca_pem, "--ca=%s --backend=%s" % (CA_FILENAME, backend), server_lines,
+                          commands="")
 
 
 def addresses(response):

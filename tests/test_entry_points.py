@@ -15,14 +15,15 @@ import time
 
 import pytest
 
+from lab.kickstarts import certificate_section, edns_kickstart
 from org_edns_addon import constants as c
 from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.dbus_interface import InvalidValueError
 from tests import certs
-from tests.conftest import REPO, certificate_section, run_cli
+from tests.conftest import REPO, run_cli
 from tests.dbus_fixtures import (python_env, running_template_service, start_service, stop_service,
                                  template_service_argv, wait_for)
-from tests.staging_fixtures import edns_kickstart, tree_digest
+from tests.staging_fixtures import tree_digest
 
 SERVER = "dns+tls://192.0.2.53#dot.example\n"
 # C locale without Python's coercion to UTF-8: file names and output are ASCII.

@@ -6,14 +6,15 @@ import subprocess
 
 import pytest
 
+from lab.kickstarts import edns_kickstart
 from org_edns_addon import constants as c
 from org_edns_addon import initrd
 from org_edns_addon.staging import apply as staging_apply
 from org_edns_addon.staging import networkmanager
 from org_edns_addon.ks.reader import parse_kickstart
 from tests.conftest import run_cli
-from tests.staging_fixtures import (edns_kickstart, in_mount_namespace, require_namespaces,
-                                    require_tools, staging_input, walk_initramfs)
+from tests.staging_fixtures import (in_mount_namespace, require_namespaces, require_tools,
+                                    staging_input, walk_initramfs)
 
 OVERLAY_FILES = {
     "edns-ks.cfg": 0o100600,

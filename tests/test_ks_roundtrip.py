@@ -11,9 +11,9 @@ import tempfile
 
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
+from lab.kickstarts import ADDON, certificate_section, edns_section
 from org_edns_addon.ks.reader import parse_kickstart
 from tests.conftest import REPO
-from tests.ks_fixtures import ADDON, cert_section, edns_section
 
 EXAMPLES = REPO / "data" / "examples"
 
@@ -32,7 +32,7 @@ def read_back(text):
 
 
 def certificate_sections(result):
-    return "".join(cert_section(c.pem + "\n", c.filename) for c in result.certificates)
+    return "".join(certificate_section(c.pem + "\n", c.filename) for c in result.certificates)
 
 
 def assert_round_trip(text):
@@ -67,7 +67,7 @@ def test_the_bundled_edns_example_round_trips_into_the_addon_spelling():
 
 
 def test_idna_and_plaintext_servers_print_in_a_form_that_reads_back(pems):
-    text = cert_section(pems.ca.pem, "a.pem") + edns_section(
+    text = certificate_section(pems.ca.pem, "a.pem") + edns_section(
         "dns+tls://[2001:DB8::53]:8853#Dot.Bücher.example",
         "192.0.2.54#ドメイン.example domain=Straße.example",
         "dns+udp://[2001:db8::99]",
@@ -186,6 +186,6 @@ def kickstart(draw):
 @given(kickstart())
 def test_any_valid_section_round_trips(pems, example):
     ca_names, section = example
-    text = "".join(cert_section(pems.ca.pem, name) for name in ca_names) + section
+    text = "".join(certificate_section(pems.ca.pem, name) for name in ca_names) + section
     first, printed = assert_round_trip(text)
     assert printed.count(ADDON) == 1

@@ -9,11 +9,11 @@ import shlex
 
 import pytest
 
+from lab.kickstarts import ADDON, certificate_section, edns_section
 from org_edns_addon.certificates import build_bundle
 from org_edns_addon.ks.reader import parse_kickstart
 from tests.conftest import CERTIFICATE_TYPE, PYKICKSTART_REQUIRES_DIR, needs_certificate_type
-from tests.ks_fixtures import (ADDON, cert_section, edns_section, line_of, messages,
-                               only_error)
+from tests.ks_fixtures import line_of, messages, only_error
 
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"
 # A %certificate without --dir (or --type): EL9's pykickstart 3.32.x and Fedora 43's 3.66
@@ -340,7 +340,7 @@ def test_an_ordinary_kickstart_error_keeps_its_file_and_line(write_ks):
 # --- certificates ---------------------------------------------------------------------
 
 def test_an_unknown_ca_name_is_reported_at_the_header_with_the_known_names(write_ks, pems):
-    text = cert_section(pems.ca.pem, "corp-ca.pem") + edns_section(
+    text = certificate_section(pems.ca.pem, "corp-ca.pem") + edns_section(
         GOOD, options="--ca=corp-ca.pem,crop-ca.pem")
     path = write_ks(text)
     assert_one_error(path, text, ADDON, "--ca=crop-ca.pem names no %certificate --filename "
@@ -348,13 +348,14 @@ def test_an_unknown_ca_name_is_reported_at_the_header_with_the_known_names(write
 
 
 def test_a_ca_name_given_twice_is_reported_once_at_the_header(write_ks, pems):
-    text = cert_section(pems.ca.pem, "a.pem") + edns_section(GOOD, options="--ca=a.pem,a.pem")
+    text = (certificate_section(pems.ca.pem, "a.pem")
+            + edns_section(GOOD, options="--ca=a.pem,a.pem"))
     path = write_ks(text)
     assert_one_error(path, text, ADDON, "--ca lists a name twice")
 
 
 def test_a_private_key_pasted_instead_of_the_certificate_is_refused(write_ks, pems):
-    text = "text\n" + cert_section(pems.ca.key_pem) + edns_section(GOOD)
+    text = "text\n" + certificate_section(pems.ca.key_pem) + edns_section(GOOD)
     path = write_ks(text)
     assert_one_error(path, text, "BEGIN PRIVATE KEY", "a private key is pasted here "
                      "('-----BEGIN PRIVATE KEY-----'); never put a private key in a "
@@ -362,7 +363,7 @@ def test_a_private_key_pasted_instead_of_the_certificate_is_refused(write_ks, pe
 
 
 def test_a_private_key_hidden_after_a_certificate_is_refused_on_its_line(write_ks, pems):
-    text = "text\n" + cert_section(pems.ca.pem + "\n" + pems.ca.key_pem) + edns_section(
+    text = "text\n" + certificate_section(pems.ca.pem + "\n" + pems.ca.key_pem) + edns_section(
         GOOD, options="--ca=dns-ca.pem")
     path = write_ks(text)
     assert_one_error(path, text, "BEGIN PRIVATE KEY", "a private key is pasted here")
@@ -372,13 +373,13 @@ def test_a_private_key_hidden_after_a_certificate_is_refused_on_its_line(write_k
                                        "ENCRYPTED PRIVATE KEY", "OPENSSH PRIVATE KEY"])
 def test_a_private_key_of_any_kind_is_refused(write_ks, key_label):
     key = "-----BEGIN %s-----\nMIIB\n-----END %s-----\n" % (key_label, key_label)
-    text = cert_section(key) + edns_section(GOOD)
+    text = certificate_section(key) + edns_section(GOOD)
     path = write_ks(text)
     assert_one_error(path, text, "BEGIN " + key_label, "a private key is pasted here")
 
 
 def test_garbage_in_a_certificate_section_is_refused_on_its_line(write_ks, pems):
-    text = cert_section(pems.ca.pem + "see the wiki for the CA\n") + edns_section(GOOD)
+    text = certificate_section(pems.ca.pem + "see the wiki for the CA\n") + edns_section(GOOD)
     path = write_ks(text)
     assert_one_error(path, text, "see the wiki", "unexpected text 'see the wiki for the CA' "
                      "outside a PEM block; a %certificate body holds only -----BEGIN "
@@ -388,13 +389,13 @@ def test_garbage_in_a_certificate_section_is_refused_on_its_line(write_ks, pems)
 def test_a_certificate_whose_base64_is_damaged_is_refused(write_ks, pems):
     lines = pems.ca.pem.splitlines(True)
     lines[3] = lines[3][:10] + "!!!!" + lines[3][14:]
-    text = cert_section("".join(lines)) + edns_section(GOOD)
+    text = certificate_section("".join(lines)) + edns_section(GOOD)
     path = write_ks(text)
     assert_one_error(path, text, "BEGIN CERTIFICATE", "the certificate cannot be decoded")
 
 
 def test_a_certificate_without_its_end_line_is_refused(write_ks, pems):
-    text = cert_section(pems.ca.pem.replace("-----END CERTIFICATE-----\n", "")) + \
+    text = certificate_section(pems.ca.pem.replace("-----END CERTIFICATE-----\n", "")) + \
         edns_section(GOOD)
     path = write_ks(text)
     assert_one_error(path, text, "BEGIN CERTIFICATE", "'-----BEGIN CERTIFICATE-----' has no "
@@ -403,14 +404,14 @@ def test_a_certificate_without_its_end_line_is_refused(write_ks, pems):
 
 def test_a_pem_block_that_is_not_a_certificate_is_refused(write_ks, pems):
     public_key = "-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----\n"
-    text = cert_section(pems.ca.pem + public_key) + edns_section(GOOD)
+    text = certificate_section(pems.ca.pem + public_key) + edns_section(GOOD)
     path = write_ks(text)
     assert_one_error(path, text, "BEGIN PUBLIC KEY", "a PEM block of type 'PUBLIC KEY' is not "
                      "a certificate")
 
 
 def test_an_empty_certificate_section_is_refused_at_its_header(write_ks):
-    text = edns_section(GOOD) + cert_section("\n\n")
+    text = edns_section(GOOD) + certificate_section("\n\n")
     path = write_ks(text)
     assert_one_error(path, text, "%certificate", "The %certificate section is empty; paste "
                      "the CA certificate between the %certificate line and %end")
@@ -434,17 +435,17 @@ def test_an_empty_certificate_section_is_refused_at_its_header(write_ks):
 def test_a_certificate_that_cannot_authenticate_dns_servers_is_refused(write_ks, pems, kind,
                                                                        message, use):
     if use == "--ca":
-        text = cert_section(getattr(pems, kind).pem) + edns_section(GOOD,
+        text = certificate_section(getattr(pems, kind).pem) + edns_section(GOOD,
                                                                     options="--ca=dns-ca.pem")
     else:
-        text = cert_section(getattr(pems, kind).pem, options="--type=anchor") + \
+        text = certificate_section(getattr(pems, kind).pem, options="--type=anchor") + \
             edns_section(GOOD)
     path = write_ks(text)
     assert_one_error(path, text, "BEGIN CERTIFICATE", message)
 
 
 def test_an_expired_ca_names_its_end_date(write_ks, pems):
-    text = cert_section(pems.expired.pem) + edns_section(GOOD, options="--ca=dns-ca.pem")
+    text = certificate_section(pems.expired.pem) + edns_section(GOOD, options="--ca=dns-ca.pem")
     path = write_ks(text)
     assert_one_error(path, text, "BEGIN CERTIFICATE", "the certificate CN=Expired CA expired "
                      "on %s; replace it with a current one"
@@ -452,7 +453,7 @@ def test_an_expired_ca_names_its_end_date(write_ks, pems):
 
 
 def test_an_expired_certificate_not_used_for_dns_is_only_a_warning(write_ks, pems):
-    text = cert_section(pems.expired.pem, "other.pem") + edns_section(GOOD)
+    text = certificate_section(pems.expired.pem, "other.pem") + edns_section(GOOD)
     path = write_ks(text)
     result = parse_kickstart(path)
     assert result.errors == []
@@ -463,7 +464,7 @@ def test_an_expired_certificate_not_used_for_dns_is_only_a_warning(write_ks, pem
 
 
 def test_the_second_certificate_of_a_bundle_is_checked_on_its_own_line(write_ks, pems):
-    text = cert_section(pems.ca.pem + pems.expired.pem) + edns_section(
+    text = certificate_section(pems.ca.pem + pems.expired.pem) + edns_section(
         GOOD, options="--ca=dns-ca.pem")
     path = write_ks(text)
     assert_one_error(path, text, "BEGIN CERTIFICATE", "the certificate CN=Expired CA expired",
@@ -471,8 +472,8 @@ def test_the_second_certificate_of_a_bundle_is_checked_on_its_own_line(write_ks,
 
 
 def test_a_bundle_puts_every_certificate_in_the_dot_bundle_in_order_once(write_ks, pems):
-    text = (cert_section(pems.second_ca.pem + pems.ca.pem, "bundle.pem")
-            + cert_section(pems.ca.pem, "corp-ca.pem")
+    text = (certificate_section(pems.second_ca.pem + pems.ca.pem, "bundle.pem")
+            + certificate_section(pems.ca.pem, "corp-ca.pem")
             + edns_section(GOOD, options="--ca=bundle.pem,corp-ca.pem"))
     path = write_ks(text)
     result = parse_kickstart(path)
@@ -485,7 +486,7 @@ def test_a_bundle_puts_every_certificate_in_the_dot_bundle_in_order_once(write_k
 
 @needs_certificate_type
 def test_without_ca_the_dot_bundle_is_empty(write_ks, pems):
-    path = write_ks(cert_section(pems.ca.pem, options="--type=anchor") + edns_section(GOOD))
+    path = write_ks(certificate_section(pems.ca.pem, options="--type=anchor") + edns_section(GOOD))
     result = parse_kickstart(path)
     assert result.errors == []
     trust = result.staging_input().trust
@@ -495,14 +496,15 @@ def test_without_ca_the_dot_bundle_is_empty(write_ks, pems):
 @pytest.mark.skipif(CERTIFICATE_TYPE, reason="this pykickstart has %certificate --type")
 def test_type_anchor_where_pykickstart_lacks_it_is_an_error_on_its_line(write_ks, pems):
     # EL9 (3.32.x) and Fedora 43 (3.66): pykickstart refuses the option; nothing is dropped.
-    text = cert_section(pems.ca.pem, options="--dir=/etc/pki/dns/ --type=anchor") + \
+    text = certificate_section(pems.ca.pem, options="--dir=/etc/pki/dns/ --type=anchor") + \
         edns_section(GOOD)
     path = write_ks(text)
     assert only_error(path) == "%s:1: error: unrecognized arguments: --type=anchor" % path
 
 
 def test_two_certificates_with_one_file_name_are_an_error_at_the_second(write_ks, pems):
-    text = cert_section(pems.ca.pem) + cert_section(pems.second_ca.pem) + edns_section(GOOD)
+    text = (certificate_section(pems.ca.pem) + certificate_section(pems.second_ca.pem)
+            + edns_section(GOOD))
     path = write_ks(text)
     assert_one_error(path, text, "%certificate", "a second %%certificate --filename=dns-ca.pem "
                      "(first on %s:1); give each certificate its own file name" % path,
@@ -519,8 +521,7 @@ def test_two_certificates_with_one_file_name_are_an_error_at_the_second(write_ks
 ])
 def test_a_certificate_header_that_could_write_elsewhere_is_refused(write_ks, pems, options,
                                                                      message):
-    text = edns_section(GOOD) + "%%certificate --filename=ca.pem %s\n%s%%end\n" % (
-        options, pems.ca.pem)
+    text = edns_section(GOOD) + certificate_section(pems.ca.pem, "ca.pem", options)
     path = write_ks(text)
     assert_one_error(path, text, "%certificate", message)
 
@@ -529,7 +530,7 @@ def test_a_certificate_header_that_could_write_elsewhere_is_refused(write_ks, pe
 
 def test_errors_in_an_included_file_name_that_file_and_its_line(write_ks, pems):
     servers = "# DNS servers of the lab\n" + GOOD + "\ndns+tls://192.0.2.54\n"
-    certificate = cert_section(pems.not_ca.pem)
+    certificate = certificate_section(pems.not_ca.pem)
     included_servers = write_ks(servers, "servers.ks")
     included_ca = write_ks(certificate, "ca.ks")
     main = ("text\n%include ca.ks\n" + ADDON + " --ca=dns-ca.pem\n%include servers.ks\n"

@@ -12,9 +12,10 @@ import subprocess
 
 import pytest
 
+from lab.kickstarts import edns_kickstart
 from org_edns_addon import constants as c
 from tests.conftest import run_cli
-from tests.staging_fixtures import edns_kickstart, require_namespaces
+from tests.staging_fixtures import require_namespaces
 from tests.vmlab import networkmanager
 
 pytestmark = pytest.mark.root
@@ -25,10 +26,10 @@ KEYFILE_NAME = c.NM_KEYFILE_PATH.rsplit("/", 1)[1]
 ACCEPTED_FORMS = {
     "ipv4-ipv6-ports-freeipa-routed": (
         "--ca=dns-ca.pem --search=corp.example,lab.example",
-        "dns+tls://192.0.2.53#dot.corp.example\n"
-        "dns+tls://[2001:db8::53]:8853#dot.corp.example\n"
-        "192.0.2.54#dot2.corp.example\n"
-        "dns+tls://198.51.100.60:8853#dot.lab.example  domain=lab.example,test.lab.example\n",
+        ("dns+tls://192.0.2.53#dot.corp.example",
+         "dns+tls://[2001:db8::53]:8853#dot.corp.example",
+         "192.0.2.54#dot2.corp.example",
+         "dns+tls://198.51.100.60:8853#dot.lab.example  domain=lab.example,test.lab.example"),
         {"*": ["dns+tls://192.0.2.53#dot.corp.example",
                "dns+tls://[2001:db8::53]:8853#dot.corp.example",
                "dns+tls://192.0.2.54#dot2.corp.example"],
@@ -36,15 +37,15 @@ ACCEPTED_FORMS = {
          "test.lab.example": ["dns+tls://198.51.100.60:8853#dot.lab.example"]}),
     "ipv6-only-explicit-853-prefer-system-store": (
         "--resolve-mode=prefer",
-        "dns+tls://[2001:db8::53]:853#dot.corp.example\n"
-        "dns+tls://[2001:db8:0:0::54]#dot2.corp.example\n",
+        ("dns+tls://[2001:db8::53]:853#dot.corp.example",
+         "dns+tls://[2001:db8:0:0::54]#dot2.corp.example"),
         {"*": ["dns+tls://[2001:db8::53]#dot.corp.example",
                "dns+tls://[2001:db8::54]#dot2.corp.example"]}),
     "backup-with-plaintext-and-idna": (
         "--resolve-mode=backup --ca=dns-ca.pem --search=bücher.example",
-        "dns+tls://192.0.2.53#dot.bücher.example\n"
-        "dns+udp://192.0.2.99\n"
-        "dns+tls://198.51.100.61#dot.bücher.example domain=bücher.example\n",
+        ("dns+tls://192.0.2.53#dot.bücher.example",
+         "dns+udp://192.0.2.99",
+         "dns+tls://198.51.100.61#dot.bücher.example domain=bücher.example"),
         # NetworkManager writes a plaintext server back as a bare address.
         {"*": ["dns+tls://192.0.2.53#dot.xn--bcher-kva.example", "192.0.2.99"],
          "xn--bcher-kva.example": ["dns+tls://198.51.100.61#dot.xn--bcher-kva.example"]}),

@@ -10,12 +10,13 @@ import sys
 
 import pytest
 
+from lab.kickstarts import certificate_section, edns_kickstart, edns_section
 from org_edns_addon import initrd, packaging
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.staging import apply as staging_apply
 from org_edns_addon.staging.plan import Phase, Plan, PlannedFile
-from tests.conftest import REPO, certificate_section, run_cli
-from tests.staging_fixtures import edns_kickstart, require_tools, walk_initramfs
+from tests.conftest import REPO, run_cli
+from tests.staging_fixtures import require_tools, walk_initramfs
 
 
 def reference_plan():
@@ -158,9 +159,8 @@ def test_unicode_whitespace_around_a_certificate_gets_one_verdict_from_every_com
         body = test_ca.pem.rstrip("\n") + character + "\n"
     else:
         body = "".join(lines[:2]) + character + "".join(lines[2:])
-    kickstart = write_ks("%%certificate --filename=dns-ca.pem --dir=/etc/pki/dns/\n%s%%end\n"
-                         "%%addon org_edns_addon --ca=dns-ca.pem\n"
-                         "dns+tls://192.0.2.53#dot.example\n%%end\n" % body)
+    kickstart = write_ks(certificate_section(body) + edns_section(
+        "dns+tls://192.0.2.53#dot.example", options="--ca=dns-ca.pem"))
     root = tmp_path / "root"
     root.mkdir()
     validated = run_cli("validate", kickstart)

@@ -16,11 +16,11 @@ import struct
 
 import pytest
 
+from lab.kickstarts import edns_section
 from org_edns_addon import constants as c
 from org_edns_addon import initrd
 from org_edns_addon.ks.reader import parse_kickstart
 from tests.conftest import run_cli
-from tests.ks_fixtures import edns_section
 
 HEADER = "Linux arch/x86/boot/header.S cmdline_size"
 GRUB = "GRUB (rhboot/grub2) grub-core/lib/cmdline.c grub_create_loader_cmdline"

@@ -16,10 +16,10 @@ import ctypes.util
 
 import pytest
 
+from lab.kickstarts import edns_section
 from org_edns_addon.ks.reader import parse_kickstart
 
 from tests.conftest import run_cli
-from tests.ks_fixtures import edns_section
 from tests.peer_fixtures import Row, keyfile_servers
 
 PLUGIN = "NetworkManager src/core/dns/nm-dns-dnsconfd.c parse_global_config"

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
+from lab.kickstarts import ADDON, certificate_section, edns_section
 from org_edns_addon.ks.reader import parse_kickstart, without_text_of
 from org_edns_addon.ks.result import Include
 from tests.conftest import run_cli
-from tests.ks_fixtures import ADDON, cert_section, edns_section
 
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"
 
@@ -99,7 +99,7 @@ def test_a_problem_in_an_included_file_never_shows_its_lines(tmp_path, where):
 
 
 def test_a_problem_in_an_included_kickstart_keeps_the_words_of_kickstart(tmp_path, pems):
-    (tmp_path / "ca.ks").write_text(cert_section(pems.ca.pem, filename="../ca.pem"))
+    (tmp_path / "ca.ks").write_text(certificate_section(pems.ca.pem, filename="../ca.pem"))
     main = tmp_path / "ks.cfg"
     main.write_text("%include ca.ks\n" + edns_section(GOOD))
     result = run_cli("validate", main)

@@ -17,10 +17,10 @@ import time
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from lab.kickstarts import ADDON, certificate_section, edns_section
 from org_edns_addon import constants as c
 from org_edns_addon.ks.reader import LinePlaces, iter_lines
 from tests.conftest import REPO
-from tests.ks_fixtures import ADDON, cert_section, edns_section
 
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"
 
@@ -61,7 +61,8 @@ def run_measured(*args, timeout=120):
 @pytest.fixture
 def small(write_ks, pems):
     """`validate` of a small clean kickstart (a certificate and a server): the baseline."""
-    path = write_ks(cert_section(pems.ca.pem) + edns_section(GOOD, options="--ca=dns-ca.pem"))
+    path = write_ks(certificate_section(pems.ca.pem)
+                    + edns_section(GOOD, options="--ca=dns-ca.pem"))
     result = run_measured("validate", "--json", path)
     assert result.returncode == 0, result.stdout + result.stderr
     return result
@@ -129,7 +130,7 @@ def test_a_certificate_of_as_many_blocks_as_fit_costs_time_in_proportion(write_k
     blocks = c.MAX_PEM_BYTES // len(pems.ca.pem)
     runs = {}
     for count in (blocks // 10, blocks):
-        path = write_ks(cert_section(pems.ca.pem * count) +
+        path = write_ks(certificate_section(pems.ca.pem * count) +
                         edns_section(GOOD, options="--ca=dns-ca.pem"))
         runs[count] = run_measured("validate", path)
         assert (runs[count].returncode, runs[count].stdout) == (
@@ -139,7 +140,7 @@ def test_a_certificate_of_as_many_blocks_as_fit_costs_time_in_proportion(write_k
 
 def test_a_certificate_body_past_the_size_bound_stops_growing(write_ks, pems, small):
     # A million blank lines after a certificate: refused for its size, in little memory.
-    path = write_ks(cert_section(pems.ca.pem + "\n" * (c.MAX_PEM_BYTES * 4)) +
+    path = write_ks(certificate_section(pems.ca.pem + "\n" * (c.MAX_PEM_BYTES * 4)) +
                     edns_section(GOOD))
     result = run_measured("validate", path)
     assert result.returncode == 1

@@ -4,6 +4,7 @@ import dataclasses
 
 import pytest
 
+from lab.kickstarts import certificate_section, edns_kickstart
 from org_edns_addon import constants as c
 from org_edns_addon.staging import plan as staging_plan
 from org_edns_addon.staging import apply as staging_apply
@@ -11,9 +12,9 @@ from org_edns_addon.staging import networkmanager
 from org_edns_addon.staging import StagingError
 from org_edns_addon.model import Backend, DotServer, EdnsConfig, ResolveMode
 from tests import certs
-from tests.conftest import certificate_section, needs_certificate_type
-from tests.staging_fixtures import (edns_kickstart, networkmanager_config, require_tools,
-                                    staging_input, unbound_checkconf)
+from tests.conftest import needs_certificate_type
+from tests.staging_fixtures import (networkmanager_config, require_tools, staging_input,
+                                    unbound_checkconf)
 
 DEFAULT_URIS = ["dns+tls://192.0.2.53#dot.corp.example",
                 "dns+tls://[2001:db8::53]:8853#dot.corp.example",
@@ -48,8 +49,8 @@ def test_without_ca_the_keyfile_names_no_bundle_and_plaintext_backup_is_kept(
     require_tools("NetworkManager")
     data = staging_input(write_ks, edns_kickstart(
         test_ca.pem, "--resolve-mode=backup",
-        servers="dns+tls://192.0.2.53#dot.corp.example\ndns+udp://192.0.2.99\n"
-                "[2001:db8::1]#dot.v6.example\n"))
+        servers=("dns+tls://192.0.2.53#dot.corp.example", "dns+udp://192.0.2.99",
+                 "[2001:db8::1]#dot.v6.example")))
     plan = staging_plan.build_plan(data, staging_plan.Phase.INSTALLER, "/")
 
     printed = networkmanager_config(tmp_path, files_of(plan)[c.NM_KEYFILE_PATH].content)

@@ -2,13 +2,14 @@
 
 import pytest
 
+from lab.kickstarts import certificate_section, edns_section
 from org_edns_addon import constants as c
 from org_edns_addon.certificates import CaCertificate
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.model import DotServer, EdnsConfig
 from org_edns_addon.trust import dot_trust, trust_problems
 from tests import certs
-from tests.ks_fixtures import cert_section, edns_section, line_of
+from tests.ks_fixtures import line_of
 
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"
 CONFIG = EdnsConfig(servers=(DotServer.parse_uri(GOOD),))
@@ -22,7 +23,7 @@ def test_a_self_signed_v1_anchor_is_a_ca_as_openssl_takes_it(write_ks, tmp_path)
     # rhinstaller/kickstart-tests' certificate tests carry such an anchor; OpenSSL's
     # check_ca() (crypto/x509/v3_purp.c) calls a self-signed v1 certificate a CA.
     v1 = certs.make_v1_root("V1 Root", tmp_path)
-    path = write_ks(cert_section(v1, "v1.pem", "--type=anchor") + edns_section(GOOD))
+    path = write_ks(certificate_section(v1, "v1.pem", "--type=anchor") + edns_section(GOOD))
     result = parse_kickstart(path)
     assert result.errors == []
     assert [block.subject for block in result.staging_input().trust.anchors] == ["CN=V1 Root"]
@@ -30,12 +31,12 @@ def test_a_self_signed_v1_anchor_is_a_ca_as_openssl_takes_it(write_ks, tmp_path)
 
 def test_without_an_encrypted_dns_section_no_anchor_is_judged_as_a_dns_ca(write_ks, pems):
     # The certificates belong to Anaconda's Security module alone then.
-    path = write_ks(cert_section(pems.not_ca.pem, "leaf.pem", "--type=anchor"))
+    path = write_ks(certificate_section(pems.not_ca.pem, "leaf.pem", "--type=anchor"))
     assert [str(p) for p in parse_kickstart(path).errors] == []
 
 
 def test_an_anchor_that_is_no_ca_is_an_error_where_it_authenticates_servers(write_ks, pems):
-    text = cert_section(pems.not_ca.pem, "leaf.pem", "--type=anchor") + edns_section(GOOD)
+    text = certificate_section(pems.not_ca.pem, "leaf.pem", "--type=anchor") + edns_section(GOOD)
     path = write_ks(text)
     assert [str(p) for p in parse_kickstart(path).errors] == [
         "%s:%d: error: Not a valid CA certificate: CN=Not a CA (basicConstraints CA:TRUE is "
@@ -45,8 +46,8 @@ def test_an_anchor_that_is_no_ca_is_an_error_where_it_authenticates_servers(writ
 
 def test_a_certificate_at_the_bundle_path_without_ca_is_the_trust_and_a_warning(write_ks,
                                                                                  pems):
-    text = cert_section(pems.ca.pem, "tls-ca-bundle.pem",
-                        "--dir=/etc/pki/dns/extracted/pem/") + edns_section(GOOD)
+    text = certificate_section(pems.ca.pem, "tls-ca-bundle.pem",
+                               "--dir=/etc/pki/dns/extracted/pem/") + edns_section(GOOD)
     path = write_ks(text)
     result = parse_kickstart(path)
     assert [str(p) for p in result.problems] == [
@@ -58,8 +59,9 @@ def test_a_certificate_at_the_bundle_path_without_ca_is_the_trust_and_a_warning(
 
 
 def test_a_certificate_at_the_bundle_path_beside_other_ca_names_is_refused(write_ks, pems):
-    text = (cert_section(pems.ca.pem, "tls-ca-bundle.pem", "--dir=/etc/pki/dns/extracted/pem/")
-            + cert_section(pems.second_ca.pem, "corp.pem")
+    text = (certificate_section(pems.ca.pem, "tls-ca-bundle.pem",
+                                "--dir=/etc/pki/dns/extracted/pem/")
+            + certificate_section(pems.second_ca.pem, "corp.pem")
             + edns_section(GOOD, options="--ca=corp.pem"))
     path = write_ks(text)
     assert [str(p) for p in parse_kickstart(path).errors] == [
@@ -75,7 +77,7 @@ def test_a_certificate_at_the_bundle_path_beside_other_ca_names_is_refused(write
 ])
 def test_a_certificate_on_a_file_the_addon_writes_is_refused(write_ks, pems, directory,
                                                              filename, written):
-    path = write_ks(cert_section(pems.ca.pem, filename, "--dir=%s" % directory) +
+    path = write_ks(certificate_section(pems.ca.pem, filename, "--dir=%s" % directory) +
                     edns_section(GOOD))
     assert [str(p) for p in parse_kickstart(path).errors] == [
         "%s:1: error: --dir and --filename place this certificate at %s, a file this addon "
@@ -83,8 +85,8 @@ def test_a_certificate_on_a_file_the_addon_writes_is_refused(write_ks, pems, dir
 
 
 def test_a_certificate_where_another_file_needs_a_directory_is_refused(write_ks, pems):
-    text = (cert_section(pems.ca.pem, "pki", "--dir=/etc") +
-            cert_section(pems.second_ca.pem, "corp.pem") + edns_section(GOOD))
+    text = (certificate_section(pems.ca.pem, "pki", "--dir=/etc") +
+            certificate_section(pems.second_ca.pem, "corp.pem") + edns_section(GOOD))
     path = write_ks(text)
     assert [str(p) for p in parse_kickstart(path).errors] == [
         "%s:1: error: --dir and --filename place this certificate at /etc/pki, but "
@@ -109,7 +111,7 @@ def test_problems_of_certificates_given_outside_a_kickstart_have_no_place(pems):
 
 def test_a_file_name_with_a_space_is_one_name_in_certificate_and_ca(write_ks, pems):
     # The --filename bug: the same name validated as a %certificate was refused in --ca.
-    text = (cert_section(pems.ca.pem, '"ca cert.pem"') +
+    text = (certificate_section(pems.ca.pem, '"ca cert.pem"') +
             edns_section(GOOD, options="'--ca=ca cert.pem'"))
     result = parse_kickstart(write_ks(text))
     assert result.errors == []

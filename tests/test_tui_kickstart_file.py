@@ -4,10 +4,11 @@ import os
 
 import pytest
 
+from lab.kickstarts import certificate_section
 from org_edns_addon.tui.editor import EdnsEditor, read_ca_pem
 from org_edns_addon.tui.kickstart_file import (KickstartFileError, load_kickstart,
                                                new_kickstart, render_kickstart, save_kickstart)
-from tests.conftest import certificate_section, run_cli
+from tests.conftest import run_cli
 
 HEAD = "# head comment\ntext\nlang en_US.UTF-8\r\nrootpw --lock\n\n"
 TAIL = "\n%packages\n@core\n%end\n# tail comment without newline"

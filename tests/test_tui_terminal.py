@@ -10,8 +10,9 @@ import time
 
 import pytest
 
+from lab.kickstarts import certificate_section
 from tests import certs
-from tests.conftest import REPO, certificate_section, run_cli
+from tests.conftest import REPO, run_cli
 
 PROMPT = "Please make a selection from the above"
 

@@ -9,9 +9,9 @@ import sys
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from lab.kickstarts import ADDON, certificate_section, edns_section
 from org_edns_addon.ks.reader import parse_kickstart
 from tests.conftest import REPO, run_cli
-from tests.ks_fixtures import ADDON, cert_section, edns_section
 
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"
 
@@ -27,7 +27,8 @@ def assert_refused_file(result, path, message, lineno=None):
 
 
 def test_a_clean_kickstart_exits_0_with_a_summary(write_ks, pems):
-    path = write_ks(cert_section(pems.ca.pem) + edns_section(GOOD, options="--ca=dns-ca.pem"))
+    path = write_ks(certificate_section(pems.ca.pem)
+                    + edns_section(GOOD, options="--ca=dns-ca.pem"))
     result = run_cli("validate", path)
     assert (result.returncode, result.stdout, result.stderr) == (
         0, "%s: 0 errors, 0 warnings\n" % path, "")
@@ -41,7 +42,7 @@ def test_warnings_alone_exit_0(write_ks):
 
 
 def test_errors_are_printed_as_the_library_reports_them_and_exit_1(write_ks, pems):
-    text = ("text\n" + cert_section(pems.expired.pem) +
+    text = ("text\n" + certificate_section(pems.expired.pem) +
             edns_section(GOOD, "dns+tls://192.0.2.54", options="--ca=dns-ca.pem,other.pem"))
     path = write_ks(text)
     result = run_cli("validate", path)

@@ -23,14 +23,15 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from lab.kickstarts import CA_FILENAME, edns_kickstart
 from org_edns_addon import constants as c
 from tests import certs
-from tests.conftest import certificate_section
 from tests.vmlab import guest, initramfs, tapnet, trixie_tree
 
 REPO = Path(__file__).resolve().parents[2]
 DNSCONFD_ENV = "DNSCONFD_ROOT"
-CA_FILE = "dns-ca.pem"
+# A network install: what an installer kickstart holds before our sections.
+COMMANDS = "text\nnetwork --bootproto=dhcp\nrootpw --lock\n"
 KS_URL = "https://ks.corp.example/ks.cfg"
 STATIC_IP = ["ip=%s::%s:255.255.255.0::%s:none" % (tapnet.GUEST_IPV4, tapnet.GATEWAY_IPV4,
                                                      tapnet.GUEST_INTERFACE),
@@ -98,12 +99,6 @@ def cli(*args, check=True):
         raise RuntimeError("edns-addon %s failed: %s" % (" ".join(map(str, args)),
                                                          result.stderr))
     return result
-
-
-def kickstart(ca_pem, servers, options="--ca=%s" % CA_FILE):
-    return ("text\nnetwork --bootproto=dhcp\nrootpw --lock\n"
-            + certificate_section(ca_pem, CA_FILE)
-            + "%%addon org_edns_addon %s\n%s\n%%end\n" % (options, "\n".join(servers)))
 
 
 def dnsconfd_root():
@@ -191,7 +186,8 @@ class Lab:
                                     [tapnet.ROUTED_DOT], *self.lab_cert, tapnet.LAB_ZONE,
                                     ["www.lab.example. 300 IN A %s"
                                      % tapnet.ANSWERS["www.lab.example"]], tapnet.ROUTED_DOT)
-        self.ks_file = kickstart(self.ca.pem, [MAIN_SERVER]).encode()
+        self.ks_file = edns_kickstart(self.ca.pem, servers=[MAIN_SERVER],
+                                      commands=COMMANDS).encode()
         self.web = net.start_https(self.workdir / "https", *self.web_cert,
                                    {"ks.cfg": self.ks_file})
         self.services = [self.main, self.ipv6, self.routed, self.web]
@@ -368,12 +364,13 @@ def sysusers_case(proof, lab, backend, upper):
 
 def cases(proof, lab, image):
     """[(name, run)] of the proof's cases, in order; which run depends on DNSCONFD_ROOT."""
-    ks_main = kickstart(lab.ca.pem, [MAIN_SERVER, ROUTED_SERVER])
-    ks_other = kickstart(lab.other_ca.pem, [MAIN_SERVER, ROUTED_SERVER])
-    ks_unbound = kickstart(lab.ca.pem, [MAIN_SERVER, ROUTED_SERVER],
-                           "--ca=%s --backend=unbound" % CA_FILE)
-    ks_unbound_other = kickstart(lab.other_ca.pem, [MAIN_SERVER, ROUTED_SERVER],
-                                 "--ca=%s --backend=unbound" % CA_FILE)
+    servers = [MAIN_SERVER, ROUTED_SERVER]
+    unbound_options = "--ca=%s --backend=unbound" % CA_FILENAME
+    ks_main = edns_kickstart(lab.ca.pem, servers=servers, commands=COMMANDS)
+    ks_other = edns_kickstart(lab.other_ca.pem, servers=servers, commands=COMMANDS)
+    ks_unbound = edns_kickstart(lab.ca.pem, unbound_options, servers, commands=COMMANDS)
+    ks_unbound_other = edns_kickstart(lab.other_ca.pem, unbound_options, servers,
+                                      commands=COMMANDS)
     found = []
     if lab.dnsconfd:
         found += [
@@ -388,7 +385,8 @@ def cases(proof, lab, image):
                 "plaintext DNS server (exclusive)", ks_main, DHCP_IP, True)),
             ("installer-ipv6", lambda: installer_case(
                 proof, lab, image, "installer-ipv6", "Installer initramfs: an IPv6 DoT "
-                "server", kickstart(lab.ca.pem, [IPV6_SERVER]), STATIC_IP, True,
+                "server", edns_kickstart(lab.ca.pem, servers=[IPV6_SERVER], commands=COMMANDS),
+                STATIC_IP, True,
                 expect_routed=False, expected_answer=tapnet.IPV6_SERVER_ANSWER)),
             ("target-dnsconfd", lambda: sysusers_case(proof, lab, "dnsconfd", target_case(
                 proof, lab, "dnsconfd", "Installed system, dnsconfd backend: apply --root, "

@@ -1,0 +1,53 @@
+"""Kickstart text for the tests, the benchmarks and the proofs: the one place that writes
+a ``%certificate`` section, an encrypted DNS section or a whole kickstart around them,
+and that finds pykickstart's own validator to run on one."""
+
+import os
+import shutil
+import sys
+
+from org_edns_addon import constants as c
+
+# The section as Anaconda delivers it (the other spelling, "%edns", only our tools read).
+ADDON = c.ADDON_SECTION_OPEN
+CA_FILENAME = "dns-ca.pem"
+CA_DIRECTORY_OPTION = "--dir=" + c.DOT_CA_DIR
+# The commands of an installation kickstart before its sections: five lines, so the
+# first section starts on line 6.
+COMMANDS = "text\nlang en_US.UTF-8\nkeyboard us\ntimezone UTC --utc\nrootpw --lock\n"
+# Every form of server line: URI and short form, IPv6 with a port, a routed server.
+SERVERS = ("dns+tls://192.0.2.53#dot.corp.example",
+           "dns+tls://[2001:db8::53]:8853#dot.corp.example",
+           "192.0.2.54#dot2.corp.example",
+           "dns+tls://198.51.100.60#dot.lab.example  domain=lab.example,test.lab.example")
+
+
+def certificate_section(pem, filename=CA_FILENAME, options=CA_DIRECTORY_OPTION):
+    """A %certificate section holding PEM (text that may be anything) as FILENAME."""
+    return "%%certificate --filename=%s %s\n%s%s%%end\n" % (
+        filename, options, pem, "" if pem.endswith("\n") or not pem else "\n")
+
+
+def edns_section(*servers, options="", spelling=ADDON):
+    """An encrypted DNS section with the body lines SERVERS and the header OPTIONS."""
+    header = spelling + (" " + options if options else "")
+    return "\n".join([header, *servers, "%end"]) + "\n"
+
+
+def edns_kickstart(ca_pem, options="--ca=" + CA_FILENAME, servers=SERVERS, certificates=None,
+                   spelling=ADDON, commands=COMMANDS):
+    """COMMANDS, then CA_PEM as the %certificate CA_FILENAME (or the section text
+    CERTIFICATES instead), then an encrypted DNS section with SERVERS under OPTIONS."""
+    if certificates is None:
+        certificates = certificate_section(ca_pem)
+    return commands + certificates + edns_section(*servers, options=options,
+                                                  spelling=spelling)
+
+
+def ksvalidator_command():
+    """The real `ksvalidator` script, run by this Python (no pyenv shim in between)."""
+    beside = os.path.join(os.path.dirname(sys.executable), "ksvalidator")
+    script = beside if os.path.exists(beside) else shutil.which("ksvalidator")
+    if script is None:
+        raise RuntimeError("pykickstart's ksvalidator is not installed")
+    return [sys.executable, script]

@@ -1,6 +1,6 @@
 """`edns-addon check` against a DoT upstream that answers at once, versus kdig.
 
-The upstream is dnsdist on loopback (``tests.dnsdist_lab``): unlike the lab's
+The upstream is dnsdist on loopback (``lab.dnsdist``): unlike the lab's
 Unbound it answers a small query over TLS at once, without waiting for the
 client's delayed ACK. Whole processes, paired and interleaved rounds, one run:
 
@@ -40,8 +40,8 @@ sys.path.insert(0, str(REPO))
 from benchmarks.paired import (installed_env, median_ms, paired_ratio,  # noqa: E402
                                print_table, run_rounds)
 from lab.kickstarts import edns_kickstart  # noqa: E402
-from tests.dnsdist_lab import ANSWER_ADDRESS, start_dnsdist_upstream  # noqa: E402
-from tests.dotlab import TLS_NAME, DotPki  # noqa: E402
+from lab.dnsdist import ANSWER_ADDRESS, start_dnsdist_upstream  # noqa: E402
+from lab.dotlab import TLS_NAME, DotPki  # noqa: E402
 
 SERVERS = 10
 ADDRESSES = tuple("127.0.0.%d" % (20 + index) for index in range(SERVERS))

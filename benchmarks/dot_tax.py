@@ -2,11 +2,11 @@
 
 The forwarder is the one `edns-addon apply --root` writes for --backend=unbound
 (``/etc/unbound/conf.d/edns-forward.conf``, staged with the installer's own
-code), run as the installed system would (``tests.dotlab.start_staged_resolver``:
+code), run as the installed system would (``lab.dotlab.start_staged_resolver``:
 Unbound on 127.0.0.55:53, the staged /etc over /etc). The baseline is the same
 staged tree with only the forward-zone turned to plaintext
 (``forward-tls-upstream: no``, the upstream's port 53). The upstream is the same
-dnsdist for both (``tests.dnsdist_lab``), answering every query itself at once,
+dnsdist for both (``lab.dnsdist``), answering every query itself at once,
 DoT on 127.0.0.2:853 and plaintext on 127.0.0.2:53, so the difference is the
 forwarder's TLS alone. Everything runs in a private network namespace.
 
@@ -46,11 +46,11 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from lab.kickstarts import edns_kickstart  # noqa: E402
+from lab.dnsdist import ANSWER_ADDRESS, start_dnsdist_upstream  # noqa: E402
+from lab.dotlab import (TLS_NAME, DotPki, PrivateNetwork, stage_kickstart,  # noqa: E402
+                        start_staged_resolver)
 from org_edns_addon import constants as c  # noqa: E402
 from org_edns_addon.model import Backend  # noqa: E402
-from tests.dnsdist_lab import ANSWER_ADDRESS, start_dnsdist_upstream  # noqa: E402
-from tests.dotlab import (TLS_NAME, DotPki, PrivateNetwork, stage_kickstart,  # noqa: E402
-                          start_staged_resolver)
 
 UPSTREAM_ADDRESS = "127.0.0.2"
 NAME_SUFFIX = "zone.test"

@@ -29,8 +29,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from lab.kickstarts import (COMMANDS, certificate_section, edns_section,  # noqa: E402
-                           ksvalidator_command)
-from tests import certs  # noqa: E402
+                            ksvalidator_command)
+from lab import certs  # noqa: E402
 
 # (servers, certificates): the servers series, then the certificates series.
 SIZES = [(10, 10), (100, 10), (1000, 10), (10000, 10), (10, 100), (10, 1000)]

@@ -75,7 +75,7 @@ def certificates_kickstart(path, count, ca_names=20, anchors=0.1):
     rest in /etc/pki/dns/, the first CA_NAMES of those the DoT CAs (--ca)."""
     sys.path.insert(0, str(REPO))
     from lab.kickstarts import COMMANDS, certificate_section, edns_section
-    from tests import certs
+    from lab import certs
 
     sections = []
     names = []

@@ -7,7 +7,7 @@ The example's CA has no private key anywhere and its servers' addresses must
 never get traffic, so a fresh CA and server certificate are made now, and a
 copy of the kickstart names them and loopback addresses instead. Everything
 runs in a private network namespace that has only loopback, with the code the
-end-to-end tests use (tests/dotlab.py); every process is stopped by its PID at
+end-to-end tests use (lab/dotlab.py); every process is stopped by its PID at
 the end. Exit status 1 if any step does not show what it should.
 """
 
@@ -27,12 +27,12 @@ import dns.rcode
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from lab import certs  # noqa: E402
+from lab.dotlab import (LoopbackCapture, PrivateNetwork, ask, resolve_with_libc,  # noqa: E402
+                        stage_kickstart, start_dot_upstream, start_staged_resolver)
 from org_edns_addon import constants as c  # noqa: E402
 from org_edns_addon.ks.reader import parse_kickstart  # noqa: E402
 from org_edns_addon.model import Backend  # noqa: E402
-from tests import certs  # noqa: E402
-from tests.dotlab import (LoopbackCapture, PrivateNetwork, ask, resolve_with_libc,  # noqa: E402
-                          stage_kickstart, start_dot_upstream, start_staged_resolver)
 
 EXAMPLE = REPO / "data" / "examples" / "corp-dot.ks"
 FIRST_LOOPBACK = ip_address("127.0.0.2")

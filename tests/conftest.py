@@ -10,8 +10,8 @@ from pykickstart.errors import KickstartParseError
 from pykickstart.parser import Certificate, KickstartParser
 from pykickstart.version import makeVersion
 
+from lab import certs
 from org_edns_addon.ks import reader
-from tests import certs
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -1,7 +1,7 @@
 """pytest fixtures of real DNS over TLS on loopback (the code is in ``tests/dotlab.py``).
 
 ``tests/conftest.py`` registers them for every test: a test names the ones it
-needs as arguments, and imports the helpers from ``tests.dotlab``.
+needs as arguments, and imports the helpers from ``lab.dotlab``.
 
 Fixtures
   ``dot_pki`` (session)       certificates written to files: ``ca`` signed the
@@ -30,10 +30,10 @@ from typing import List
 
 import pytest
 
+from lab.dotlab import (DotPki, DotUpstream, PrivateNetwork, UnboundProcess,
+                        stage_kickstart, start_dot_upstream, start_forwarder,
+                        start_staged_resolver)
 from org_edns_addon import constants as c
-from tests.dotlab import (DotPki, DotUpstream, PrivateNetwork, UnboundProcess,
-                          stage_kickstart, start_dot_upstream, start_forwarder,
-                          start_staged_resolver)
 from tests.staging_fixtures import require_namespaces
 
 # What the lab's routed upstream answers (and nothing else).

@@ -1,12 +1,12 @@
 """Hostile DNS-over-TLS servers on loopback, for attacking ``edns-addon check``.
 
 A ``HostileDotServer`` is a real TLS server (Python's ``ssl``) in a thread of
-the test process, with a certificate made here with ``cryptography``; after
+the test process, with a certificate from ``lab.certs``; after
 each TLS handshake it does what its ``behaviour`` says: answer with an RCODE,
 reset the connection, send a TLS record larger than TLS allows. The
 certificates carry what an attacker can put in them: control characters in
 names, thousands of alternative names, a malformed iPAddress entry that
-``cryptography`` cannot read (built as raw DER).
+``cryptography`` cannot read (``certs.subject_alternative_names_der``).
 
 Nothing here needs pytest; ``start``/``stop`` by hand or use it as a context manager.
 """
@@ -18,91 +18,15 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtensionOID, ExtendedKeyUsageOID, NameOID
-
-from tests import certs
+from lab import certs
 
 # How long a connection of a hostile server waits for its client before giving up.
 CONNECTION_SECONDS = 10.0
 # The largest payload TLS allows in one record (RFC 8446 5.1).
 TLS_MAX_PLAINTEXT = 2 ** 14
 _TLS_APPLICATION_DATA = 0x17
-
-
-def _name(common_name):
-    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
-
-
-def _der_length(length):
-    if length < 0x80:
-        return bytes([length])
-    encoded = length.to_bytes((length.bit_length() + 7) // 8, "big")
-    return bytes([0x80 | len(encoded)]) + encoded
-
-
-def _der(tag, content):
-    return bytes([tag]) + _der_length(len(content)) + content
-
-
-def raw_subject_alternative_names(dns_names=(), ip_octets=()):
-    """The DER of a SubjectAlternativeName with DNS_NAMES (dNSName, [2]) and IP_OCTETS
-    (iPAddress, [7]) taken as raw bytes, so any length can be written: RFC 5280 allows
-    only 4 or 16, and ``cryptography`` refuses to read anything else."""
-    entries = b"".join(_der(0x82, name.encode("ascii")) for name in dns_names)
-    entries += b"".join(_der(0x87, octets) for octets in ip_octets)
-    return _der(0x30, entries)
-
-
-def make_hostile_server(issuer, dns_names=("dot.test",), subject_cn=None,
-                        raw_alternative_names: Optional[bytes] = None):
-    """A server certificate signed by ISSUER (a ``certs.Issued``).
-
-    Its alternative names are DNS_NAMES, written as given (control characters
-    included), or RAW_ALTERNATIVE_NAMES (the extension's DER) when given; its
-    subject CN is SUBJECT_CN (default: the first name).
-    """
-    key = ec.generate_private_key(ec.SECP256R1())
-    if raw_alternative_names is not None:
-        alternative = x509.UnrecognizedExtension(ExtensionOID.SUBJECT_ALTERNATIVE_NAME,
-                                                 raw_alternative_names)
-    else:
-        alternative = x509.UnrecognizedExtension(ExtensionOID.SUBJECT_ALTERNATIVE_NAME,
-                                                 raw_subject_alternative_names(dns_names))
-    builder = (x509.CertificateBuilder()
-               .subject_name(_name(subject_cn or (dns_names[0] if dns_names else "server")))
-               .issuer_name(issuer.cert.subject)
-               .public_key(key.public_key()).serial_number(x509.random_serial_number())
-               .not_valid_before(certs.now() - certs.DAY)
-               .not_valid_after(certs.now() + 30 * certs.DAY)
-               .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-               .add_extension(alternative, critical=False)
-               .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]),
-                              critical=False))
-    return certs.Issued(builder.sign(issuer.key, hashes.SHA256()), key)
-
-
-def make_hostile_ca(common_name, organization=None):
-    """A self-signed CA whose subject (and so its certificates' issuer) is COMMON_NAME and
-    ORGANIZATION, whatever characters they hold; ORGANIZATION may be of any length."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    attributes = [x509.NameAttribute(NameOID.COMMON_NAME, common_name)]
-    if organization is not None:
-        attributes.append(x509.NameAttribute(NameOID.ORGANIZATION_NAME, organization))
-    name = x509.Name(attributes)
-    certificate = (x509.CertificateBuilder()
-                   .subject_name(name).issuer_name(name)
-                   .public_key(key.public_key()).serial_number(x509.random_serial_number())
-                   .not_valid_before(certs.now() - certs.DAY)
-                   .not_valid_after(certs.now() + 30 * certs.DAY)
-                   .add_extension(x509.BasicConstraints(ca=True, path_length=None),
-                                  critical=True)
-                   .sign(key, hashes.SHA256()))
-    return certs.Issued(certificate, key)
 
 
 # ---------------------------------------------------------------------------

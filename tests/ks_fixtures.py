@@ -4,8 +4,8 @@ itself comes from ``lab.kickstarts``."""
 
 import pytest
 
+from lab import certs
 from org_edns_addon.ks.reader import parse_kickstart
-from tests import certs
 
 
 def line_of(text, needle, occurrence=1):

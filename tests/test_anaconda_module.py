@@ -27,6 +27,8 @@ except ImportError as error:   # pragma: no cover - depends on the machine
 
 # pylint: disable=wrong-import-position
 from lab.kickstarts import certificate_section, edns_kickstart
+from lab import certs
+from lab.dotlab import TLS_NAME, free_port
 from org_edns_addon import constants as c
 from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.dbus_interface import InvalidConfigurationError
@@ -35,12 +37,10 @@ from org_edns_addon.service import edns as edns_module
 from org_edns_addon.service.edns import EdnsService
 from org_edns_addon.service.installation import StageEncryptedDnsTask
 from org_edns_addon.staging.plan import Phase
-from tests import certs
 from tests.anaconda_fixtures import (EDNS_SECTION, SECURITY_SERVICE, boss_kickstart_manager,
                                      boss_read, kickstart)
 from tests.conftest import run_cli
 from tests.dbus_fixtures import plain_structures, validation
-from tests.dotlab import TLS_NAME, free_port
 from tests.ks_fixtures import line_of
 
 

@@ -21,10 +21,10 @@ import time
 import pytest
 
 from lab.kickstarts import certificate_section, edns_kickstart
+from lab import certs
 from org_edns_addon import constants as c
 from org_edns_addon.fileio import TEMPORARY_NAME
 from org_edns_addon.staging import apply as staging_apply
-from tests import certs
 from tests.conftest import REPO, run_cli
 from tests.staging_fixtures import (RecordingRunner, in_mount_namespace, require_namespaces,
                                     require_tools, staging_input, tree_digest)

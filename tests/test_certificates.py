@@ -2,9 +2,9 @@
 
 import pytest
 
+from lab import certs
 from org_edns_addon.certificates import (CertificateError, build_bundle, ca_problem,
                                          load_pem_certificates, validity_problem)
-from tests import certs
 
 
 def test_every_block_of_a_bundle_is_read_with_its_line(pems):

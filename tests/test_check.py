@@ -9,10 +9,10 @@ import time
 import pytest
 
 from lab.kickstarts import CA_DIRECTORY_OPTION, CA_FILENAME, certificate_section, edns_kickstart
+from lab.dotlab import REFUSED_ZONE, TLS_NAME, forward_zone_config, free_port
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.probe import Outcome, check_staging_input
 from tests.conftest import needs_certificate_type, run_cli
-from tests.dotlab import REFUSED_ZONE, TLS_NAME, forward_zone_config, free_port
 
 
 @pytest.fixture

@@ -9,14 +9,13 @@ import dns.rcode
 import pytest
 
 from lab.kickstarts import edns_kickstart
+from lab.dotlab import TLS_NAME
+from lab import certs
 from org_edns_addon.model import DotServer, EdnsConfig
 from org_edns_addon.probe import Outcome, check_servers, printable
 from tests.conftest import run_cli
-from tests.dotlab import TLS_NAME
-from tests.hostile_dot import (HostileDotServer, dns_answer, make_hostile_ca,
-                               make_hostile_server, oversized_tls_record,
-                               raw_subject_alternative_names, reset_after_handshake)
-from tests import certs
+from tests.hostile_dot import (HostileDotServer, dns_answer, oversized_tls_record,
+                               reset_after_handshake)
 
 # A line an attacker would like to draw over its real failure.
 FAKE_OK = "\x1b[2K\r\ndns+tls://127.0.0.2#dot.test: ok, 9 ms"
@@ -63,8 +62,8 @@ def test_a_reset_right_after_the_handshake_is_a_lost_connection(write_ks, dot_pk
 
 def test_an_unreadable_ip_address_name_is_a_mismatch_that_says_so(write_ks, dot_pki, hostile):
     # A 5-byte iPAddress: cryptography refuses to read the certificate's names at all.
-    certificate = make_hostile_server(dot_pki.ca, raw_alternative_names=(
-        raw_subject_alternative_names(["other.test"], [b"\x01\x02\x03\x04\x05"])))
+    certificate = certs.make_server(dot_pki.ca, alternative_names_der=(
+        certs.subject_alternative_names_der(["other.test"], [b"\x01\x02\x03\x04\x05"])))
     code, said = check_one(write_ks, hostile(certificate), dot_pki.ca.pem)
     assert code == 1
     assert said.startswith("name mismatch: the server's certificate does not name dot.test, "
@@ -74,7 +73,7 @@ def test_an_unreadable_ip_address_name_is_a_mismatch_that_says_so(write_ks, dot_
 
 
 def test_an_issuer_with_escape_and_line_breaks_is_printed_escaped(write_ks, dot_pki, hostile):
-    evil_ca = make_hostile_ca("Evil" + FAKE_OK)
+    evil_ca = certs.make_ca("Evil" + FAKE_OK)
     code, said = check_one(write_ks, hostile(certs.make_server(evil_ca, (TLS_NAME,))),
                            dot_pki.ca.pem)
     assert code == 1
@@ -85,7 +84,7 @@ def test_an_issuer_with_escape_and_line_breaks_is_printed_escaped(write_ks, dot_
 
 
 def test_the_result_the_dbus_module_and_the_text_ui_show_is_escaped_too(dot_pki, hostile):
-    evil_ca = make_hostile_ca("Evil" + FAKE_OK)
+    evil_ca = certs.make_ca("Evil" + FAKE_OK)
     server = hostile(certs.make_server(evil_ca, (TLS_NAME,)))
     [result] = check_servers(EdnsConfig(servers=(DotServer.parse_uri(server.server_line()),)),
                              dot_pki.ca.pem.encode("ascii"))
@@ -104,7 +103,7 @@ def test_printable_escapes_every_character_that_could_steer_a_terminal():
 
 
 def test_names_with_control_characters_are_printed_escaped(write_ks, dot_pki, hostile):
-    certificate = make_hostile_server(dot_pki.ca, dns_names=["a" + FAKE_OK, "b\x07\x7f.test"])
+    certificate = certs.make_server(dot_pki.ca, dns_names=["a" + FAKE_OK, "b\x07\x7f.test"])
     code, said = check_one(write_ks, hostile(certificate), dot_pki.ca.pem)
     assert code == 1
     assert not TERMINAL_CONTROLS.search(said)
@@ -113,7 +112,7 @@ def test_names_with_control_characters_are_printed_escaped(write_ks, dot_pki, ho
 
 
 def test_a_long_issuer_is_cut_saying_how_much_more_there_was(write_ks, dot_pki, hostile):
-    evil_ca = make_hostile_ca("Long", organization="L" * 60000)
+    evil_ca = certs.make_ca("Long", organization="L" * 60000)
     code, said = check_one(write_ks, hostile(certs.make_server(evil_ca, (TLS_NAME,))),
                            dot_pki.ca.pem)
     assert code == 1
@@ -123,8 +122,8 @@ def test_a_long_issuer_is_cut_saying_how_much_more_there_was(write_ks, dot_pki, 
 
 
 def test_ten_thousand_names_list_ten_and_count_the_rest(write_ks, dot_pki, hostile):
-    certificate = make_hostile_server(dot_pki.ca,
-                                      dns_names=["n%d.t" % i for i in range(10000)])
+    certificate = certs.make_server(dot_pki.ca,
+                                    dns_names=["n%d.t" % i for i in range(10000)])
     code, said = check_one(write_ks, hostile(certificate), dot_pki.ca.pem)
     assert code == 1
     assert said.startswith("name mismatch: the server's certificate is for n0.t, n1.t, n2.t, "
@@ -144,7 +143,7 @@ def test_servfail_is_the_server_failing_not_a_refusal(write_ks, dot_pki, hostile
 
 def test_an_oversized_certificate_is_reported_as_oversized(write_ks, dot_pki, hostile):
     # About 300 KB of names: more than the 100 KiB chain OpenSSL's client accepts.
-    certificate = make_hostile_server(dot_pki.ca, dns_names=[TLS_NAME] + [
+    certificate = certs.make_server(dot_pki.ca, dns_names=[TLS_NAME] + [
         "name%05d.example.test" % i for i in range(12000)])
     code, said = check_one(write_ks, hostile(certificate), dot_pki.ca.pem)
     assert code == 1

@@ -8,10 +8,10 @@ import pytest
 from dasbus.typing import Str, get_variant
 
 from lab.kickstarts import edns_kickstart
+from lab.dotlab import TLS_NAME, free_port
 from org_edns_addon.dbus_interface import InvalidConfigurationError, InvalidValueError
 from tests.dbus_fixtures import (validation, TIMEOUT, plain_structures, python_env,
                                  running_template_service, template_service_argv)
-from tests.dotlab import TLS_NAME, free_port
 
 CHECK_SECONDS = 5.0
 FIELDS = {"address", "port", "name", "outcome", "reason", "rtt-ms"}

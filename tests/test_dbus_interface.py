@@ -9,10 +9,10 @@ from dasbus.typing import Bool, Str, UInt16, get_variant, unwrap_variant
 from gi.repository import Gio, GLib
 
 from lab.kickstarts import certificate_section
+from lab import certs
 from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.dbus_interface import INVALID_VALUE_ERROR, InvalidValueError
 from org_edns_addon.dbus_structures import DotServerData
-from tests import certs
 from tests.dbus_fixtures import (validation, plain_structures, running_template_service, server,
                                  servers_of, wait_for)
 

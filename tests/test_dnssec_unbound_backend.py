@@ -25,8 +25,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from lab.kickstarts import CA_FILENAME, edns_kickstart
+from lab import dotlab
 from org_edns_addon import constants as c
-from tests import dotlab
 from tests.staging_fixtures import require_namespaces, require_tools
 
 pytestmark = pytest.mark.root
@@ -91,7 +91,7 @@ def lab(tmp_path, dot_pki):
 
 def staged_root(write_ks, tmp_path, dot_pki, name):
     from org_edns_addon.model import Phase
-    from tests.dotlab import stage_kickstart
+    from lab.dotlab import stage_kickstart
 
     text = edns_kickstart(dot_pki.ca.pem, "--ca=%s --backend=unbound" % CA_FILENAME,
                           ["dns+tls://%s#%s" % (UPSTREAM, TLS_NAME)], commands="")

@@ -9,8 +9,8 @@ import dns.query
 import dns.rcode
 import pytest
 
-from tests.dotlab import (ANSWER_ADDRESS, ANSWER_NAME, TLS_NAME, ask, forward_zone_config,
-                          start_forwarder)
+from lab.dotlab import (ANSWER_ADDRESS, ANSWER_NAME, TLS_NAME, ask, forward_zone_config,
+                        start_forwarder)
 
 
 def kdig(upstream, ca_path, tls_name, name):

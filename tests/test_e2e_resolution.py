@@ -20,6 +20,8 @@ import dns.rcode
 import pytest
 
 from lab.kickstarts import CA_FILENAME, edns_kickstart
+from lab.dotlab import (ANSWER_ADDRESS, ANSWER_NAME, LoopbackCapture, ask,
+                        dnsconfd_unbound_config, resolve_with_libc)
 from org_edns_addon import constants as c
 from org_edns_addon.staging import plan as staging_plan
 from org_edns_addon.staging import apply as staging_apply
@@ -27,8 +29,6 @@ from org_edns_addon.staging import networkmanager
 from org_edns_addon.model import Backend, DotServer, EdnsConfig
 from org_edns_addon.trust import DotTrust
 from tests.dot_fixtures import ROUTED_ANSWER_ADDRESS, ROUTED_ANSWER_NAME, ROUTED_ZONE
-from tests.dotlab import (ANSWER_ADDRESS, ANSWER_NAME, LoopbackCapture, ask,
-                          dnsconfd_unbound_config, resolve_with_libc)
 
 BACKENDS = [backend.value for backend in Backend]
 VERIFY_FAILED = "certificate verify failed"

@@ -16,10 +16,10 @@ import time
 import pytest
 
 from lab.kickstarts import certificate_section, edns_kickstart
+from lab import certs
 from org_edns_addon import constants as c
 from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.dbus_interface import InvalidValueError
-from tests import certs
 from tests.conftest import REPO, run_cli
 from tests.dbus_fixtures import (python_env, running_template_service, start_service, stop_service,
                                  template_service_argv, wait_for)

@@ -22,9 +22,9 @@ import time
 import pytest
 
 from lab.kickstarts import edns_section
+from lab import dotlab
 from org_edns_addon import constants as c
 from org_edns_addon.ks.reader import parse_kickstart
-from tests import dotlab
 from tests.conftest import run_cli
 from tests.peer_fixtures import Row, unbound_forward_addrs
 from tests.staging_fixtures import require_tools, tree_digest

@@ -12,13 +12,13 @@ never queries.
 import pytest
 
 from lab.kickstarts import edns_section
+from lab import dotlab
+from lab import certs
 from org_edns_addon import constants as c
 from org_edns_addon.staging.plan import StagingInput
 from org_edns_addon.staging.unbound import unbound_conf
 from org_edns_addon.trust import DotTrust
 from org_edns_addon.ks.reader import parse_kickstart
-from tests import dotlab
-from tests import certs
 from tests.peer_fixtures import Row, unbound_forward_addrs
 from tests.staging_fixtures import require_tools, unbound_checkconf
 

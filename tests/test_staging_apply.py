@@ -10,11 +10,11 @@ import sys
 import pytest
 
 from lab.kickstarts import certificate_section, edns_kickstart
+from lab import certs
 from org_edns_addon import constants as c
 from org_edns_addon.staging import plan as staging_plan
 from org_edns_addon.staging import apply as staging_apply
 from org_edns_addon.staging import StagingError
-from tests import certs
 from tests.conftest import REPO, needs_certificate_type, run_cli
 from tests.staging_fixtures import (RecordingRunner, in_mount_namespace, require_namespaces,
                                     require_tools, staging_input, tree_digest)

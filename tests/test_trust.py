@@ -3,12 +3,12 @@
 import pytest
 
 from lab.kickstarts import certificate_section, edns_section
+from lab import certs
 from org_edns_addon import constants as c
 from org_edns_addon.certificates import CaCertificate
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.model import DotServer, EdnsConfig
 from org_edns_addon.trust import dot_trust, trust_problems
-from tests import certs
 from tests.ks_fixtures import line_of
 
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"

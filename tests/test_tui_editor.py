@@ -2,13 +2,13 @@
 
 import pytest
 
+from lab import certs
 from org_edns_addon.certificates import CaCertificate
 from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, DOT_CA_DIR, SYSTEM_CA_BUNDLE_PATH
 from org_edns_addon.model import Backend, EdnsConfig, ResolveMode
 from org_edns_addon.state import EdnsState
 from org_edns_addon.tui.editor import (EditError, EdnsEditor, read_ca_pem, read_ca_pem_file,
                                        status_line)
-from tests import certs
 
 
 def ca(filename, pem, directory=DOT_CA_DIR, cert_type=None):

@@ -8,12 +8,12 @@ import pytest
 from dasbus.typing import Str, get_variant
 
 from lab.kickstarts import certificate_section
+from lab import certs
 from org_edns_addon.model import EdnsConfig
 from org_edns_addon.tui.editor import EditError, read_ca_pem
 from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.tui.module_proxy import (ModuleView, module_state, read_certificates,
                                              read_editor, write_config, write_editor)
-from tests import certs
 from tests.conftest import needs_certificate_type
 from tests.dbus_fixtures import plain_structures, running_template_service, wait_for
 

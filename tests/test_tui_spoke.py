@@ -29,11 +29,11 @@ except ImportError as error:   # pragma: no cover - depends on the machine
 from simpleline import App
 from simpleline.render.screen import InputState
 
+from lab import certs
 from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, NM_KEYFILE_PATH
 from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.tui.screens import CaScreen
 from org_edns_addon.tui.spokes.edns import EncryptedDnsSpoke
-from tests import certs
 from tests.dbus_fixtures import (validation, plain_structures, python_env, start_service,
                                  stop_service, wait_for)
 from tests.anaconda_fixtures import EDNS_SECTION, SECURITY_SERVICE, boss_read, kickstart

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from lab.kickstarts import certificate_section
-from tests import certs
+from lab import certs
 from tests.conftest import REPO, run_cli
 
 PROMPT = "Please make a selection from the above"

@@ -115,7 +115,7 @@ def boot(network, tree, kernel, images, kernel_options, workdir, name):
             "-netdev", "tap,id=n0,ifname=%s,script=no,downscript=no" % tapnet.TAP,
             "-device", "virtio-net-pci,netdev=n0,mac=%s" % tapnet.GUEST_MAC]
     started = time.monotonic()
-    from tests.dotlab import _die_with_parent
+    from lab.dotlab import _die_with_parent
 
     result = subprocess.run(network.command(argv), capture_output=True, text=True,
                             timeout=BOOT_SECONDS + 30, preexec_fn=_die_with_parent)

@@ -24,8 +24,8 @@ from collections import Counter
 from pathlib import Path
 
 from lab.kickstarts import CA_FILENAME, edns_kickstart
+from lab import certs
 from org_edns_addon import constants as c
-from tests import certs
 from tests.vmlab import guest, initramfs, tapnet, trixie_tree
 
 REPO = Path(__file__).resolve().parents[2]

@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests import dotlab
+from lab import dotlab
 
 TAP = "tap0"
 GUEST_MAC = "52:54:00:0e:d5:01"

@@ -1,4 +1,8 @@
-"""Real certificates, made fresh for each test run (nothing checked in that expires)."""
+"""Real certificates, made fresh for each run (nothing checked in that expires): the one
+place that builds one, for the tests, the lab, the benchmarks and the proofs.
+
+Names are written as given, whatever characters they hold, so a hostile server's
+certificate comes from here too."""
 
 import datetime
 import ipaddress
@@ -8,7 +12,7 @@ from dataclasses import dataclass
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+from cryptography.x509.oid import ExtendedKeyUsageOID, ExtensionOID, NameOID
 
 UTC = datetime.timezone.utc
 DAY = datetime.timedelta(days=1)
@@ -49,18 +53,43 @@ class Issued:
         return cert_path, key_path
 
 
-def _name(common_name):
-    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+def _name(common_name, organization=None):
+    attributes = [x509.NameAttribute(NameOID.COMMON_NAME, common_name)]
+    if organization is not None:
+        attributes.append(x509.NameAttribute(NameOID.ORGANIZATION_NAME, organization))
+    return x509.Name(attributes)
+
+
+def _der_length(length):
+    if length < 0x80:
+        return bytes([length])
+    encoded = length.to_bytes((length.bit_length() + 7) // 8, "big")
+    return bytes([0x80 | len(encoded)]) + encoded
+
+
+def _der(tag, content):
+    return bytes([tag]) + _der_length(len(content)) + content
+
+
+def subject_alternative_names_der(dns_names=(), ip_octets=()):
+    """The DER of a SubjectAlternativeName with DNS_NAMES (dNSName, [2]) and IP_OCTETS
+    (iPAddress, [7]) taken as raw bytes, so any name and any length can be written: RFC
+    5280 allows only 4 or 16 octets, and ``cryptography`` refuses to read anything else."""
+    entries = b"".join(_der(0x82, name.encode("ascii")) for name in dns_names)
+    entries += b"".join(_der(0x87, octets) for octets in ip_octets)
+    return _der(0x30, entries)
 
 
 def make_ca(common_name="Test DNS CA", not_before=None, not_after=None, ca=True,
-            key_cert_sign=True):
-    """A self-signed CA (or, with ca=False, a self-signed non-CA) certificate."""
+            key_cert_sign=True, organization=None):
+    """A self-signed CA (or, with ca=False, a self-signed non-CA) certificate; its subject
+    is COMMON_NAME and ORGANIZATION (if given), of any characters and length."""
     key = ec.generate_private_key(ec.SECP256R1())
     not_before = not_before or now() - DAY
     not_after = not_after or now() + 30 * DAY
+    name = _name(common_name, organization)
     builder = (x509.CertificateBuilder()
-               .subject_name(_name(common_name)).issuer_name(_name(common_name))
+               .subject_name(name).issuer_name(name)
                .public_key(key.public_key()).serial_number(x509.random_serial_number())
                .not_valid_before(not_before).not_valid_after(not_after)
                .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
@@ -76,20 +105,28 @@ def make_ca(common_name="Test DNS CA", not_before=None, not_after=None, ca=True,
 
 
 def make_server(issuer, dns_names=("dot.test",), ip_addresses=(), not_before=None,
-                not_after=None):
-    """A TLS server certificate for DNS_NAMES/IP_ADDRESSES signed by ISSUER."""
+                not_after=None, subject_cn=None, alternative_names_der=None):
+    """A TLS server certificate for DNS_NAMES/IP_ADDRESSES signed by ISSUER.
+
+    The names are written as given (control characters included), or the extension is
+    ALTERNATIVE_NAMES_DER when given; the subject CN is SUBJECT_CN (default: the first
+    name).
+    """
     key = ec.generate_private_key(ec.SECP256R1())
     not_before = not_before or now() - DAY
     not_after = not_after or now() + 30 * DAY
-    names = [x509.DNSName(n) for n in dns_names]
-    names += [x509.IPAddress(ipaddress.ip_address(a)) for a in ip_addresses]
+    if alternative_names_der is None:
+        alternative_names_der = subject_alternative_names_der(
+            dns_names, [ipaddress.ip_address(a).packed for a in ip_addresses])
+    alternative = x509.UnrecognizedExtension(ExtensionOID.SUBJECT_ALTERNATIVE_NAME,
+                                             alternative_names_der)
     builder = (x509.CertificateBuilder()
-               .subject_name(_name(dns_names[0] if dns_names else "server"))
+               .subject_name(_name(subject_cn or (dns_names[0] if dns_names else "server")))
                .issuer_name(issuer.cert.subject)
                .public_key(key.public_key()).serial_number(x509.random_serial_number())
                .not_valid_before(not_before).not_valid_after(not_after)
                .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-               .add_extension(x509.SubjectAlternativeName(names), critical=False)
+               .add_extension(alternative, critical=False)
                .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]),
                               critical=False))
     return Issued(builder.sign(issuer.key, hashes.SHA256()), key)

@@ -1,6 +1,6 @@
 """dnsdist as a DNS upstream that answers at once, for benchmarks that time resolution.
 
-Unbound as a DoT server (``tests.dotlab.start_dot_upstream``) holds a small TLS
+Unbound as a DoT server (``lab.dotlab.start_dot_upstream``) holds a small TLS
 reply back until the client's delayed ACK comes (Nagle's algorithm: about
 40 ms on Linux), a stall no real resolver pays; it is fine for correctness
 tests, not for timing. dnsdist answers every query itself at once
@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from tests.dotlab import (HOST_NETWORK, STARTUP_SECONDS, TLS_NAME, _accepts,
-                          _die_with_parent, free_port, stop_process)
+from lab.dotlab import (HOST_NETWORK, STARTUP_SECONDS, TLS_NAME, _accepts,
+                        _die_with_parent, free_port, stop_process)
 
 DNSDIST = "dnsdist"
 ANSWER_ADDRESS = "192.0.2.80"

@@ -38,12 +38,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, List, Sequence, Tuple
 
+from lab import certs
 from org_edns_addon import constants as c
 from org_edns_addon.staging import plan as staging_plan
 from org_edns_addon.staging import apply as staging_apply
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.model import Backend
-from tests import certs
 
 UNBOUND = "unbound"
 # The name in the upstream's certificate, as a kickstart writes it after '#'.

@@ -68,10 +68,10 @@ bench:
 # (EDNS_TRIXIE_TREE, default /var/cache/edns-addon/trixie); quick when already built.
 .PHONY: trixie-tree
 trixie-tree:
-	PYTHONPATH=$(CURDIR) $(PYTHON) -m tests.vmlab.trixie_tree
+	PYTHONPATH=$(CURDIR) $(PYTHON) -m lab.vmlab.trixie_tree
 
 # The third tier: the addon on the real stack in booted images (root, qemu, a few minutes;
 # DNSCONFD_ROOT=DIR adds dnsconfd from an installed tree). See README "Proof on the real stack".
 .PHONY: vm-proof
 vm-proof:
-	PYTHONPATH=$(CURDIR) $(PYTHON) -m tests.vmlab.proof
+	PYTHONPATH=$(CURDIR) $(PYTHON) -m lab.vmlab.proof

@@ -1,4 +1,4 @@
-"""pytest fixtures of real DNS over TLS on loopback (the code is in ``tests/dotlab.py``).
+"""pytest fixtures of real DNS over TLS on loopback (the code is in ``lab/dotlab.py``).
 
 ``tests/conftest.py`` registers them for every test: a test names the ones it
 needs as arguments, and imports the helpers from ``lab.dotlab``.

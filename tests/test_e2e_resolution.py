@@ -5,7 +5,7 @@ Each test writes a kickstart naming the lab's DoT upstreams (``dot_lab``: a
 private network namespace with only loopback, upstreams on port 853), stages it
 into a fresh root with ``staging_apply.stage`` (phase target), and runs the local
 resolver as the installed system would: Unbound on the staged files, with the
-staged /etc over /etc (``tests/dotlab.py``: ``start_staged_resolver``). The
+staged /etc over /etc (``lab/dotlab.py``: ``start_staged_resolver``). The
 unbound backend runs on the generated /etc/unbound/conf.d file itself and
 listens on 127.0.0.55:53; the dnsconfd backend runs on the forwarding dnsconfd
 makes of the generated NetworkManager keyfile and listens on 127.0.0.1:53.

@@ -1,6 +1,6 @@
 """NetworkManager 1.52 (Debian 13) judges every keyfile `edns-addon apply` writes.
 
-The real daemon of the trixie tree reads the conf.d (tests/vmlab/networkmanager.py):
+The real daemon of the trixie tree reads the conf.d (lab/vmlab/networkmanager.py):
 a key it does not know is a `<warn> config: unknown key`, and a value it cannot
 parse is missing from the GlobalDnsConfiguration it publishes on D-Bus. So each
 test asserts both: no configuration warning, and NetworkManager's own reading is
@@ -13,10 +13,10 @@ import subprocess
 import pytest
 
 from lab.kickstarts import edns_kickstart
+from lab.vmlab import networkmanager
 from org_edns_addon import constants as c
 from tests.conftest import run_cli
 from tests.staging_fixtures import require_namespaces
-from tests.vmlab import networkmanager
 
 pytestmark = pytest.mark.root
 

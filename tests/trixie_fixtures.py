@@ -2,12 +2,12 @@
 
 import pytest
 
-from tests.vmlab import trixie_tree
+from lab.vmlab import trixie_tree
 
 
 @pytest.fixture(scope="session")
 def trixie():
-    """The path of the trixie tree (tests/vmlab/trixie_tree.py); built on first use."""
+    """The path of the trixie tree (lab/vmlab/trixie_tree.py); built on first use."""
     try:
         return trixie_tree.ensure_tree()
     except trixie_tree.TreeUnavailable as error:

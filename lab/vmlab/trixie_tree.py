@@ -8,7 +8,7 @@ it from the Debian archive this machine's apt already uses (read from its
 sources at run time; they are never changed). A second call with the same
 package list returns at once.
 
-    python3 -m tests.vmlab.trixie_tree [--print-path]
+    python3 -m lab.vmlab.trixie_tree [--print-path]
 """
 
 import fcntl

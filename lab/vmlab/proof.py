@@ -1,6 +1,6 @@
 """`make vm-proof`: the addon on the real stack, in booted initramfs images.
 
-    python3 -m tests.vmlab.proof [--keep]
+    python3 -m lab.vmlab.proof [--keep]
 
 Builds (cached) the trixie tree and an installer-style initramfs, then boots
 trixie's kernel in qemu (TCG) on a tap in a private network namespace, with
@@ -25,8 +25,8 @@ from pathlib import Path
 
 from lab.kickstarts import CA_FILENAME, edns_kickstart
 from lab import certs
+from lab.vmlab import guest, initramfs, tapnet, trixie_tree
 from org_edns_addon import constants as c
-from tests.vmlab import guest, initramfs, tapnet, trixie_tree
 
 REPO = Path(__file__).resolve().parents[2]
 DNSCONFD_ENV = "DNSCONFD_ROOT"

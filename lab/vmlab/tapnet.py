@@ -4,8 +4,8 @@ Only documentation addresses: the guest is 192.0.2.10 (or DHCP from
 192.0.2.100-199) and 2001:db8::10; everything it talks to is an address of
 the namespace's tap. Never qemu's user-mode network. In the namespace:
 
-- DoT upstreams (Unbound, TLS on port 853 only, certificates from tests/certs.py
-  through tests/dotlab.py), each answering its own zone and refusing the rest;
+- DoT upstreams (Unbound, TLS on port 853 only, certificates from lab/certs.py
+  through lab/dotlab.py), each answering its own zone and refusing the rest;
 - an HTTPS server known only by name (``ks.corp.example``), as for inst.ks=https://;
 - a DHCP server (dnsmasq) that offers a plaintext DNS server;
 - tcpdump on the tap, read back by ``Capture``: every packet the guest sends.

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List
 
-from tests.vmlab import tapnet
+from lab.vmlab import tapnet
 
 # TCG boots the image to the proof in about 40 s on 2 cores; a stuck guest is cut here.
 BOOT_SECONDS = 300
@@ -80,7 +80,7 @@ class Boot:
     def global_dns(self):
         import json
 
-        from tests.vmlab.networkmanager import _plain
+        from lab.vmlab.networkmanager import _plain
 
         for line in self.lines:
             if line.startswith("nm-global-dns "):

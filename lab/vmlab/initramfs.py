@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.vmlab import trixie_tree
+from lab.vmlab import trixie_tree
 
 LAB = Path(__file__).resolve().parent
 IN_OVERLAY = LAB / "in-overlay.sh"

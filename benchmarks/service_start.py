@@ -22,17 +22,9 @@ import time
 from benchmarks.empty_service import BASELINE_NAME
 
 BASELINE_MODULE_NAME = "org.fedoraproject.Anaconda.Addons.EdnsBaselineModule"
+from lab.bus import (client_bus, kill_pid, python_env, rss_kib, start_bus, start_service,
+                     stop_service, template_service_argv, wait_for)
 from org_edns_addon.dbus_identifiers import EDNS
-from tests.dbus_fixtures import (client_bus, kill_pid, python_env, start_bus, start_service,
-                                 stop_service, template_service_argv, wait_for)
-
-
-def rss_kib(pid):
-    with open("/proc/%d/status" % pid) as stream:
-        for line in stream:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise RuntimeError("no VmRSS for %d" % pid)
 
 
 def measure(argv, bus, name, env):

@@ -18,7 +18,7 @@ import time
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.tui_fixtures import TmuxTerminal  # noqa: E402
+from lab.terminal import TmuxTerminal  # noqa: E402
 
 PROMPT = "Please make a selection from the above"
 EXAMPLE = REPO / "data" / "examples" / "corp-dot.ks"

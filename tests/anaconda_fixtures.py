@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from lab.kickstarts import certificate_section, edns_section
+from lab.bus import python_env, start_service, stop_service, wait_for
 from org_edns_addon.dbus_identifiers import EDNS
-from tests.dbus_fixtures import python_env, start_service, stop_service, wait_for
 
 SECURITY_SERVICE = "org.fedoraproject.Anaconda.Modules.Security"
 

@@ -14,11 +14,12 @@ from gi.repository import GLib
 
 from lab.kickstarts import certificate_section
 from lab import certs
+from lab.bus import rss_kib, wait_for
 from org_edns_addon.constants import (ECHO_MAX_CHARS, MAX_DBUS_CALL_BYTES,
                                       MAX_DBUS_NAME_CHARS)
 from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.dbus_interface import CHECK_RUNNING_ERROR, InvalidValueError
-from tests.dbus_fixtures import AsyncCalls, remote_error, rss_kib, server, validation, wait_for
+from tests.dbus_fixtures import AsyncCalls, remote_error, server, validation
 from tests.anaconda_fixtures import boss_read, kickstart
 
 pytestmark = pytest.mark.anaconda

@@ -10,11 +10,12 @@ from gi.repository import Gio, GLib
 
 from lab.kickstarts import certificate_section
 from lab import certs
+from lab.bus import wait_for
 from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.dbus_interface import INVALID_VALUE_ERROR, InvalidValueError
 from org_edns_addon.dbus_structures import DotServerData
 from tests.dbus_fixtures import (validation, plain_structures, running_template_service, server,
-                                 servers_of, wait_for)
+                                 servers_of)
 
 
 def unwrapped(changed):

@@ -19,6 +19,7 @@ from dasbus.typing import Str, Structure, get_variant
 from gi.repository import GLib
 
 from lab import certs
+from lab.bus import python_env, rss_kib, wait_for
 from org_edns_addon.certificates import CaCertificate
 from org_edns_addon.constants import (DOT_CA_DIR, ECHO_MAX_CHARS, MAX_DBUS_CALL_BYTES,
                                       MAX_DBUS_NAME_CHARS, MAX_KICKSTART_BYTES,
@@ -28,9 +29,8 @@ from org_edns_addon.dbus_interface import (CHECK_RUNNING_ERROR, INVALID_VALUE_ER
                                            InvalidValueError)
 from org_edns_addon.model import ModelError
 from org_edns_addon.state import EdnsState
-from tests.dbus_fixtures import (AsyncCalls, plain_structures, python_env, remote_error, rss_kib,
-                                 running_template_service, server, servers_of, validation,
-                                 wait_for)
+from tests.dbus_fixtures import (AsyncCalls, plain_structures, remote_error,
+                                 running_template_service, server, servers_of, validation)
 
 PROPERTIES = "org.freedesktop.DBus.Properties"
 BEGIN = "-----BEGIN CERTIFICATE-----\n"

@@ -17,12 +17,12 @@ import pytest
 
 from lab.kickstarts import certificate_section, edns_kickstart
 from lab import certs
+from lab.bus import python_env, start_service, stop_service, template_service_argv, wait_for
 from org_edns_addon import constants as c
 from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.dbus_interface import InvalidValueError
 from tests.conftest import REPO, run_cli
-from tests.dbus_fixtures import (python_env, running_template_service, start_service, stop_service,
-                                 template_service_argv, wait_for)
+from tests.dbus_fixtures import running_template_service
 from tests.staging_fixtures import tree_digest
 
 SERVER = "dns+tls://192.0.2.53#dot.example\n"

@@ -9,13 +9,14 @@ from dasbus.typing import Str, get_variant
 
 from lab.kickstarts import certificate_section
 from lab import certs
+from lab.bus import wait_for
 from org_edns_addon.model import EdnsConfig
 from org_edns_addon.tui.editor import EditError, read_ca_pem
 from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.tui.module_proxy import (ModuleView, module_state, read_certificates,
                                              read_editor, write_config, write_editor)
 from tests.conftest import needs_certificate_type
-from tests.dbus_fixtures import plain_structures, running_template_service, wait_for
+from tests.dbus_fixtures import plain_structures, running_template_service
 
 
 def test_fresh_module_is_not_configured(edns_proxy):

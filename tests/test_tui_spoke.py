@@ -30,12 +30,12 @@ from simpleline import App
 from simpleline.render.screen import InputState
 
 from lab import certs
+from lab.bus import python_env, start_service, stop_service, wait_for
 from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, NM_KEYFILE_PATH
 from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.tui.screens import CaScreen
 from org_edns_addon.tui.spokes.edns import EncryptedDnsSpoke
-from tests.dbus_fixtures import (validation, plain_structures, python_env, start_service,
-                                 stop_service, wait_for)
+from tests.dbus_fixtures import validation, plain_structures
 from tests.anaconda_fixtures import EDNS_SECTION, SECURITY_SERVICE, boss_read, kickstart
 
 PROMPT = "Please make a selection from the above"

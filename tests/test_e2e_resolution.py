@@ -24,7 +24,6 @@ from lab.dotlab import (ANSWER_ADDRESS, ANSWER_NAME, LoopbackCapture, ask,
                         dnsconfd_unbound_config, resolve_with_libc)
 from org_edns_addon import constants as c
 from org_edns_addon.staging import plan as staging_plan
-from org_edns_addon.staging import apply as staging_apply
 from org_edns_addon.staging import networkmanager
 from org_edns_addon.model import Backend, DotServer, EdnsConfig
 from org_edns_addon.trust import DotTrust

@@ -10,7 +10,6 @@ import shlex
 import pytest
 
 from lab.kickstarts import ADDON, certificate_section, edns_section
-from org_edns_addon.certificates import build_bundle
 from org_edns_addon.ks.reader import parse_kickstart
 from tests.conftest import CERTIFICATE_TYPE, PYKICKSTART_REQUIRES_DIR, needs_certificate_type
 from tests.ks_fixtures import line_of, messages, only_error

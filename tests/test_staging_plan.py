@@ -10,8 +10,7 @@ from org_edns_addon import constants as c
 from org_edns_addon.staging import plan as staging_plan
 from org_edns_addon.staging import apply as staging_apply
 from org_edns_addon.staging import networkmanager
-from org_edns_addon.staging import StagingError
-from org_edns_addon.model import Backend, DotServer, EdnsConfig, ResolveMode
+from org_edns_addon.model import Backend
 from tests.conftest import needs_certificate_type
 from tests.staging_fixtures import (networkmanager_config, require_tools, staging_input,
                                     unbound_checkconf)

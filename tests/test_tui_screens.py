@@ -8,7 +8,7 @@ from org_edns_addon.model import EdnsConfig, ResolveMode
 from org_edns_addon.certificates import CaCertificate
 from org_edns_addon.constants import DOT_CA_DIR
 from org_edns_addon.state import EdnsState
-from org_edns_addon.tui.editor import EditError, EdnsEditor, read_ca_pem
+from org_edns_addon.tui.editor import EditError, EdnsEditor
 from org_edns_addon.tui.kickstart_file import load_kickstart
 from org_edns_addon.tui.screens import (CaScreen, CheckScreen, EntryScreen, MainScreen,
                                         ServerScreen, ServersScreen, SummaryScreen,

@@ -73,6 +73,9 @@ def test_every_one_character_damage_is_a_sentence_or_a_certificate(pems):
                 try:
                     load_pem_certificates(_damaged(pem, line, column, character))
                 except CertificateError as error:
+                    # The reason in the brackets is cryptography's, in its version's words.
                     assert error.line == 0
+                    assert error.message.startswith("the certificate cannot be decoded (")
+                    assert error.message.endswith("); paste it again from the original file")
                     refused += 1
     assert refused > 0

@@ -33,22 +33,39 @@ def test_an_unseen_section_prints_nothing():
     assert str(EdnsData()) == ""
 
 
-@pytest.mark.parametrize("args", [["--search=corp\nexample"], ["--search=corp example"],
-                                  ["--search=corp,ex#ample"], ["--ca=a\n.pem"],
-                                  ["--ca=a\tpem"], ["--bogus"]])
-def test_a_header_argument_that_could_break_a_config_line_is_refused_with_its_line(args):
+# The search domains' sentences go on with idna's reason (its words, its version's).
+@pytest.mark.parametrize("args, message", [
+    (["--search=corp\nexample"],
+     "--search: 'corp\\nexample' is not a valid DNS search domain ("),
+    (["--search=corp example"], "--search: 'corp example' is not a valid DNS search domain ("),
+    (["--search=corp,ex#ample"], "--search: 'ex#ample' is not a valid DNS search domain ("),
+    (["--ca=a\n.pem"],
+     "--ca='a\\n.pem' holds a control character; use a plain file name like corp-ca.pem"),
+    (["--ca=a\tpem"],
+     "--ca='a\\tpem' holds a control character; use a plain file name like corp-ca.pem"),
+    (["--bogus"],
+     "unknown option --bogus; the options are --backend, --ca, --resolve-mode, --search"),
+])
+def test_a_header_argument_that_could_break_a_config_line_is_refused_with_its_line(args,
+                                                                                   message):
     with pytest.raises(KickstartParseError) as raised:
         EdnsData().handle_header(args, 12)
     assert raised.value.lineno == 12
+    assert raised.value.message.startswith(message), raised.value.message
 
 
-@pytest.mark.parametrize("line", ["dns+tls://192.0.2.53#dot\ncorp.example",
-                                  "dns+tls://192.0.2.53#dot.corp.example domain=a\nb",
-                                  "dns+tls://[2001:db8::53#dot.corp.example"])
-def test_a_body_line_that_could_break_a_config_line_is_refused_with_its_line(line):
+@pytest.mark.parametrize("line, message", [
+    ("dns+tls://192.0.2.53#dot\ncorp.example", "unexpected 'corp.example' after the server; "
+     "the only option of a server line is domain=DOMAIN[,DOMAIN]"),
+    ("dns+tls://192.0.2.53#dot.corp.example domain=a\nb", "unexpected 'b' after the server; "
+     "the only option of a server line is domain=DOMAIN[,DOMAIN]"),
+    ("dns+tls://[2001:db8::53#dot.corp.example",
+     "'dns+tls://[2001:db8::53#dot.corp.example' has '[' without a closing ']'"),
+])
+def test_a_body_line_that_could_break_a_config_line_is_refused_with_its_line(line, message):
     data = EdnsData()
     data.handle_header([], 1)
     with pytest.raises(KickstartParseError) as raised:
         data.handle_line(line, 2)
-    assert raised.value.lineno == 2
+    assert (raised.value.lineno, raised.value.message) == (2, message)
     assert data.servers == []

@@ -78,8 +78,9 @@ _BEGIN = re.compile(r"-----BEGIN ([A-Z0-9 ]{1,64})-----\Z")
 _ASCII_SPACE = " \t\r\n\f\v"
 
 
-def _shown(line):
-    return repr(line.strip(_ASCII_SPACE)[:64])
+def _shown(line, limit=64):
+    """LINE as quoted in a message: its first LIMIT characters, the quotes kept."""
+    return repr(line.strip(_ASCII_SPACE)[:limit])
 
 
 def load_pem_certificates(text):
@@ -122,7 +123,7 @@ def load_pem_certificates(text):
             elif stripped.strip(_ASCII_SPACE):
                 raise CertificateError(_(
                     "unexpected text %s outside a PEM block; a %%certificate body holds only "
-                    "-----BEGIN CERTIFICATE----- blocks") % _shown(line)[:42], number)
+                    "-----BEGIN CERTIFICATE----- blocks") % _shown(line, 40), number)
         elif stripped == "-----END %s-----" % label:
             blocks.append(_block(label, start, body))
             start = None

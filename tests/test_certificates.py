@@ -47,6 +47,9 @@ def test_the_validity_window_is_checked_against_the_given_time(pems):
     (b"\xff\xfe", "the certificate is not PEM text"),
     ("", "no -----BEGIN CERTIFICATE----- block is found"),
     ("MIIB", "unexpected text 'MIIB' outside a PEM block"),
+    # A long line is cut, its closing quote kept.
+    ("see https://wiki.corp.example/pki/dns-ca for the CA of the DoT servers",
+     "unexpected text 'see https://wiki.corp.example/pki/dns-ca' outside a PEM block"),
 ])
 def test_text_without_a_certificate_is_refused(text, message):
     with pytest.raises(CertificateError, match=message):

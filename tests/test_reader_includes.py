@@ -75,7 +75,7 @@ def shown_fragments(text, output, size=4):
 # itself shows as "...".
 FIRST_PROBLEM = {
     "commands": "Unknown command: ...",
-    "certificate": "unexpected text '... outside a PEM block; a %certificate body holds only "
+    "certificate": "unexpected text '...' outside a PEM block; a %certificate body holds only "
                    "-----BEGIN CERTIFICATE----- blocks",
     "addon": "'...' is not an IPv4 or IPv6 address",
     "edns": "'...' is not an IPv4 or IPv6 address",

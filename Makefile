@@ -9,8 +9,9 @@ setup:
 	./scripts/setup.sh
 
 # The linter (ruff, pinned in requirements-test.txt; its rules are in pyproject.toml).
+LINTED = org_edns_addon setup.py tests benchmarks scripts lab
 lint:
-	$(PYTHON) -m ruff check org_edns_addon setup.py
+	$(PYTHON) -m ruff check $(LINTED)
 
 # The tests, assuming `make setup` has run: this machine's python3 with the newest
 # releases requirements.txt allows.

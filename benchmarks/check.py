@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """`edns-addon check` against a DoT upstream that answers at once, versus kdig.
 
 The upstream is dnsdist on loopback (``lab.dnsdist``): unlike the lab's
@@ -37,11 +48,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from benchmarks.paired import (installed_env, median_ms, paired_ratio,  # noqa: E402
+from benchmarks.paired import (installed_env, median_ms, paired_ratio,
                                print_table, run_rounds)
-from lab.kickstarts import edns_kickstart  # noqa: E402
-from lab.dnsdist import ANSWER_ADDRESS, start_dnsdist_upstream  # noqa: E402
-from lab.dotlab import TLS_NAME, DotPki  # noqa: E402
+from lab.kickstarts import edns_kickstart
+from lab.dnsdist import ANSWER_ADDRESS, start_dnsdist_upstream
+from lab.dotlab import TLS_NAME, DotPki
 
 SERVERS = 10
 ADDRESSES = tuple("127.0.0.%d" % (20 + index) for index in range(SERVERS))

@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """The DoT tax: what encrypting the upstream costs the staged Unbound backend.
 
 The forwarder is the one `edns-addon apply --root` writes for --backend=unbound
@@ -45,12 +56,12 @@ import dns.rdata
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from lab.kickstarts import edns_kickstart  # noqa: E402
-from lab.dnsdist import ANSWER_ADDRESS, start_dnsdist_upstream  # noqa: E402
-from lab.dotlab import (TLS_NAME, DotPki, PrivateNetwork, stage_kickstart,  # noqa: E402
+from lab.kickstarts import edns_kickstart
+from lab.dnsdist import ANSWER_ADDRESS, start_dnsdist_upstream
+from lab.dotlab import (TLS_NAME, DotPki, PrivateNetwork, stage_kickstart,
                         start_staged_resolver)
-from org_edns_addon import constants as c  # noqa: E402
-from org_edns_addon.model import Backend  # noqa: E402
+from org_edns_addon import constants as c
+from org_edns_addon.model import Backend
 
 UPSTREAM_ADDRESS = "127.0.0.2"
 NAME_SUFFIX = "zone.test"

@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """`edns-addon overlay` against `edns-addon validate` of the same kickstart, as whole processes.
 
 Generates a kickstart with 1 000 %certificate sections (fresh CA certificates),
@@ -17,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.whole_process import (certificates_kickstart, edns_addon, paired,  # noqa: E402
+from benchmarks.whole_process import (certificates_kickstart, edns_addon, paired,
                                       print_paired)
 
 GOAL = 1.5

@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """Start-up cost of the addon's D-Bus service, as Anaconda starts it, against a baseline.
 
     PYTHONPATH=$PWD python3 benchmarks/service_start.py [--runs N] [--anaconda]
@@ -20,11 +31,11 @@ import sys
 import time
 
 from benchmarks.empty_service import BASELINE_NAME
-
-BASELINE_MODULE_NAME = "org.fedoraproject.Anaconda.Addons.EdnsBaselineModule"
 from lab.bus import (client_bus, kill_pid, python_env, rss_kib, start_bus, start_service,
                      stop_service, template_service_argv, wait_for)
 from org_edns_addon.dbus_identifiers import EDNS
+
+BASELINE_MODULE_NAME = "org.fedoraproject.Anaconda.Addons.EdnsBaselineModule"
 
 
 def measure(argv, bus, name, env):

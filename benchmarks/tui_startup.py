@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """How soon `edns-addon tui` shows its first screen, in a real terminal (tmux).
 
 Measured from the moment tmux is asked to start the command until the
@@ -18,7 +29,7 @@ import time
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from lab.terminal import TmuxTerminal  # noqa: E402
+from lab.terminal import TmuxTerminal
 
 PROMPT = "Please make a selection from the above"
 EXAMPLE = REPO / "data" / "examples" / "corp-dot.ks"

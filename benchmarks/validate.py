@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """Time `edns-addon validate` against pykickstart's `ksvalidator` on the same file, at each size.
 
 For each size, a kickstart in the ``%addon org_edns_addon`` form (which both
@@ -28,9 +39,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from lab.kickstarts import (COMMANDS, certificate_section, edns_section,  # noqa: E402
+from lab.kickstarts import (COMMANDS, certificate_section, edns_section,
                             ksvalidator_command)
-from lab import certs  # noqa: E402
+from lab import certs
 
 # (servers, certificates): the servers series, then the certificates series.
 SIZES = [(10, 10), (100, 10), (1000, 10), (10000, 10), (10, 100), (10, 1000)]

@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """The end of `make demo`: the bundled example, pointed at DoT upstreams on loopback,
 resolves names through the files staging writes, encrypted; with another CA it fails.
 
@@ -27,12 +38,12 @@ import dns.rcode
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from lab import certs  # noqa: E402
-from lab.dotlab import (LoopbackCapture, PrivateNetwork, ask, resolve_with_libc,  # noqa: E402
+from lab import certs
+from lab.dotlab import (LoopbackCapture, PrivateNetwork, ask, resolve_with_libc,
                         stage_kickstart, start_dot_upstream, start_staged_resolver)
-from org_edns_addon import constants as c  # noqa: E402
-from org_edns_addon.ks.reader import parse_kickstart  # noqa: E402
-from org_edns_addon.model import Backend  # noqa: E402
+from org_edns_addon import constants as c
+from org_edns_addon.ks.reader import parse_kickstart
+from org_edns_addon.model import Backend
 
 EXAMPLE = REPO / "data" / "examples" / "corp-dot.ks"
 FIRST_LOOPBACK = ip_address("127.0.0.2")

@@ -1,4 +1,15 @@
 #!/bin/bash
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 # Run the test suite against real parts. A private dbus-daemon is started here
 # for the whole run; tests start their own Unbound and dracut runs as fixtures.
 # pytest's "no tests ran" (exit 5) is a failure, never a pass.

@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """Fixtures and helpers of the tests with the real pyanaconda: Anaconda's configuration
 with a scratch system root, modules started as start-module does on the private bus, and
 what Anaconda's boss does with a kickstart file. pyanaconda itself is imported only when
@@ -67,7 +78,7 @@ def start_module(bus, bus_address, anaconda_conf, tmp_path):
     for process, _ in started:
         stop_service(process)
     for _, name in started:
-        wait_for(lambda: not bus.proxy.NameHasOwner(name), what="%s to go" % name)
+        wait_for(lambda name=name: not bus.proxy.NameHasOwner(name), what="%s to go" % name)
 
 
 def boss_kickstart_manager(bus, service_names):

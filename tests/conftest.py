@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """Shared fixtures: kickstart files on disk, fresh certificates, the CLI as a process."""
 
 import os
@@ -77,7 +88,7 @@ def _pykickstart_version():
     try:
         from importlib.metadata import version
         return version("pykickstart")
-    except Exception:  # pylint: disable=broad-except  # a checkout on PYTHONPATH has no metadata
+    except Exception:  # noqa: BLE001 (a checkout on PYTHONPATH has no metadata)
         return "(version unknown)"
 
 

@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """The Anaconda module with the real pyanaconda: the boss's kickstart split, the module on a
 private bus, GenerateKickstart, requirements and the tasks through Anaconda's Task machinery.
 
@@ -25,7 +36,6 @@ except ImportError as error:   # pragma: no cover - depends on the machine
     pytest.skip("pyanaconda is not importable (%s); put an anaconda checkout on PYTHONPATH, "
                 "see shared/TESTING.md" % error, allow_module_level=True)
 
-# pylint: disable=wrong-import-position
 from lab.kickstarts import certificate_section, edns_kickstart
 from lab import certs
 from lab.dotlab import TLS_NAME, free_port

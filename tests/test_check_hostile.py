@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """`edns-addon check` against hostile DNS-over-TLS servers on loopback: whatever a
 server does, each server gets one true line, nothing it sends can steer the
 terminal, and no traceback reaches stderr (issue 14, items 1-4)."""
@@ -28,7 +39,8 @@ def hostile(tmp_path):
     stopped at teardown."""
     started = []
 
-    def start(certificate, behaviour=dns_answer(dns.rcode.NOERROR), **options):
+    def start(certificate, behaviour=None, **options):
+        behaviour = dns_answer(dns.rcode.NOERROR) if behaviour is None else behaviour
         server = HostileDotServer(tmp_path / ("hostile%d" % len(started)), certificate,
                                   behaviour, **options)
         started.append(server)
@@ -108,7 +120,8 @@ def test_names_with_control_characters_are_printed_escaped(write_ks, dot_pki, ho
     assert code == 1
     assert not TERMINAL_CONTROLS.search(said)
     assert said.startswith("name mismatch: the server's certificate is for a\\x1b[2K\\r\\n"
-                           "dns+tls://127.0.0.2#dot.test: ok, 9 ms, b\\x07\\x7f.test, not dot.test;")
+                           "dns+tls://127.0.0.2#dot.test: ok, 9 ms, b\\x07\\x7f.test, "
+                           "not dot.test;")
 
 
 def test_a_long_issuer_is_cut_saying_how_much_more_there_was(write_ks, dot_pki, hostile):

@@ -21,8 +21,9 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPDX_LINE = "# SPDX-License-Identifier: GPL-2.0-or-later"
 # The files (exact paths) and directories whose tracked *.py and *.sh files must carry
-# SPDX_LINE near their top.
-HEADER_CHECKED = ("org_edns_addon/", "setup.py", "data/")
+# SPDX_LINE near their top: all of them.
+HEADER_CHECKED = ("org_edns_addon/", "setup.py", "data/", "tests/", "benchmarks/", "scripts/",
+                  "lab/")
 # Where the line may be: after a shebang and the copyright notice above it.
 HEADER_LINES = 15
 
@@ -37,7 +38,8 @@ def _tracked_sources():
 
 def test_every_checked_source_file_carries_the_licence_header():
     sources = _tracked_sources()
-    assert "org_edns_addon/cli.py" in sources and "setup.py" in sources
+    assert {"org_edns_addon/cli.py", "setup.py", "tests/conftest.py", "lab/vmlab/proof.py",
+            "scripts/setup.sh"} <= set(sources)
     missing = []
     for path in sources:
         with open(os.path.join(REPO, path), encoding="utf-8") as source:
@@ -59,6 +61,6 @@ def test_ruff_finds_nothing():
         pytest.skip("ruff is not installed; make setup installs it")
     # The same command as `make lint`, with pyproject.toml's settings.
     lint = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache",
-                           "org_edns_addon", "setup.py"],
+                           "org_edns_addon", "setup.py", "tests", "benchmarks", "scripts", "lab"],
                           cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     assert lint.returncode == 0, lint.stdout.decode(errors="replace")

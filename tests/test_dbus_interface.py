@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """The addon's D-Bus interface, driven through a dasbus proxy over a private dbus-daemon.
 
 The service is the stand-alone ``python3 -m org_edns_addon.dbus_service``
@@ -75,7 +86,8 @@ def test_servers_are_stored_normalized_and_valid(edns_proxy):
 @pytest.mark.parametrize("prop, value, expected", [
     ("ResolveMode", "prefer", "prefer"),
     ("Backend", "unbound", "unbound"),
-    ("SearchDomains", ["Corp.Example", "bücher.example"], ["corp.example", "xn--bcher-kva.example"]),
+    ("SearchDomains", ["Corp.Example", "bücher.example"],
+     ["corp.example", "xn--bcher-kva.example"]),
     ("CaNames", ["corp-ca.pem", "lab_ca.pem"], ["corp-ca.pem", "lab_ca.pem"]),
 ])
 def test_setting_a_property_stores_it_and_signals_the_change(edns_proxy, prop, value, expected):

@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """The D-Bus module under attack (issue 14): hostile callers neither block it, nor grow it,
 nor flood its log, nor keep it from ending on a signal.
 
@@ -232,7 +243,9 @@ def test_memory_stays_flat_over_50000_calls(edns_proxy, bus):
     calls = AsyncCalls(bus.connection)
     # Every way a call ends: a property read, a write (and its signal), a refused write,
     # a method's reply; mostly the cheapest, so that 50 000 calls take seconds.
-    read = lambda n: calls.get_property(n, "Backend")   # noqa: E731
+    def read(n):
+        return calls.get_property(n, "Backend")
+
     kinds = [read, read, read, read, read,
              lambda n: calls.set_property(n, "ResolveMode",
                                           GLib.Variant("s", ("exclusive", "prefer")[n % 2])),

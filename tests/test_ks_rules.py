@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """Every rule of the kickstart syntax and every refused input, each reported as
 FILE:LINE: error: ... on exactly the line that holds the mistake.
 
@@ -101,7 +112,8 @@ def test_a_search_domain_that_could_break_a_config_line_is_refused(write_ks, sea
                                                "(it is multicast or broadcast)"),
     ("255.255.255.255#dot.corp.example", "255.255.255.255 cannot be a DNS server's address"),
     ("dns+tls://[2001:db8::53]853#dot.corp.example", "unexpected '853' after the address"),
-    ("dns+tls://192.0.2.53:0#dot.corp.example", "port 0 is out of range; use a number from 1 to 65535"),
+    ("dns+tls://192.0.2.53:0#dot.corp.example",
+     "port 0 is out of range; use a number from 1 to 65535"),
     ("dns+tls://192.0.2.53:65536#dot.corp.example", "port 65536 is out of range; use a number "
                                                     "from 1 to 65535"),
     ("dns+tls://[2001:db8::53]:65536#dot.corp.example", "port 65536 is out of range"),

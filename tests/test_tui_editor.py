@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """The editor state behind every screen: edits are validated at once, with a sentence."""
 
 import pytest
@@ -36,7 +47,8 @@ def test_added_server_is_kept_with_its_tls_name_and_domains():
 @pytest.mark.parametrize("line, words", [
     ("dns+tls://2001:db8::53#dot.example", "must be in brackets"),
     ("dns+tls://192.0.2.300#dot.example", "'192.0.2.300' is not an IPv4 or IPv6 address"),
-    ("dns+tls://192.0.2.53:99999#dot.example", "port 99999 is out of range; use a number from 1 to 65535"),
+    ("dns+tls://192.0.2.53:99999#dot.example",
+     "port 99999 is out of range; use a number from 1 to 65535"),
     ("dns+tls://192.0.2.53", "has no TLS name, so it cannot be authenticated"),
     ("dns+udp://192.0.2.53", "plaintext server dns+udp://192.0.2.53 is refused with "
                              "--resolve-mode=exclusive"),
@@ -244,7 +256,8 @@ def test_a_configuration_with_errors_is_not_checked():
 
 
 def test_kickstart_section_is_the_addon_form():
-    editor = editor_with("dns+tls://192.0.2.1#dot.example", "192.0.2.2#two.example domain=x.example")
+    editor = editor_with("dns+tls://192.0.2.1#dot.example",
+                         "192.0.2.2#two.example domain=x.example")
     editor.set_searches("corp.example")
     assert editor.kickstart_section() == (
         "%addon org_edns_addon --resolve-mode=exclusive --backend=dnsconfd "

@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """The Anaconda spoke against the real modules on a private bus.
 
 Anaconda's Security module and ours run as processes on a private
@@ -25,7 +36,6 @@ except ImportError as error:   # pragma: no cover - depends on the machine
                 "python-meh on PYTHONPATH, see shared/TESTING.md" % error,
                 allow_module_level=True)
 
-# pylint: disable=wrong-import-position
 from simpleline import App
 from simpleline.render.screen import InputState
 
@@ -88,7 +98,7 @@ def installer(bus, bus_address, anaconda_conf, tmp_path, monkeypatch):
         for process in processes:
             stop_service(process)
         for name in (SECURITY_SERVICE, EDNS.interface_name):
-            wait_for(lambda: not bus.proxy.NameHasOwner(name), what="%s to go" % name)
+            wait_for(lambda name=name: not bus.proxy.NameHasOwner(name), what="%s to go" % name)
 
 
 def spoke_environment(bus_address, conf_path):
@@ -145,7 +155,7 @@ def test_valid_kickstart_section_completes_the_spoke(installer, spoke, test_ca):
 def test_ca_screen_offers_the_kickstart_certificates_and_new_ones(installer, spoke, test_ca):
     installer[2](kickstart(test_ca.pem))
     spoke.setup(None)
-    ca_screen = CaScreen(spoke._editor)  # pylint: disable=protected-access
+    ca_screen = CaScreen(spoke._editor)
     ca_screen.refresh()
     ca_screen.window.render(80)
     text = "\n".join(line.rstrip() for line in ca_screen.window.get_lines())
@@ -203,7 +213,7 @@ def test_leaving_writes_the_module_and_stages_the_installer(installer, spoke, te
     module, etc_upper, load = installer
     load(kickstart(test_ca.pem))
     screen_text(spoke)
-    spoke._editor.set_resolve_mode("prefer")  # pylint: disable=protected-access
+    spoke._editor.set_resolve_mode("prefer")
     state = spoke.input(None, "c")
     assert module.ResolveMode == "prefer"
     assert spoke.status == "3 DoT servers, prefer"

@@ -1,3 +1,14 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
 """Validation and the installer's code path never disagree.
 
 Every kickstart that the rest of the suite validated as clean (recorded by
@@ -23,7 +34,7 @@ def test_every_kickstart_validated_clean_stages_in_both_phases_and_packs_as_an_o
             root.mkdir()
             try:
                 stage(data, phase, str(root), runner=RecordingRunner())
-            except Exception as error:  # pylint: disable=broad-except
+            except Exception as error:  # noqa: BLE001 (any failure is what this test reports)
                 failures.append("%s (%s): %r" % (parsed.filename, phase.value, error))
         try:
             initrd.overlay_image(initrd.overlay_plan(parsed))
@@ -34,6 +45,6 @@ def test_every_kickstart_validated_clean_stages_in_both_phases_and_packs_as_an_o
                 "initramfs" in warning.message for warning in parsed.warnings)
             if not announced:
                 failures.append("%s (overlay): %r" % (parsed.filename, error))
-        except Exception as error:  # pylint: disable=broad-except
+        except Exception as error:  # noqa: BLE001 (any failure is what this test reports)
             failures.append("%s (overlay): %r" % (parsed.filename, error))
     assert failures == [], "\n".join(failures[:20])

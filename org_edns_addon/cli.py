@@ -475,10 +475,14 @@ def _on_interrupt(signum, _frame):
 
 @contextlib.contextmanager
 def _interrupts_raised():
+    """Interrupts raise inside; after it, the run only says what was done (the files
+    applied, the kickstart saved) and ends: they are held back from then on, so that a
+    signal after the work cannot turn its report into a bare "interrupted"."""
     _Interrupts.raised = True
     try:
         yield
     finally:
+        signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
         _Interrupts.raised = False
 
 

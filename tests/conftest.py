@@ -12,6 +12,7 @@
 """Shared fixtures: kickstart files on disk, fresh certificates, the CLI as a process."""
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -57,6 +58,17 @@ def _recording_parse_kickstart(path, now=None):
 
 
 reader.parse_kickstart = _recording_parse_kickstart
+
+
+def pytest_configure(config):
+    """The signal tests send SIGINT and SIGHUP to the processes they start, which inherit
+    an ignored signal as ignored (and edns-addon then honours it, as under nohup): a suite
+    started in the background (`&`, nohup) would test nothing. Their default again."""
+    del config
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def pytest_collection_modifyitems(items):

@@ -39,7 +39,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from lab.kickstarts import (COMMANDS, certificate_section, edns_section,
+from lab.kickstarts import (COMMANDS, anchor_section, certificate_section, edns_section,
                             ksvalidator_command)
 from lab import certs
 
@@ -68,7 +68,7 @@ def generated_kickstart(servers, certificates, pems):
     for index in range(certificates):
         pem = pems[index % len(pems)]
         if index % 2:
-            sections.append(certificate_section(pem, "anchor-%d.pem" % index, "--type=anchor"))
+            sections.append(anchor_section(pem, "anchor-%d.pem" % index))
         else:
             name = "dns-ca-%d.pem" % index
             ca_names.append(name)

@@ -85,7 +85,7 @@ def certificates_kickstart(path, count, ca_names=20, anchors=0.1):
     """Write a kickstart with COUNT fresh CA certificates to PATH: a tenth anchors, the
     rest in /etc/pki/dns/, the first CA_NAMES of those the DoT CAs (--ca)."""
     sys.path.insert(0, str(REPO))
-    from lab.kickstarts import COMMANDS, certificate_section, edns_section
+    from lab.kickstarts import COMMANDS, anchor_section, certificate_section, edns_section
     from lab import certs
 
     sections = []
@@ -93,7 +93,7 @@ def certificates_kickstart(path, count, ca_names=20, anchors=0.1):
     for index in range(count):
         pem = certs.make_ca("Benchmark CA %d" % index).pem
         if index < count * anchors:
-            sections.append(certificate_section(pem, "anchor-%04d.pem" % index, "--type=anchor"))
+            sections.append(anchor_section(pem, "anchor-%04d.pem" % index))
         else:
             name = "dns-ca-%04d.pem" % index
             if len(names) < ca_names:

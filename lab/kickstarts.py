@@ -39,6 +39,21 @@ def certificate_section(pem, filename=CA_FILENAME, options=CA_DIRECTORY_OPTION):
         filename, options, pem, "" if pem.endswith("\n") or not pem else "\n")
 
 
+def certificate_type_supported():
+    """Whether this pykickstart has %certificate --type (3.73+, EL10's branch 3.52.13+):
+    EL9's 3.32.x and Fedora 43's 3.66 refuse it as an unknown option."""
+    from pykickstart.parser import Certificate
+    return hasattr(Certificate(cert="", filename="x"), "type")
+
+
+def anchor_section(pem, filename):
+    """PEM as a system trust anchor, in the form this pykickstart reads: --type=anchor, or
+    where it has no --type, the anchors directory as its --dir."""
+    if certificate_type_supported():
+        return certificate_section(pem, filename, "--type=anchor")
+    return certificate_section(pem, filename, "--dir=%s/" % c.CA_TRUST_ANCHORS_DIR)
+
+
 def edns_section(*servers, options="", spelling=ADDON):
     """An encrypted DNS section with the body lines SERVERS and the header OPTIONS."""
     header = spelling + (" " + options if options else "")

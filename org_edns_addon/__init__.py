@@ -11,16 +11,29 @@
 
 """org_edns_addon: system-wide encrypted DNS (DNS over TLS) for Anaconda installations."""
 
-import os as _os
-import sys as _sys
+try:
+    import os as _os
+    import sys as _sys
 
-__version__ = "0.1.0"
+    __version__ = "0.1.0"
 
-# An updates image (edns-addon updates-img) carries the pure-Python libraries an
-# installer image may lack (dnspython) in this directory; it comes last on the path,
-# so a library the image has (an RPM's Requires) wins. Nothing else has it.
-from org_edns_addon.constants import CARRIED_LIBRARIES_DIR as _CARRIED_DIR
+    # An updates image (edns-addon updates-img) carries the pure-Python libraries an
+    # installer image may lack (dnspython) in this directory; it comes last on the path,
+    # so a library the image has (an RPM's Requires) wins. Nothing else has it.
+    from org_edns_addon.constants import CARRIED_LIBRARIES_DIR as _CARRIED_DIR
 
-_CARRIED = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), _CARRIED_DIR)
-if _os.path.isdir(_CARRIED) and _CARRIED not in _sys.path:
-    _sys.path.append(_CARRIED)
+    _CARRIED = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), _CARRIED_DIR)
+    if _os.path.isdir(_CARRIED) and _CARRIED not in _sys.path:
+        _sys.path.append(_CARRIED)
+except KeyboardInterrupt:
+    # A Ctrl-C in the first moments of `edns-addon` or of `python3 -m org_edns_addon.…`
+    # (sys.argv[0] is "-m" while Python finds the module), before cli.py holds the
+    # signals back: the run ends as cli.py ends one, with 130 and a sentence, never a
+    # traceback through this file. Any other importer gets its KeyboardInterrupt.
+    import os as _os
+    import sys as _sys
+    if _sys.argv[:1] != ["-m"] and \
+            _os.path.basename((_sys.argv or [""])[0]) != "edns-addon":
+        raise
+    _os.write(2, b"edns-addon: interrupted\n")
+    _os._exit(130)

@@ -21,6 +21,7 @@ gzip carries no time stamp. So the same kickstart always gives the same bytes.
 """
 
 import gzip
+import io
 import stat
 
 from org_edns_addon import constants as c
@@ -185,7 +186,18 @@ def newc_archive(files):
 
 def overlay_image(plan):
     """The overlay image (gzip'd newc cpio) of PLAN (from ``overlay_plan``)."""
-    return gzip.compress(newc_archive(plan.files), compresslevel=9, mtime=0)
+    return gzipped(newc_archive(plan.files))
+
+
+def gzipped(data):
+    """DATA gzip'd with no time stamp and no name, in the same header on every Python:
+    gzip.compress() writes zlib's own header (OS 3) on 3.11 and 3.12, GzipFile's (OS
+    255) on 3.9 and 3.13, so the same kickstart would give other bytes elsewhere."""
+    image = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", compresslevel=9, fileobj=image,
+                       mtime=0) as stream:
+        stream.write(data)
+    return image.getvalue()
 
 
 def overlay_boot_options(config):

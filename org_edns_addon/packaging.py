@@ -26,7 +26,6 @@ carries it.
 """
 
 import argparse
-import gzip
 import os
 import re
 import sys
@@ -184,7 +183,7 @@ def updates_image_files():
 def updates_image():
     """The updates image: a deterministic, root-owned, gzip'd newc cpio of the layout."""
     # initrd's cpio writer is the project's one; it loads pykickstart, so only here.
-    from org_edns_addon.initrd import OverlayError, newc_archive
+    from org_edns_addon.initrd import OverlayError, gzipped, newc_archive
     try:
         archive = newc_archive(updates_image_files())
     except OSError as error:
@@ -192,7 +191,7 @@ def updates_image():
             from None
     except OverlayError as error:
         raise PackagingError(str(error)) from None
-    return gzip.compress(archive, compresslevel=9, mtime=0)
+    return gzipped(archive)
 
 
 def main(argv=None):

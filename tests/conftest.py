@@ -19,10 +19,11 @@ from pathlib import Path
 
 import pytest
 from pykickstart.errors import KickstartParseError
-from pykickstart.parser import Certificate, KickstartParser
+from pykickstart.parser import KickstartParser
 from pykickstart.version import makeVersion
 
 from lab import certs
+from lab.kickstarts import certificate_type_supported
 from org_edns_addon.ks import reader
 
 REPO = Path(__file__).resolve().parent.parent
@@ -106,7 +107,9 @@ def _pykickstart_version():
 
 # %certificate --type came with pykickstart 3.73 (EL10's branch: 3.52.13); EL9's 3.32.x and
 # Fedora 43's 3.66 refuse it as an unknown option, so their kickstarts cannot hold anchors.
-CERTIFICATE_TYPE = hasattr(Certificate(cert="", filename="x"), "type")
+CERTIFICATE_TYPE = certificate_type_supported()
+
+
 def _pykickstart_requires_dir():
     try:
         KickstartParser(makeVersion()).readKickstartFromString(

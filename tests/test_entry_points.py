@@ -331,6 +331,44 @@ def test_a_signal_at_any_moment_of_start_up_ends_the_run_cleanly(write_ks, tmp_p
     assert outcomes.get(130), outcomes
 
 
+# Python's start-up hook (on PYTHONPATH first): the package's first import of another of
+# its modules is interrupted, as a Ctrl-C in that millisecond would interrupt it.
+INTERRUPTING_SITECUSTOMIZE = """import sys
+class Interrupting:
+    def find_spec(self, name, path=None, target=None):
+        if name == "org_edns_addon.constants":
+            raise KeyboardInterrupt
+sys.meta_path.insert(0, Interrupting())
+"""
+
+
+@pytest.mark.parametrize("form", ["module", "script", "import"])
+def test_a_ctrl_c_while_the_package_starts_ends_a_run_with_the_sentence(write_ks, tmp_path,
+                                                                         form):
+    """A Ctrl-C before cli.py holds the signals back (in the package's own start-up):
+    `edns-addon` and `python3 -m org_edns_addon.…` end with 130 and the sentence; any
+    other program importing the package gets its KeyboardInterrupt."""
+    kickstart = write_ks("%addon org_edns_addon\n" + SERVER + "%end\n")
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(INTERRUPTING_SITECUSTOMIZE)
+    script = tmp_path / "edns-addon"
+    script.write_text(CONSOLE_SCRIPT)
+    program = {"module": ["-m", "org_edns_addon.cli", "validate", kickstart],
+               "script": [str(script), "validate", kickstart],
+               "import": ["-c", "import org_edns_addon"]}[form]
+    result = subprocess.run([sys.executable, *program], capture_output=True, text=True,
+                            timeout=60, env=dict(os.environ, PYTHONPATH="%s%s%s" % (
+                                hooks, os.pathsep, REPO)))
+    if form == "import":
+        assert result.returncode == -signal.SIGINT and \
+            result.stderr.endswith("KeyboardInterrupt\n"), \
+            result.stderr
+    else:
+        assert (result.returncode, result.stdout, result.stderr) == (
+            130, "", "edns-addon: interrupted\n")
+
+
 def test_a_closed_standard_output_is_a_usage_error(write_ks):
     kickstart = write_ks("%edns\n" + SERVER + "%end\n")
     result = subprocess.run([sys.executable, "-m", "org_edns_addon.cli", "convert", kickstart],

@@ -13,13 +13,14 @@
 
 import pytest
 
-from lab.kickstarts import certificate_section, edns_section
+from lab.kickstarts import anchor_section, certificate_section, edns_section
 from lab import certs
 from org_edns_addon import constants as c
 from org_edns_addon.certificates import CaCertificate
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.model import DotServer, EdnsConfig
 from org_edns_addon.trust import dot_trust, trust_problems
+from tests.conftest import needs_certificate_type
 from tests.ks_fixtures import line_of
 
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"
@@ -30,6 +31,7 @@ def ca(filename, pem, directory="/etc/pki/dns/", cert_type=None):
     return CaCertificate.from_section(filename, pem, directory, cert_type)
 
 
+@needs_certificate_type
 def test_a_self_signed_v1_anchor_is_a_ca_as_openssl_takes_it(write_ks, tmp_path):
     # rhinstaller/kickstart-tests' certificate tests carry such an anchor; OpenSSL's
     # check_ca() (crypto/x509/v3_purp.c) calls a self-signed v1 certificate a CA.
@@ -42,10 +44,11 @@ def test_a_self_signed_v1_anchor_is_a_ca_as_openssl_takes_it(write_ks, tmp_path)
 
 def test_without_an_encrypted_dns_section_no_anchor_is_judged_as_a_dns_ca(write_ks, pems):
     # The certificates belong to Anaconda's Security module alone then.
-    path = write_ks(certificate_section(pems.not_ca.pem, "leaf.pem", "--type=anchor"))
+    path = write_ks(anchor_section(pems.not_ca.pem, "leaf.pem"))
     assert [str(p) for p in parse_kickstart(path).errors] == []
 
 
+@needs_certificate_type
 def test_an_anchor_that_is_no_ca_is_an_error_where_it_authenticates_servers(write_ks, pems):
     text = certificate_section(pems.not_ca.pem, "leaf.pem", "--type=anchor") + edns_section(GOOD)
     path = write_ks(text)

@@ -255,9 +255,11 @@ def parse_address(text):
                          "network' (RFC 6890) and is never a destination, and Unbound never "
                          "queries it; give the server's own unicast address") % address)
     if address.version == 6 and address.ipv4_mapped is not None:
+        # Quoted as written: Python 3.13 prints such an address in its dotted form
+        # (::ffff:192.0.2.53), older ones in hexadecimal (::ffff:c000:235).
         raise ModelError(_("%s is an IPv4-mapped IPv6 address (::ffff:0:0/96), which Unbound "
                          "never queries; write the IPv4 address %s itself")
-                         % (address, address.ipv4_mapped))
+                         % (text, address.ipv4_mapped))
     return address
 
 

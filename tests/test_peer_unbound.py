@@ -60,7 +60,7 @@ ROWS = [
     Row(DONOTQ, "dns+tls://[::]" + NAME, UNBOUND,
         refuses=":: cannot be a DNS server's address (it is unspecified)"),
     Row(DONOTQ, "dns+tls://[::ffff:192.0.2.53]" + NAME, UNBOUND,
-        refuses="::ffff:c000:235 is an IPv4-mapped IPv6 address (::ffff:0:0/96), which "
+        refuses="::ffff:192.0.2.53 is an IPv4-mapped IPv6 address (::ffff:0:0/96), which "
                 "Unbound never queries; write the IPv4 address 192.0.2.53 itself"),
     Row(DONOTQ, "dns+tls://[::ffff:127.0.0.1]" + NAME, UNBOUND,
         refuses="write the IPv4 address 127.0.0.1 itself"),

@@ -25,30 +25,21 @@ fails on a time.
     PYTHONPATH=$PWD python3 benchmarks/apply.py [--certificates N] [--runs N]
 """
 
-import argparse
 import itertools
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.whole_process import (certificates_kickstart, edns_addon, paired,
+from benchmarks.whole_process import (certificates_benchmark, edns_addon, paired,
                                       print_paired, timed)
 
 GOAL = 1.5
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--certificates", type=int, default=1000)
-    parser.add_argument("--runs", type=int, default=7)
-    args = parser.parse_args()
-
-    with tempfile.TemporaryDirectory(prefix="edns-bench-") as directory:
-        kickstart = Path(directory, "bench.ks")
-        certificates_kickstart(kickstart, args.certificates)
+    with certificates_benchmark(__doc__.splitlines()[0]) as (args, directory, kickstart):
         numbers = itertools.count()
         roots = []
 
@@ -62,11 +53,7 @@ def main():
         def apply_fresh():
             return edns_addon("apply", kickstart, "--root", roots[-1], "--phase", "target")
 
-        def validate():
-            return edns_addon("validate", kickstart)
-
-        print("kickstart: %d %%certificate sections, %d bytes"
-              % (args.certificates, kickstart.stat().st_size))
+        validate = edns_addon("validate", kickstart)
         print("apply into an empty root (writes %d files):" % (args.certificates + 3))
         print_paired("edns-addon apply", "edns-addon validate",
                      paired(apply_fresh, validate, args.runs, before_each=fresh_root), GOAL)
@@ -76,8 +63,7 @@ def main():
         timed(edns_addon("apply", kickstart, "--root", up_to_date))
         print("apply where every file is already up to date (writes nothing):")
         print_paired("edns-addon apply", "edns-addon validate", paired(
-            lambda: edns_addon("apply", kickstart, "--root", up_to_date), validate,
-            args.runs), GOAL)
+            edns_addon("apply", kickstart, "--root", up_to_date), validate, args.runs), GOAL)
 
 
 if __name__ == "__main__":

@@ -27,13 +27,8 @@ Prints figures; never fails on a time. Exit 1 only when a command fails.
 """
 
 import argparse
-import os
-import resource
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -42,6 +37,7 @@ sys.path.insert(0, str(REPO))
 from lab.kickstarts import (COMMANDS, anchor_section, certificate_section, edns_section,
                             ksvalidator_command)
 from lab import certs
+from benchmarks.whole_process import edns_addon, medians, paired, timed
 
 # (servers, certificates): the servers series, then the certificates series.
 SIZES = [(10, 10), (100, 10), (1000, 10), (10000, 10), (10, 100), (10, 1000)]
@@ -79,38 +75,6 @@ def generated_kickstart(servers, certificates, pems):
     return COMMANDS + "".join(sections) + section + "\n%packages\n@core\n%end\n"
 
 
-def _children_cpu():
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def timed(command):
-    """(wall seconds, CPU seconds, output) of one run of COMMAND, which must succeed."""
-    cpu, start = _children_cpu(), time.perf_counter()
-    completed = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=dict(os.environ, PYTHONPATH=str(REPO)))
-    elapsed, cpu = time.perf_counter() - start, _children_cpu() - cpu
-    if completed.returncode != 0:
-        sys.exit("benchmark: %s failed (exit %d): %s" % (
-            " ".join(command), completed.returncode,
-            (completed.stdout + completed.stderr).decode(errors="replace")[-500:]))
-    return elapsed, cpu, completed.stdout
-
-
-def paired(ours, theirs, runs):
-    """Medians of each side and of the pairwise ratios: {"wall": (ours, theirs, ratio), ...}."""
-    timed(ours), timed(theirs)   # warm the page cache and the .pyc files
-    pairs = []
-    for _ in range(runs):
-        pairs.append((timed(ours)[:2], timed(theirs)[:2]))
-    figures = {}
-    for index, what in ((0, "wall"), (1, "CPU")):
-        figures[what] = (statistics.median(a[index] for a, _ in pairs),
-                         statistics.median(b[index] for _, b in pairs),
-                         statistics.median(a[index] / b[index] for a, b in pairs))
-    return figures
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="pairs per size (default 7)")
@@ -135,11 +99,10 @@ def main():
         for servers, certificates in sizes:
             path = directory / ("bench-%d-servers-%d-certs.ks" % (servers, certificates))
             path.write_text(generated_kickstart(servers, certificates, pems))
-            ours = [sys.executable, "-m", "org_edns_addon.cli", "validate", str(path)]
-            output = timed(ours)[2].decode()
-            if not output.endswith(": 0 errors, 0 warnings\n"):
-                sys.exit("benchmark: the generated kickstart is not clean:\n" + output[-500:])
-            figures = paired(ours, ksvalidator_command() + [str(path)], runs)
+            ours = edns_addon("validate", path)
+            timed(ours, accept=lambda result: result.returncode == 0 and result.stdout.endswith(
+                ": 0 errors, 0 warnings\n"))   # the generated kickstart is clean
+            figures = medians(paired(ours, ksvalidator_command() + [str(path)], runs))
             print("%8d %6d %9d | %8.3fs %8.3fs %5.2fx | %8.3fs %8.3fs %5.2fx" % (
                 servers, certificates, path.stat().st_size,
                 *figures["wall"], *figures["CPU"]), flush=True)

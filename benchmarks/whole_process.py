@@ -16,20 +16,18 @@ pair by pair, so a drift in the machine's speed during the run hits both
 alike; medians are printed, never judged.
 """
 
+import argparse
+import contextlib
 import os
-import resource
 import statistics
-import subprocess
 import sys
-import time
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
 
-
-def _children_cpu():
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+from benchmarks.paired import CommandFailed, run_once
 
 
 def edns_addon(*args):
@@ -37,28 +35,25 @@ def edns_addon(*args):
     return [sys.executable, "-m", "org_edns_addon.cli", *map(str, args)]
 
 
-def timed(argv):
-    """(wall seconds, CPU seconds) of one run of ARGV, which must succeed."""
-    cpu, start = _children_cpu(), time.perf_counter()
-    completed = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               env=dict(os.environ, PYTHONPATH=str(REPO)))
-    elapsed, cpu = time.perf_counter() - start, _children_cpu() - cpu
-    if completed.returncode != 0:
-        sys.exit("benchmark: %s failed (exit %d): %s" % (" ".join(argv), completed.returncode,
-                                                        completed.stderr.decode()[-500:]))
-    return elapsed, cpu
+def timed(argv, accept=None):
+    """(wall seconds, CPU seconds) of one run of ARGV with this checkout on PYTHONPATH; it
+    must succeed (and satisfy ACCEPT, as in ``paired.run_once``) or the benchmark ends."""
+    try:
+        return run_once(argv, env=dict(os.environ, PYTHONPATH=str(REPO)), accept=accept)
+    except CommandFailed as error:
+        sys.exit("benchmark: %s" % error)
 
 
 def paired(command, baseline, runs, before_each=None):
-    """Run COMMAND() and BASELINE() (each returns an argv) in turn RUNS times after one
-    warm-up pair; BEFORE_EACH() runs untimed before every command run. Returns
-    {"command": [(wall, cpu)], "baseline": [...], "ratios": [(wall, cpu)]}."""
+    """Run COMMAND and BASELINE (each an argv, or a function that returns one per run) in
+    turn RUNS times after one warm-up pair; BEFORE_EACH() runs untimed before every command
+    run. Returns {"command": [(wall, cpu)], "baseline": [...], "ratios": [(wall, cpu)]}."""
     results = {"command": [], "baseline": [], "ratios": []}
     for run in range(runs + 1):
         if before_each:
             before_each()
-        ours = timed(command())
-        theirs = timed(baseline())
+        ours = timed(command() if callable(command) else command)
+        theirs = timed(baseline() if callable(baseline) else baseline)
         if run:   # the first pair warms the page cache and the .pyc files
             results["command"].append(ours)
             results["baseline"].append(theirs)
@@ -66,25 +61,47 @@ def paired(command, baseline, runs, before_each=None):
     return results
 
 
+def medians(results):
+    """{"wall": (command, baseline, ratio), "CPU": (...)}: the medians of RESULTS (from
+    ``paired``), the ratio being the median of the pairs' ratios."""
+    return {what: tuple(statistics.median(row[index] for row in results[key])
+                        for key in ("command", "baseline", "ratios"))
+            for index, what in ((0, "wall"), (1, "CPU"))}
+
+
 def print_paired(label, baseline_label, results, goal):
     """Print the medians of RESULTS (from ``paired``) and the median pair ratios."""
-    def median(rows, index):
-        return statistics.median(row[index] for row in rows)
-
+    figures = medians(results)
     runs = len(results["ratios"])
-    for name, rows in ((label, results["command"]), (baseline_label, results["baseline"])):
+    for index, name in ((0, label), (1, baseline_label)):
         print("  %-40s median %7.3f s wall, %7.3f s CPU over %d runs"
-              % (name + ":", median(rows, 0), median(rows, 1), runs))
+              % (name + ":", figures["wall"][index], figures["CPU"][index], runs))
     print("  ratio, median of the pairs: %.2f wall, %.2f CPU (goal <= %.1f); wall pairs "
-          "from %.2f to %.2f" % (median(results["ratios"], 0), median(results["ratios"], 1),
-                                 goal, min(r[0] for r in results["ratios"]),
+          "from %.2f to %.2f" % (figures["wall"][2], figures["CPU"][2], goal,
+                                 min(r[0] for r in results["ratios"]),
                                  max(r[0] for r in results["ratios"])))
+
+
+@contextlib.contextmanager
+def certificates_benchmark(description):
+    """The set-up apply.py and overlay.py share: their --certificates and --runs, and a
+    scratch directory with the kickstart (``certificates_kickstart``) in it, described on
+    standard output. Yields (arguments, directory, kickstart path)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--certificates", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="edns-bench-") as directory:
+        kickstart = Path(directory, "bench.ks")
+        certificates_kickstart(kickstart, args.certificates)
+        print("kickstart: %d %%certificate sections, %d bytes"
+              % (args.certificates, kickstart.stat().st_size))
+        yield args, directory, kickstart
 
 
 def certificates_kickstart(path, count, ca_names=20, anchors=0.1):
     """Write a kickstart with COUNT fresh CA certificates to PATH: a tenth anchors, the
     rest in /etc/pki/dns/, the first CA_NAMES of those the DoT CAs (--ca)."""
-    sys.path.insert(0, str(REPO))
     from lab.kickstarts import COMMANDS, anchor_section, certificate_section, edns_section
     from lab import certs
 

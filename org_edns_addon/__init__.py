@@ -11,6 +11,23 @@
 
 """org_edns_addon: system-wide encrypted DNS (DNS over TLS) for Anaconda installations."""
 
+def _end_an_interrupted_start_up(main_module=False):
+    """In an ``except KeyboardInterrupt`` of the package's or cli.py's first lines: a
+    Ctrl-C in the first moments of `edns-addon` or of `python3 -m org_edns_addon.…`
+    (sys.argv[0] is "-m" while Python finds the module; MAIN_MODULE when the module
+    being run caught it), before cli.py holds the signals back, ends the run as cli.py
+    ends one, with 130 and a sentence, never a traceback. Any other importer gets its
+    KeyboardInterrupt back."""
+    import os
+    import sys
+
+    argv0 = (getattr(sys, "argv", None) or [""])[0]
+    if not (main_module or argv0 == "-m" or os.path.basename(argv0) == "edns-addon"):
+        raise   # the KeyboardInterrupt being handled
+    os.write(2, b"edns-addon: interrupted\n")
+    os._exit(130)
+
+
 try:
     import os as _os
     import sys as _sys
@@ -26,14 +43,4 @@ try:
     if _os.path.isdir(_CARRIED) and _CARRIED not in _sys.path:
         _sys.path.append(_CARRIED)
 except KeyboardInterrupt:
-    # A Ctrl-C in the first moments of `edns-addon` or of `python3 -m org_edns_addon.…`
-    # (sys.argv[0] is "-m" while Python finds the module), before cli.py holds the
-    # signals back: the run ends as cli.py ends one, with 130 and a sentence, never a
-    # traceback through this file. Any other importer gets its KeyboardInterrupt.
-    import os as _os
-    import sys as _sys
-    if _sys.argv[:1] != ["-m"] and \
-            _os.path.basename((_sys.argv or [""])[0]) != "edns-addon":
-        raise
-    _os.write(2, b"edns-addon: interrupted\n")
-    _os._exit(130)
+    _end_an_interrupted_start_up()

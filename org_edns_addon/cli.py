@@ -36,13 +36,8 @@ try:
     _INHERITED_MASK = signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS) \
         if _AS_PROGRAM else None
 except KeyboardInterrupt:
-    import os
-    import sys
-    if __name__ != "__main__" and \
-            os.path.basename((getattr(sys, "argv", None) or [""])[0]) != "edns-addon":
-        raise
-    os.write(2, b"edns-addon: interrupted\n")
-    os._exit(130)
+    from org_edns_addon import _end_an_interrupted_start_up
+    _end_an_interrupted_start_up(main_module=__name__ == "__main__")
 
 # The rest only after the signals are held.
 import argparse

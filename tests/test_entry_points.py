@@ -331,27 +331,34 @@ def test_a_signal_at_any_moment_of_start_up_ends_the_run_cleanly(write_ks, tmp_p
     assert outcomes.get(130), outcomes
 
 
-# Python's start-up hook (on PYTHONPATH first): the package's first import of another of
-# its modules is interrupted, as a Ctrl-C in that millisecond would interrupt it.
-INTERRUPTING_SITECUSTOMIZE = """import sys
+# Python's start-up hooks (on PYTHONPATH first), each a Ctrl-C in one millisecond of our
+# start-up: in the package's first import of another of its modules, or in cli.py's first
+# lines, where it is about to hold the signals back.
+INTERRUPTING_SITECUSTOMIZE = {"package": """import sys
 class Interrupting:
     def find_spec(self, name, path=None, target=None):
         if name == "org_edns_addon.constants":
             raise KeyboardInterrupt
 sys.meta_path.insert(0, Interrupting())
-"""
+""", "cli": """import signal
+def interrupting(*args):
+    raise KeyboardInterrupt
+signal.pthread_sigmask = interrupting
+"""}
 
 
-@pytest.mark.parametrize("form", ["module", "script", "import"])
+@pytest.mark.parametrize("form, where", [("module", "package"), ("script", "package"),
+                                         ("import", "package"), ("module", "cli"),
+                                         ("script", "cli")])
 def test_a_ctrl_c_while_the_package_starts_ends_a_run_with_the_sentence(write_ks, tmp_path,
-                                                                         form):
-    """A Ctrl-C before cli.py holds the signals back (in the package's own start-up):
-    `edns-addon` and `python3 -m org_edns_addon.…` end with 130 and the sentence; any
-    other program importing the package gets its KeyboardInterrupt."""
+                                                                         form, where):
+    """A Ctrl-C before cli.py holds the signals back (in the package's own start-up, or
+    in cli.py's first lines): `edns-addon` and `python3 -m org_edns_addon.…` end with 130
+    and the sentence; any other program importing the package gets its KeyboardInterrupt."""
     kickstart = write_ks("%addon org_edns_addon\n" + SERVER + "%end\n")
     hooks = tmp_path / "hooks"
     hooks.mkdir()
-    (hooks / "sitecustomize.py").write_text(INTERRUPTING_SITECUSTOMIZE)
+    (hooks / "sitecustomize.py").write_text(INTERRUPTING_SITECUSTOMIZE[where])
     script = tmp_path / "edns-addon"
     script.write_text(CONSOLE_SCRIPT)
     program = {"module": ["-m", "org_edns_addon.cli", "validate", kickstart],

@@ -97,13 +97,15 @@ class EdnsState:
 
     def set_servers(self, servers):
         """Take SERVERS, a sequence of at most ``MAX_SERVERS`` ``DotServer`` routing at most
-        ``MAX_NAMES_PER_LIST`` domains together."""
+        ``MAX_NAMES_PER_LIST`` domains together. A kickstart may list more (it is read as
+        it is): its servers can then be edited and removed, never added to."""
         servers = tuple(servers)
-        if len(servers) > MAX_SERVERS:
+        if len(servers) > max(MAX_SERVERS, len(self.servers)):
             raise ModelError(_("%d DNS servers are too many; give at most %d")
                              % (len(servers), MAX_SERVERS))
         routed = sum(len(server.domains) for server in servers)
-        if routed > MAX_NAMES_PER_LIST:
+        if routed > max(MAX_NAMES_PER_LIST, sum(len(server.domains)
+                                                for server in self.servers)):
             raise ModelError(_("%d routed domains are too many; give at most %d")
                              % (routed, MAX_NAMES_PER_LIST))
         self._replace(self.servers_changed, servers=servers)

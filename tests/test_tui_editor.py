@@ -265,3 +265,26 @@ def test_kickstart_section_is_the_addon_form():
         "dns+tls://192.0.2.1#dot.example\n"
         "dns+tls://192.0.2.2#two.example domain=x.example\n"
         "%end\n")
+
+
+def test_a_kickstart_over_the_server_limit_can_be_shrunk_but_not_grown():
+    """A kickstart is read with all its servers; an edit never adds past MAX_SERVERS, but
+    removing or changing one of them works (the user is not stuck with the file)."""
+    from org_edns_addon.constants import MAX_SERVERS
+    from org_edns_addon.model import DotServer
+
+    servers = tuple(DotServer.parse_line("dns+tls://192.0.2.%d#dot.example" % (number % 250 + 1))
+                    for number in range(MAX_SERVERS + 2))
+    editor = EdnsEditor(EdnsState(EdnsConfig(servers=servers)))
+    with pytest.raises(EditError, match="^%d DNS servers are too many; give at most %d$"
+                       % (MAX_SERVERS + 3, MAX_SERVERS)):
+        editor.add_server("dns+tls://198.51.100.1#dot.example")
+    assert editor.config.servers == servers
+    editor.set_server_domains(0, "lab.example")
+    editor.remove_server(1)
+    assert len(editor.config.servers) == MAX_SERVERS + 1
+    assert editor.config.servers[0].domains == ("lab.example",)
+    editor.remove_server(0)
+    with pytest.raises(EditError, match="too many"):
+        editor.add_server("dns+tls://198.51.100.1#dot.example")
+    assert len(editor.config.servers) == MAX_SERVERS

@@ -46,12 +46,17 @@ def certificate_type_supported():
     return hasattr(Certificate(cert="", filename="x"), "type")
 
 
-def anchor_section(pem, filename):
-    """PEM as a system trust anchor, in the form this pykickstart reads: --type=anchor, or
-    where it has no --type, the anchors directory as its --dir."""
+def anchor_options():
+    """The %certificate options of a system trust anchor in the form this pykickstart
+    reads: --type=anchor, or where it has no --type (EL9), the anchors directory as --dir."""
     if certificate_type_supported():
-        return certificate_section(pem, filename, "--type=anchor")
-    return certificate_section(pem, filename, "--dir=%s/" % c.CA_TRUST_ANCHORS_DIR)
+        return "--type=anchor"
+    return "--dir=%s/" % c.CA_TRUST_ANCHORS_DIR
+
+
+def anchor_section(pem, filename):
+    """PEM as a system trust anchor (``anchor_options``)."""
+    return certificate_section(pem, filename, anchor_options())
 
 
 def edns_section(*servers, options="", spelling=ADDON):

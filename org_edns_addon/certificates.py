@@ -336,7 +336,12 @@ class CaCertificate:
 
     @property
     def is_anchor(self):
-        return self.cert_type == CERT_TYPE_ANCHOR
+        """A system trust anchor: ``--type=anchor``, or (where pykickstart has no ``--type``,
+        as on EL9) a ``--dir`` that is the anchors directory itself, the way anchors were
+        placed before ``--type``. Both get ``update-ca-trust extract`` and both join the
+        DoT trust without ``--ca``."""
+        return self.cert_type == CERT_TYPE_ANCHOR or (
+            self.path.rsplit("/", 1)[0] == CERT_TYPE_DIRS[CERT_TYPE_ANCHOR])
 
     @property
     def path(self):

@@ -23,7 +23,7 @@ staging, the pre-flight check and the rules all take it from here:
   authenticates the servers: dnsconfd reads that file before the system
   store (its ``DEFAULT_CA_BUNDLE`` search order), so the unbound backend uses
   it too, and validation says so.
-- otherwise the system trust store plus every ``--type=anchor``.
+- otherwise the system trust store plus every anchor (``CaCertificate.is_anchor``).
 """
 
 from dataclasses import dataclass

@@ -19,11 +19,12 @@ import time
 
 import pytest
 
-from lab.kickstarts import CA_DIRECTORY_OPTION, CA_FILENAME, certificate_section, edns_kickstart
+from lab.kickstarts import (CA_DIRECTORY_OPTION, CA_FILENAME, anchor_options, anchor_section,
+                            certificate_section, edns_kickstart)
 from lab.dotlab import REFUSED_ZONE, TLS_NAME, forward_zone_config, free_port
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.probe import Outcome, check_staging_input
-from tests.conftest import needs_certificate_type, run_cli
+from tests.conftest import run_cli
 
 
 @pytest.fixture
@@ -114,21 +115,19 @@ def test_without_ca_option_the_system_store_does_not_know_the_test_ca(write_ks, 
         in result.stdout
 
 
-@needs_certificate_type
 def test_without_ca_option_an_anchor_certificate_is_trusted(write_ks, dot_upstream, dot_pki):
     result = check(write_ks, [dot_upstream.server_line()], dot_pki.ca.pem, header_options="",
-                   certificate_options="--type=anchor")
+                   certificate_options=anchor_options())
     assert result.returncode == 0, result.stdout
     assert ": ok, " in result.stdout
 
 
-@needs_certificate_type
 def test_without_ca_option_every_anchor_certificate_is_trusted(write_ks, dot_upstream, dot_pki):
     # Kickstart bodies end without a newline; the anchors must still form one bundle.
-    other_anchor = certificate_section(dot_pki.other_ca.pem, "other-root.pem", "--type=anchor")
+    other_anchor = anchor_section(dot_pki.other_ca.pem, "other-root.pem")
     result = run_cli("check", write_ks(other_anchor + edns_kickstart(
         dot_pki.ca.pem, "", [dot_upstream.server_line()], commands="",
-        certificates=certificate_section(dot_pki.ca.pem, options="--type=anchor"))))
+        certificates=anchor_section(dot_pki.ca.pem, CA_FILENAME))))
     assert result.returncode == 0, result.stdout + result.stderr
     assert ": ok, " in result.stdout
 

@@ -20,7 +20,7 @@ import shlex
 
 import pytest
 
-from lab.kickstarts import ADDON, certificate_section, edns_section
+from lab.kickstarts import ADDON, anchor_options, certificate_section, edns_section
 from org_edns_addon.ks.reader import parse_kickstart
 from tests.conftest import CERTIFICATE_TYPE, PYKICKSTART_REQUIRES_DIR, needs_certificate_type
 from tests.ks_fixtures import line_of, messages, only_error
@@ -441,15 +441,14 @@ def test_an_empty_certificate_section_is_refused_at_its_header(write_ks):
     pytest.param("not_yet_valid", "the certificate CN=Future CA is not valid before ",
                  id="a CA that is not yet valid"),
 ])
-@pytest.mark.parametrize("use", ["--ca",
-                                 pytest.param("--type=anchor", marks=needs_certificate_type)])
+@pytest.mark.parametrize("use", ["--ca", "anchor"])
 def test_a_certificate_that_cannot_authenticate_dns_servers_is_refused(write_ks, pems, kind,
                                                                        message, use):
     if use == "--ca":
         text = certificate_section(getattr(pems, kind).pem) + edns_section(GOOD,
                                                                     options="--ca=dns-ca.pem")
     else:
-        text = certificate_section(getattr(pems, kind).pem, options="--type=anchor") + \
+        text = certificate_section(getattr(pems, kind).pem, options=anchor_options()) + \
             edns_section(GOOD)
     path = write_ks(text)
     assert_one_error(path, text, "BEGIN CERTIFICATE", message)
@@ -495,9 +494,9 @@ def test_a_bundle_puts_every_certificate_in_the_dot_bundle_in_order_once(write_k
     assert trust.bundle.decode() == pems.second_ca.pem + pems.ca.pem
 
 
-@needs_certificate_type
 def test_without_ca_the_dot_bundle_is_empty(write_ks, pems):
-    path = write_ks(certificate_section(pems.ca.pem, options="--type=anchor") + edns_section(GOOD))
+    path = write_ks(certificate_section(pems.ca.pem, options=anchor_options()) +
+                    edns_section(GOOD))
     result = parse_kickstart(path)
     assert result.errors == []
     trust = result.staging_input().trust

@@ -20,13 +20,13 @@ import sys
 
 import pytest
 
-from lab.kickstarts import certificate_section, edns_kickstart
+from lab.kickstarts import anchor_section, certificate_section, edns_kickstart
 from lab import certs
 from org_edns_addon import constants as c
 from org_edns_addon.staging import plan as staging_plan
 from org_edns_addon.staging import apply as staging_apply
 from org_edns_addon.staging import StagingError
-from tests.conftest import REPO, needs_certificate_type, run_cli
+from tests.conftest import REPO, run_cli
 from tests.staging_fixtures import (RecordingRunner, in_mount_namespace, require_namespaces,
                                     require_tools, staging_input, tree_digest)
 
@@ -53,12 +53,11 @@ def below(root, path):
 
 @pytest.mark.parametrize("options", ["--ca=dns-ca.pem", "--backend=unbound --search=corp.example"])
 @pytest.mark.parametrize("phase", ["target", "installer"])
-@needs_certificate_type
 def test_applying_twice_gives_a_byte_identical_tree(write_ks, test_ca, root, options, phase):
     anchor = certs.make_ca("Corp Root")
     path = write_ks(edns_kickstart(test_ca.pem, options, certificates=(
         certificate_section(test_ca.pem) +
-        certificate_section(anchor.pem, "corp-root.pem", "--type=anchor"))))
+        anchor_section(anchor.pem, "corp-root.pem"))))
 
     first = run_cli("apply", path, "--root", root, "--phase", phase)
     assert first.returncode == 0, first.stderr
@@ -295,11 +294,9 @@ def test_the_fallback_makes_the_same_links_as_systemctl(write_ks, test_ca, tmp_p
     assert links and links == {k: v for k, v in tree_digest(by_us).items() if v[0] == "link"}
 
 
-@needs_certificate_type
 def test_update_ca_trust_runs_inside_the_root_and_is_skipped_where_absent(write_ks, test_ca,
                                                                           root):
-    text = edns_kickstart(test_ca.pem, certificates=certificate_section(
-        test_ca.pem, "dns-ca.pem", "--type=anchor"))
+    text = edns_kickstart(test_ca.pem, certificates=anchor_section(test_ca.pem, "dns-ca.pem"))
     data = staging_input(write_ks, text)
     runner = RecordingRunner()
 

@@ -20,7 +20,6 @@ from org_edns_addon.certificates import CaCertificate
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.model import DotServer, EdnsConfig
 from org_edns_addon.trust import dot_trust, trust_problems
-from tests.conftest import needs_certificate_type
 from tests.ks_fixtures import line_of
 
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"
@@ -31,15 +30,27 @@ def ca(filename, pem, directory="/etc/pki/dns/", cert_type=None):
     return CaCertificate.from_section(filename, pem, directory, cert_type)
 
 
-@needs_certificate_type
 def test_a_self_signed_v1_anchor_is_a_ca_as_openssl_takes_it(write_ks, tmp_path):
     # rhinstaller/kickstart-tests' certificate tests carry such an anchor; OpenSSL's
     # check_ca() (crypto/x509/v3_purp.c) calls a self-signed v1 certificate a CA.
     v1 = certs.make_v1_root("V1 Root", tmp_path)
-    path = write_ks(certificate_section(v1, "v1.pem", "--type=anchor") + edns_section(GOOD))
+    path = write_ks(anchor_section(v1, "v1.pem") + edns_section(GOOD))
     result = parse_kickstart(path)
     assert result.errors == []
     assert [block.subject for block in result.staging_input().trust.anchors] == ["CN=V1 Root"]
+
+
+@pytest.mark.parametrize("directory, anchor", [
+    ("/etc/pki/ca-trust/source/anchors/", True), ("/etc/pki/ca-trust/source/anchors", True),
+    ("//etc/pki/ca-trust/source/./anchors/", True), ("/etc/pki/ca-trust/source/anchors/x/", False),
+    ("/etc/pki/ca-trust/source/", False), ("/etc/pki/dns/", False)])
+def test_a_certificate_in_the_anchors_directory_is_an_anchor_also_without_type(pems, directory,
+                                                                             anchor):
+    # EL9's pykickstart has no --type: anchors are placed with --dir, as before --type.
+    cert = ca("root.pem", pems.ca.pem, directory)
+    assert cert.is_anchor is anchor
+    trust = dot_trust(CONFIG, [cert])
+    assert (trust.path, len(trust.anchors)) == (c.SYSTEM_CA_BUNDLE_PATH, 1 if anchor else 0)
 
 
 def test_without_an_encrypted_dns_section_no_anchor_is_judged_as_a_dns_ca(write_ks, pems):
@@ -48,9 +59,8 @@ def test_without_an_encrypted_dns_section_no_anchor_is_judged_as_a_dns_ca(write_
     assert [str(p) for p in parse_kickstart(path).errors] == []
 
 
-@needs_certificate_type
 def test_an_anchor_that_is_no_ca_is_an_error_where_it_authenticates_servers(write_ks, pems):
-    text = certificate_section(pems.not_ca.pem, "leaf.pem", "--type=anchor") + edns_section(GOOD)
+    text = anchor_section(pems.not_ca.pem, "leaf.pem") + edns_section(GOOD)
     path = write_ks(text)
     assert [str(p) for p in parse_kickstart(path).errors] == [
         "%s:%d: error: Not a valid CA certificate: CN=Not a CA (basicConstraints CA:TRUE is "

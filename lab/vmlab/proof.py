@@ -57,6 +57,8 @@ TARGET_BASE_MODULES = ("base", "systemd", "systemd-initrd", "dracut-systemd", "d
 # NetworkManager, the proof runner, and the user creation dracut-ng 108 does itself.
 TARGET_LAB_MODULES = ("network-manager", "edns-lab-proof")
 SYSUSERS_RERUN = "edns-lab-sysusers"
+# A boot that did not reach the proof's end shows this many lines of its console.
+SERIAL_TAIL = 25
 
 INSTALLER_CHECKS = """\
 show /run/NetworkManager/conf.d/16-global-dns.conf
@@ -153,9 +155,12 @@ def run_boot(proof, lab, name, images, options, checks, dhcp=False):
     finally:
         lab.network.stop_capture(tcpdump)
     frames = tapnet.read_capture(capture_path)
-    proof.check("end uptime" in " ".join(boot.lines),
-                "booted and ran the proof (qemu exit %d; serial log %s, kept with --keep)"
-                % (boot.exit_code, lab.workdir / ("%s.serial.log" % name)))
+    if not proof.check("end uptime" in " ".join(boot.lines),
+                       "booted and ran the proof (qemu exit %d; serial log %s, kept with "
+                       "--keep)" % (boot.exit_code, lab.workdir / ("%s.serial.log" % name))):
+        proof.figure("the serial log's last lines:")
+        for line in boot.serial.splitlines()[-SERIAL_TAIL:]:
+            proof.figure("  " + re.sub(r"\x1b\[[0-9;]*m", "", line.rstrip("\r")))
     proof.figure("boot: %.0f s in qemu (TCG), network up and proof started at guest "
                  "uptime %.1f s" % (boot.seconds, boot.guest_uptime))
     lab.boots.append(boot.seconds)

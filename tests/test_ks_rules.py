@@ -75,6 +75,22 @@ def test_a_bad_header_is_refused_on_the_header_line(write_ks, options, message):
     assert_one_error(path, text, ADDON, message)
 
 
+def test_a_misspelled_option_is_named_also_where_argparse_speaks_another_language(
+        write_ks, monkeypatch):
+    # argparse translates its own "unrecognized arguments: " (its module's gettext): the
+    # hint must not depend on reading that sentence back.
+    import argparse
+
+    english = argparse._
+    monkeypatch.setattr(argparse, "_", lambda text: "argumentos no reconocidos: %s"
+                        if text == "unrecognized arguments: %s" else english(text))
+    text = "text\n" + edns_section(GOOD, options="--resolv-mode=backup")
+    path = write_ks(text)
+    assert_one_error(path, text, ADDON, "unknown option --resolv-mode (did you mean "
+                     "--resolve-mode?); the options are --backend, --ca, --resolve-mode, "
+                     "--search")
+
+
 def test_a_comment_after_a_space_on_the_header_is_fine(write_ks):
     path = write_ks(edns_section(GOOD, options="--backend=unbound   # local forwarder"))
     result = parse_kickstart(path)

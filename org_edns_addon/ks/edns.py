@@ -20,6 +20,7 @@ Anaconda's ``AddonSection`` drives (``handle_header``, ``handle_line``,
 
 import re
 import shlex
+from argparse import ArgumentParser
 
 from pykickstart.errors import KickstartParseError
 from pykickstart.ko import KickstartObject
@@ -41,22 +42,26 @@ _COMMENT = re.compile(r"(^|\s)#.*$")
 class _EdnsOptionParser(KSOptionParser):
     """``KSOptionParser`` whose errors also say which option a typo meant."""
 
-    def error(self, message):
+    def parse_args(self, args=None, namespace=None, lineno=None):
+        # The unknown words as a list (never read back out of argparse's message, which
+        # its own translation may change), each with the option it probably meant.
         import difflib
+
+        self.lineno = lineno
+        namespace, extras = ArgumentParser.parse_known_args(self, args, namespace)
+        if not extras:
+            return namespace
         known = sorted(option for action in self._actions for option in action.option_strings)
-        prefix = "unrecognized arguments: "
-        if message.startswith(prefix):
-            hints = []
-            for word in message[len(prefix):].split():
-                option = word.split("=", 1)[0]
-                if not option.startswith("-"):
-                    hints.append(_("unexpected %r") % word)
-                    continue
-                close = difflib.get_close_matches(option, known, n=1)
-                hints.append(_("unknown option %s%s") % (
-                    option, _(" (did you mean %s?)") % close[0] if close else ""))
-            message = _("%s; the options are %s") % ("; ".join(hints), ", ".join(known))
-        super().error(message)
+        hints = []
+        for word in extras:
+            option = word.split("=", 1)[0]
+            if not option.startswith("-"):
+                hints.append(_("unexpected %r") % word)
+                continue
+            close = difflib.get_close_matches(option, known, n=1)
+            hints.append(_("unknown option %s%s") % (
+                option, _(" (did you mean %s?)") % close[0] if close else ""))
+        self.error(_("%s; the options are %s") % ("; ".join(hints), ", ".join(known)))
 
 
 def option_parser(prog=ADDON_SECTION_OPEN):

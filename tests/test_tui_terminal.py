@@ -13,9 +13,8 @@
 user types, sees and gets."""
 
 import os
-import pty
 import select
-import signal
+import subprocess
 import sys
 import time
 
@@ -141,16 +140,29 @@ def test_kickstart_with_errors_is_refused_before_the_ui(terminal, tmp_path):
 # A terminal that goes away under a session whose shell ignores SIGHUP (nohup, a parent
 # that set SIG_IGN): the kernel's hang-up signal is not seen, reads see the end or fail.
 
+# The child's first lines, as a shell with `trap '' HUP` would start it: the pseudo-terminal
+# becomes its controlling terminal (it leads a new session), SIGHUP is ignored, then the
+# command runs. (Not pty.fork(): forking the multi-threaded test process may deadlock.)
+IGNORE_HUP_ON_THIS_TERMINAL = """import fcntl, os, signal, sys, termios
+fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+os.execv(sys.executable, [sys.executable] + sys.argv[1:])
+"""
+
+
 class PtySession:
-    """`edns-addon tui` on a pseudo-terminal of its own (pty.fork), SIGHUP ignored."""
+    """`edns-addon tui` on a pseudo-terminal of its own, SIGHUP ignored."""
 
     def __init__(self, *argv):
         env = dict(os.environ, PYTHONPATH=str(REPO), TERM="xterm")
-        self.pid, self.master = pty.fork()
-        if self.pid == 0:   # the child: as a shell with `trap '' HUP` would start it
-            signal.signal(signal.SIGHUP, signal.SIG_IGN)
-            os.execve(sys.executable, [sys.executable, "-m", "org_edns_addon.cli", *argv],
-                      env)
+        self.master, terminal = os.openpty()
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", IGNORE_HUP_ON_THIS_TERMINAL, "-m", "org_edns_addon.cli",
+                 *argv], stdin=terminal, stdout=terminal, stderr=terminal, env=env,
+                start_new_session=True)
+        finally:
+            os.close(terminal)
         self.screen = b""
 
     def wait_for(self, text, seconds=15, at_end=False):
@@ -167,15 +179,12 @@ class PtySession:
 
     def exit_status(self, seconds=15):
         """The exit status, or None if the process still runs after SECONDS (then killed)."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                return os.waitstatus_to_exitcode(status)
-            time.sleep(0.02)
-        os.kill(self.pid, signal.SIGKILL)
-        os.waitpid(self.pid, 0)
-        return None
+        try:
+            return self.process.wait(seconds)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            return None
 
     def close(self):
         try:

@@ -336,12 +336,11 @@ class CaCertificate:
 
     @property
     def is_anchor(self):
-        """A system trust anchor: ``--type=anchor``, or (where pykickstart has no ``--type``,
-        as on EL9) a ``--dir`` that is the anchors directory itself, the way anchors were
-        placed before ``--type``. Both get ``update-ca-trust extract`` and both join the
-        DoT trust without ``--ca``."""
-        return self.cert_type == CERT_TYPE_ANCHOR or (
-            self.path.rsplit("/", 1)[0] == CERT_TYPE_DIRS[CERT_TYPE_ANCHOR])
+        """A system trust anchor: a certificate placed in the anchors directory, by
+        ``--type=anchor`` or (where pykickstart has no ``--type``, as on EL9) by a ``--dir``
+        that is that directory, the way anchors were placed before ``--type``. Every anchor
+        gets ``update-ca-trust extract`` and joins the DoT trust without ``--ca``."""
+        return self.path.rsplit("/", 1)[0] == CERT_TYPE_DIRS[CERT_TYPE_ANCHOR]
 
     @property
     def path(self):

@@ -113,7 +113,7 @@ def boot(network, tree, kernel, images, kernel_options, workdir, name):
     into the boot, and the kernel then patches the sched_clock static key while
     the other vCPU is running through it: "Oops: int3" in sched_clock_cpu, a
     panic, and a guest that powers off before the proof (2 boots in 9 here; none
-    in 15 with it).
+    in 16 in a row with it, nor in any vm-proof since).
     Deciding it at boot leaves nothing to patch at run time.
     """
     workdir = Path(workdir)

@@ -20,7 +20,6 @@ Anaconda's ``AddonSection`` drives (``handle_header``, ``handle_line``,
 
 import re
 import shlex
-from argparse import ArgumentParser
 
 from pykickstart.errors import KickstartParseError
 from pykickstart.ko import KickstartObject
@@ -47,8 +46,7 @@ class _EdnsOptionParser(KSOptionParser):
         # its own translation may change), each with the option it probably meant.
         import difflib
 
-        self.lineno = lineno
-        namespace, extras = ArgumentParser.parse_known_args(self, args, namespace)
+        namespace, extras = self.parse_known_args(args, namespace, lineno=lineno)
         if not extras:
             return namespace
         known = sorted(option for action in self._actions for option in action.option_strings)

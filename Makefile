@@ -72,7 +72,7 @@ trixie-tree:
 	PYTHONPATH=$(CURDIR) $(PYTHON) -m lab.vmlab.trixie_tree
 
 # The third tier: the addon on the real stack in booted images (root, qemu, a few minutes;
-# DNSCONFD_ROOT=DIR adds dnsconfd from an installed tree). See README "Proof on the real stack".
+# DNSCONFD_ROOT=DIR adds dnsconfd from an installed tree). See docs/proofs.md.
 .PHONY: vm-proof
 vm-proof:
 	PYTHONPATH=$(CURDIR) $(PYTHON) -m lab.vmlab.proof

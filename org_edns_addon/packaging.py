@@ -28,12 +28,13 @@ carries it.
 import argparse
 import os
 import re
+import stat
 import sys
 
 from org_edns_addon import constants as c
 from org_edns_addon import dependencies
 from org_edns_addon.dbus_identifiers import EDNS
-from org_edns_addon.i18n import _
+from org_edns_addon.i18n import N_, _
 from org_edns_addon.staging import StagingError
 from org_edns_addon.staging.apply import apply_plan
 from org_edns_addon.staging.plan import Phase, Plan, PlannedFile
@@ -54,14 +55,57 @@ class PackagingError(Exception):
     """The layout cannot be built; the message is a sentence for users."""
 
 
+# What a file that is not a regular file is, for the sentence that refuses it.
+_FILE_KINDS = ((stat.S_ISLNK, N_("a symbolic link")), (stat.S_ISDIR, N_("a directory")),
+               (stat.S_ISFIFO, N_("a FIFO")), (stat.S_ISSOCK, N_("a socket")),
+               (stat.S_ISCHR, N_("a character device")), (stat.S_ISBLK, N_("a block device")))
+
+
+def _not_regular(path, mode):
+    kind = next((_(text) for test, text in _FILE_KINDS if test(mode)), _("not a regular file"))
+    return PackagingError(_("%s is %s: the addon's layout holds regular files only; replace "
+                            "it with the file itself") % (path, kind))
+
+
+def read_source(path):
+    """(content, mode) of the regular file PATH, never through a symbolic link and without
+    blocking on a FIFO; its permission bits are kept, less write for group and others.
+    PackagingError names anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise PackagingError(_("%s is missing; build from a source checkout of the addon")
+                             % path) from None
+    except OSError as error:
+        if os.path.islink(path):
+            raise _not_regular(path, stat.S_IFLNK) from None
+        raise PackagingError(_("cannot read %s: %s") % (path, error.strerror or error)) \
+            from None
+    with os.fdopen(fd, "rb") as stream:
+        mode = os.fstat(stream.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_regular(path, mode)
+        return stream.read(), stat.S_IMODE(mode) & 0o755
+
+
+def _python_files(package):
+    """Every .py (and .typed) file below PACKAGE, relative to it, sorted; a directory or
+    file there that is a symbolic link is refused, since it may lead anywhere."""
+    found = []
+    for directory, subdirs, files in os.walk(package):
+        for name in subdirs + files:
+            if os.path.islink(os.path.join(directory, name)) and \
+                    (name in subdirs or name.endswith((".py", ".typed"))):
+                raise _not_regular(os.path.join(directory, name), stat.S_IFLNK)
+        subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
+        found += [os.path.relpath(os.path.join(directory, name), package)
+                  for name in files if name.endswith((".py", ".typed"))]
+    return sorted(found)
+
+
 def _package_files():
     """The package's source files, relative to the package directory, sorted."""
-    found = []
-    for directory, subdirs, files in os.walk(PACKAGE_DIR):
-        subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
-        found += [os.path.relpath(os.path.join(directory, name), PACKAGE_DIR)
-                  for name in files if name.endswith(".py")]
-    return sorted(found)
+    return [name for name in _python_files(PACKAGE_DIR) if name.endswith(".py")]
 
 
 def layout():
@@ -73,16 +117,12 @@ def layout():
                   os.path.join(DATA_DIR, DBUS_SERVICE_FILE)))
     files.append((os.path.join(c.ANACONDA_DBUS_CONFS_DIR, DBUS_CONF_FILE),
                   os.path.join(DATA_DIR, DBUS_CONF_FILE)))
-    for _installed_path, source in files:
-        if not os.path.isfile(source):
-            raise PackagingError(_("%s is missing; build from a source checkout of the addon")
-                                 % source)
     return sorted(files)
 
 
 def carried_libraries():
     """The files of each library the updates image carries (its package's Python files
-    and its METADATA), as (path below the root, content), sorted by path. Raises
+    and its METADATA), as ``PlannedFile``s sorted by path. Raises
     PackagingError if one is not installed where the image is built."""
     import importlib.util
     from importlib.metadata import PackageNotFoundError, distribution
@@ -99,18 +139,14 @@ def carried_libraries():
         if spec is None or not spec.submodule_search_locations:
             raise PackagingError(library.missing(_("the updates image, which carries it,")))
         package = spec.submodule_search_locations[0]
-        for directory, subdirs, names in os.walk(package):
-            subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
-            for name in names:
-                if name.endswith((".py", ".typed")):
-                    source = os.path.join(directory, name)
-                    with open(source, "rb") as stream:
-                        files.append((os.path.join(target, module, os.path.relpath(
-                            source, package)), stream.read()))
+        for name in _python_files(package):
+            content, mode = read_source(os.path.join(package, name))
+            files.append(PlannedFile(os.path.join(target, module, name), content, mode))
         info = "%s-%s.dist-info" % (found.metadata["Name"], found.version)
         metadata = found.read_text("METADATA") or found.read_text("PKG-INFO") or ""
-        files.append((os.path.join(target, info, "METADATA"), metadata.encode("utf-8")))
-    return sorted(files)
+        files.append(PlannedFile(os.path.join(target, info, "METADATA"),
+                                 metadata.encode("utf-8"), c.FILE_MODE))
+    return sorted(files, key=lambda planned: planned.path)
 
 
 def carried_notes():
@@ -140,12 +176,9 @@ def carried_notes():
 
 
 def _layout_files():
-    """The layout as ``PlannedFile``s (their bytes read from the checkout)."""
-    files = []
-    for path, source in layout():
-        with open(source, "rb") as stream:
-            files.append(PlannedFile(path, stream.read(), c.FILE_MODE))
-    return files
+    """The layout as ``PlannedFile``s (their bytes and permission bits read from the
+    checkout)."""
+    return [PlannedFile(path, *read_source(source)) for path, source in layout()]
 
 
 def install_tree(destdir, extra=()):
@@ -176,8 +209,7 @@ def install_tree(destdir, extra=()):
 def updates_image_files():
     """Every file of the updates image as ``PlannedFile``s: the layout and the libraries
     it carries."""
-    return _layout_files() + [PlannedFile(path, content, c.FILE_MODE)
-                              for path, content in carried_libraries()]
+    return _layout_files() + carried_libraries()
 
 
 def updates_image():

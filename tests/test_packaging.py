@@ -14,6 +14,7 @@
 import configparser
 import gzip
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -297,3 +298,73 @@ def test_rpmlint_accepts_the_spec_and_both_packages(built_rpms):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "2 packages and 1 specfiles checked; 0 errors, 0 warnings" in result.stdout
+
+
+@pytest.fixture
+def source_copy(tmp_path):
+    """A copy of the checkout's package and data/, to plant things in."""
+    copy = tmp_path / "checkout"
+    shutil.copytree(REPO / "org_edns_addon", copy / "org_edns_addon",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "data", copy / "data")
+    return copy
+
+
+def build_from(copy, *args):
+    """`edns-addon ARGS` (updates-img) or `python3 -m org_edns_addon.packaging` (install)
+    run from COPY as a real process."""
+    env = dict(os.environ, PYTHONPATH=str(copy))
+    return subprocess.run([sys.executable, "-m", *args], cwd=copy, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def both_builds(copy, out):
+    return [build_from(copy, "org_edns_addon.cli", "updates-img", "-o", out / "updates.img"),
+            build_from(copy, "org_edns_addon.packaging", "--destdir", out / "root")]
+
+
+@pytest.mark.parametrize("planted", ["file", "directory"])
+def test_a_symbolic_link_in_the_source_tree_is_refused_by_name(source_copy, tmp_path, planted):
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "shadow.py").write_text("the builder's secret\n")
+    os.chmod(secret / "shadow.py", 0o600)
+    link = source_copy / "org_edns_addon" / ("leak.py" if planted == "file" else "leak")
+    link.symlink_to(secret / "shadow.py" if planted == "file" else secret)
+    out = tmp_path / "out"
+    out.mkdir()
+    for result in both_builds(source_copy, out):
+        assert result.returncode == 1, result.stdout
+        assert "%s is a symbolic link" % link in result.stderr
+        assert "Traceback" not in result.stderr
+    assert not (out / "updates.img").exists()
+    assert not (out / "root").exists() or "the builder's secret" not in "".join(
+        path.read_text() for path in (out / "root").rglob("*.py"))
+
+
+def test_a_fifo_in_the_source_tree_is_refused_as_a_fifo_without_blocking(source_copy, tmp_path):
+    fifo = source_copy / "org_edns_addon" / "pipe.py"
+    os.mkfifo(fifo)
+    out = tmp_path / "out"
+    out.mkdir()
+    for result in both_builds(source_copy, out):
+        assert result.returncode == 1
+        assert "%s is a FIFO" % fifo in result.stderr, result.stderr
+    assert not (out / "updates.img").exists()
+
+
+def test_the_layout_keeps_a_source_file_unreadable_to_others(source_copy, tmp_path):
+    private = source_copy / "org_edns_addon" / "constants.py"
+    os.chmod(private, 0o600)
+    os.chmod(source_copy / "org_edns_addon" / "echo.py", 0o666)
+    out = tmp_path / "out"
+    out.mkdir()
+    image, install = both_builds(source_copy, out)
+    assert image.returncode == 0 and install.returncode == 0, image.stderr + install.stderr
+    installed = out / "root" / ADDON
+    assert stat.S_IMODE((installed / "constants.py").stat().st_mode) == 0o600
+    assert stat.S_IMODE((installed / "echo.py").stat().st_mode) == 0o644
+    listing = subprocess.run(["cpio", "-itv", "--quiet"], input=gzip.decompress(
+        (out / "updates.img").read_bytes()), capture_output=True, timeout=60).stdout.decode()
+    assert re.search(r"^-rw------- .* %s/constants.py$" % ADDON, listing, re.MULTILINE)
+    assert re.search(r"^-rw-r--r-- .* %s/echo.py$" % ADDON, listing, re.MULTILINE)

@@ -73,9 +73,9 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(items):
-    """The agreement test runs last, when every other test has recorded its kickstarts."""
+    """The agreement tests run last, when every other test has recorded its kickstarts."""
     last = [item for item in items if item.module.__name__.endswith(
-        "test_validated_kickstarts_stage")]
+        ("test_validated_kickstarts_stage", "test_installer_sequence"))]
     items[:] = [item for item in items if item not in last] + last
 
 

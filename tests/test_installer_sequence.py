@@ -265,9 +265,9 @@ def test_every_kickstart_composed_with_the_installers_own_steps_gives_the_target
             # the extracted system bundle is not made.
             assert "update-ca-trust" in result["security"], result["security"]
             not_extracted += 1
-    print("\ncomposed %d kickstarts x backends on %s (%s); %d without update-ca-trust's "
-          "extraction (not in the trixie target)"
-          % (len(compositions), os.environ.get("ANACONDA_LINE", "?"),
-             os.environ["ANACONDA_SRC"], not_extracted))
+    print("\ncomposed %d (kickstart, backend) pairs of %d kickstarts on %s (%s); %d without "
+          "update-ca-trust's extraction (not in the trixie target)"
+          % (len(compositions), len({label.rsplit(" (", 1)[0] for label, _p, _j in compositions}),
+             os.environ.get("ANACONDA_LINE", "?"), os.environ["ANACONDA_SRC"], not_extracted))
     assert compositions, "nothing was composed"
     assert failures == [], "\n".join(failures[:30])

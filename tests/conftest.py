@@ -72,10 +72,31 @@ def pytest_configure(config):
         signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
+# Where a run writes the kickstarts it validated clean (each as NNNN.ks; those with an
+# %include are left out, their included files are not kept), so that the anaconda tier's
+# composed test (tests/test_installer_sequence.py, which reads KICKSTART_CORPUS_ENV) can
+# take them on each Anaconda line without running the whole suite there again.
+KICKSTART_CORPUS_OUT_ENV = "EDNS_KICKSTART_CORPUS_OUT"
+KICKSTART_CORPUS_ENV = "EDNS_KICKSTART_CORPUS"
+
+
+def pytest_sessionfinish(session):
+    del session
+    directory = os.environ.get(KICKSTART_CORPUS_OUT_ENV)
+    if not directory:
+        return
+    os.makedirs(directory, exist_ok=True)
+    texts = dict.fromkeys(parsed.text for parsed in VALIDATED_KICKSTARTS
+                          if parsed.text is not None and not parsed.includes)
+    for number, text in enumerate(texts):
+        with open(os.path.join(directory, "%04d.ks" % number), "w", encoding="utf-8") as stream:
+            stream.write(text)
+
+
 def pytest_collection_modifyitems(items):
-    """The agreement test runs last, when every other test has recorded its kickstarts."""
+    """The agreement tests run last, when every other test has recorded its kickstarts."""
     last = [item for item in items if item.module.__name__.endswith(
-        "test_validated_kickstarts_stage")]
+        ("test_validated_kickstarts_stage", "test_installer_sequence"))]
     items[:] = [item for item in items if item not in last] + last
 
 

@@ -18,15 +18,25 @@ reads as port 853 (util/net_help.c, authextstrtoaddr). An accepted row gives
 the ``forward-addr:`` we write, which Unbound must read as the same server.
 
 ``ipa-client-install --dns-over-tls`` (ipaclient/install/client.py, client_dns)
-runs its own forwarder: it moves every other file of /etc/unbound/conf.d/ away,
-writes zzz-ipa.conf (Unbound on 127.0.0.55 forwarding "." to the IPA server,
-ipaplatform/base/paths.py UNBOUND_CONF), writes NetworkManager dns=none in
-/etc/NetworkManager/conf.d/zzz-ipa.conf and disables dnsconfd. Run after us (a
-kickstart's %post), it takes DNS over: validate says so. Found before us (apply
-on an enrolled host, an image that holds it), the two cannot share the system:
-apply refuses, nothing written.
+runs its own forwarder: it writes zzz-ipa.conf (Unbound on 127.0.0.55 forwarding
+"." to the IPA server, ipaplatform/base/paths.py UNBOUND_CONF), NetworkManager
+dns=none in /etc/NetworkManager/conf.d/zzz-ipa.conf and resolv.conf. By release
+line: 4.13 and later first move every other file of /etc/unbound/conf.d/ away and
+disable a running dnsconfd; a 4.12 build with DNS over TLS does neither, so its
+file lands beside ours. Run after us (a kickstart's %post), it takes DNS over
+(dnsconfd backend: a warning saying what to add) or, with --backend=unbound,
+leaves Unbound unable to start on 4.12 (refused). Found before us (apply on an
+enrolled host, an image that holds it), the two cannot share the system: apply
+refuses, nothing written.
+
+With FREEIPA_GIT (a clone of freeipa/freeipa, bare or not) the line tests below
+run each line's own template text and check that its client_dns still takes the
+steps they restate; without it they are skipped, saying why.
 """
 
+import os
+import re
+import string
 import subprocess
 import time
 
@@ -176,29 +186,168 @@ def test_apply_refuses_a_root_where_freeipa_runs_its_own_dot_forwarder(
 
 
 POST = "%post\n{}\n%end\n"
+ENROLLS = [
+    "ipa-client-install --unattended --dns-over-tls --domain=corp.example",
+    "ipa-client-install --unattended \\\n    --domain=corp.example \\\n    --dns-over-tls",
+    "chroot /mnt/sysroot /usr/sbin/ipa-client-install -U --dns-over-tls",
+]
+NOT_ENROLLING = [
+    "ipa-client-install --unattended --domain=corp.example",
+    "# ipa-client-install --dns-over-tls, later",
+    "echo run ipa-client-install-helper --dns-over-tls",
+]
+DNSCONFD_WARNING = (
+    "the %post script on line 4 of its file runs ipa-client-install --dns-over-tls, and "
+    "FreeIPA's client then takes DNS over on the installed system: its own Unbound on "
+    "127.0.0.55 forwards every name to the IPA server and NetworkManager gets dns=none, so "
+    "these servers serve the installation alone; it disables dnsconfd only where dnsconfd "
+    "is running, which in %post it is not, and a dnsconfd left enabled takes resolv.conf at "
+    "boot (on 4.12, EL9's and EL10's release, it also keeps dnsconfd's Unbound include, "
+    "whose forward zone for '.' then wins over FreeIPA's): add 'systemctl disable "
+    "dnsconfd.service' after ipa-client-install in that %post; if FreeIPA is not meant to "
+    "take DNS over, drop --dns-over-tls or this section")
+UNBOUND_ERROR = (
+    "the %post script on line 4 of its file runs ipa-client-install --dns-over-tls, which "
+    "cannot follow --backend=unbound: FreeIPA 4.12 (the release of EL9 and EL10) writes its "
+    "own Unbound forwarder /etc/unbound/conf.d/zzz-ipa.conf beside this addon's "
+    "/etc/unbound/conf.d/edns-forward.conf, both on 127.0.0.55: unbound-checkconf refuses "
+    "the pair ('interface: 127.0.0.55 present twice'), and Unbound keeps this addon's "
+    "forward zone for '.' with FreeIPA's CA bundle (the system store), so the IPA server is "
+    "never asked and these servers are not authenticated by the kickstart's CA (4.13 and "
+    "later move this addon's file away first); use --backend=dnsconfd, or enroll without "
+    "--dns-over-tls")
 
 
-@pytest.mark.parametrize("script, warned", [
-    ("ipa-client-install --unattended --dns-over-tls --domain=corp.example", True),
-    ("ipa-client-install --unattended \\\n    --domain=corp.example \\\n    --dns-over-tls",
-     True),
-    ("chroot /mnt/sysroot /usr/sbin/ipa-client-install -U --dns-over-tls", True),
-    ("ipa-client-install --unattended --domain=corp.example", False),
-    ("# ipa-client-install --dns-over-tls, later", False),
-    ("echo run ipa-client-install-helper --dns-over-tls", False),
-])
-def test_a_post_script_that_enrolls_with_freeipas_dot_is_warned(write_ks, script, warned):
-    text = edns_section(SERVER) + POST.format(script)
-    parsed = parse_kickstart(write_ks(text))
+@pytest.mark.parametrize("script", ENROLLS + NOT_ENROLLING)
+def test_a_post_script_that_enrolls_with_freeipas_dot_is_warned_with_dnsconfd(write_ks,
+                                                                               script):
+    parsed = parse_kickstart(write_ks(edns_section(SERVER) + POST.format(script)))
     assert parsed.errors == []
     messages = [(p.lineno, p.message) for p in parsed.warnings]
-    if not warned:
-        assert messages == []
-        return
-    assert messages == [(1, "the %post script on line 4 of its file runs ipa-client-install "
-                         "--dns-over-tls, and FreeIPA's client then takes DNS over on the "
-                         "installed system: it moves away every other file in "
-                         "/etc/unbound/conf.d/, disables dnsconfd and sets NetworkManager "
-                         "dns=none, so the installed system asks only the IPA server and "
-                         "these servers serve the installation alone; if that is not meant, "
-                         "drop --dns-over-tls or this section")]
+    assert messages == ([(1, DNSCONFD_WARNING)] if script in ENROLLS else [])
+
+
+@pytest.mark.parametrize("script", ENROLLS + NOT_ENROLLING)
+def test_a_post_script_that_enrolls_with_freeipas_dot_is_refused_with_unbound(write_ks,
+                                                                              script):
+    parsed = parse_kickstart(write_ks(edns_section(SERVER, options=UNBOUND)
+                                      + POST.format(script)))
+    assert parsed.warnings == []
+    messages = [(p.lineno, p.message) for p in parsed.errors]
+    assert messages == ([(1, UNBOUND_ERROR)] if script in ENROLLS else [])
+
+
+# FreeIPA's release lines, as commits of freeipa/freeipa. No 4.12.x release tag has DNS
+# over TLS (release-4-12-5's client has no dns_over_tls); the ipa-4-12 branch got it
+# (46ef43b2a "Add DNS over TLS support") after 4.12.5, and "dns: disable all previous
+# Unbound configuration before deploying ours" (bae780843) later still: its parent is
+# 4.12's DNS over TLS without that clean-up, as EL9's and EL10's 4.12 builds carry it.
+FREEIPA_GIT_ENV = "FREEIPA_GIT"
+LINES = {"4.12": "bae780843^", "4.13": "release-4-13-0"}
+IPA_SERVER = ("192.0.2.10", "ipa.corp.example")
+
+
+def freeipa_source(ref, path):
+    """The text of PATH at REF of the FREEIPA_GIT clone; skip, saying why, without it."""
+    clone = os.environ.get(FREEIPA_GIT_ENV)
+    if not clone:
+        pytest.skip("%s is not set: give a clone of freeipa/freeipa to run FreeIPA's own "
+                    "templates" % FREEIPA_GIT_ENV)
+    result = subprocess.run(["git", "--git-dir", clone, "show", "%s:%s" % (ref, path)],
+                            capture_output=True, text=True, timeout=60)
+    if result.returncode != 0 and not clone.endswith(".git"):
+        result = subprocess.run(["git", "-C", clone, "show", "%s:%s" % (ref, path)],
+                                capture_output=True, text=True, timeout=60)
+    if result.returncode != 0:
+        pytest.skip("%s=%s has no %s:%s (%s)" % (FREEIPA_GIT_ENV, clone, ref, path,
+                                                result.stderr.strip()))
+    return result.stdout
+
+
+def client_dns_source(line):
+    """client_dns of LINE, checked to take the steps these tests restate."""
+    client = freeipa_source(LINES[line], "ipaclient/install/client.py")
+    body = re.search(r"^def client_dns\(.*?(?=^def )", client, re.M | re.S).group(0)
+    # Both lines: the template to paths.UNBOUND_CONF, NetworkManager dns=none, resolv.conf.
+    assert "copy_template_file(" in body and "paths.UNBOUND_CONF," in body
+    assert '"dns=none\\n"' in body and "nameserver 127.0.0.55" in body
+    # Only 4.13 moves the other files of /etc/unbound/conf.d/ away, and disables dnsconfd.
+    cleans_up = "os.listdir(paths.UNBOUND_CONFIG_DIR)" in body and "remove_file(" in body
+    assert cleans_up == (line == "4.13")
+    assert ("dnsconfd.disable()" in body) == (line == "4.13")
+    return body
+
+
+def freeipa_unbound_conf(line):
+    """zzz-ipa.conf as LINE's client_dns writes it for IPA_SERVER, DNSSEC validation on:
+    the line's own template through ipapython/ipautil.py template_str, which is
+    string.Template(...).substitute(vars) (checked here)."""
+    body = client_dns_source(line)
+    ipautil = freeipa_source(LINES[line], "ipapython/ipautil.py")
+    assert "val = string.Template(txt).substitute(vars)" in ipautil
+    template = freeipa_source(LINES[line], "client/share/unbound.conf.template")
+    values = {"FORWARD_ADDRS": "forward-addr: %s#%s" % IPA_SERVER,
+              "MODULE_CONFIG_ITERATOR": "# "}
+    if "TLS_CERT_BUNDLE_PATH=" in body:
+        # os.path.join(paths.OPENSSL_CERTS_DIR, "ca-bundle.crt") (ipaplatform/base/paths.py)
+        values["TLS_CERT_BUNDLE_PATH"] = "/etc/pki/tls/certs/ca-bundle.crt"
+    return string.Template(template).substitute(values)
+
+
+def enroll(root, line):
+    """LINE's client_dns steps on ROOT's Unbound and NetworkManager files, as restated
+    (and checked) above; services are not run."""
+    unbound_d = root / "etc/unbound/conf.d"
+    unbound_d.mkdir(parents=True, exist_ok=True)
+    if line == "4.13":
+        for path in unbound_d.iterdir():
+            if path.name != "zzz-ipa.conf":
+                path.rename(root / (path.name + ".ipa-backup"))
+    (root / c.FREEIPA_UNBOUND_CONF_PATH.lstrip("/")).write_text(freeipa_unbound_conf(line))
+    nm_conf = root / c.FREEIPA_NM_CONF_PATH.lstrip("/")
+    nm_conf.parent.mkdir(parents=True, exist_ok=True)
+    nm_conf.write_text(FREEIPA_NM_CONF)
+    (root / c.RESOLV_CONF_PATH.lstrip("/")).write_text(
+        "# auto-generated by IPA installer\nsearch .\nnameserver 127.0.0.55\n")
+
+
+@pytest.mark.parametrize("line, holds", [("4.12", False), ("4.13", True)])
+def test_a_later_enrollment_by_release_line_with_the_unbound_backend(
+        write_ks, tmp_path, line, holds):
+    """What `validate` refuses for a %post, shown for an enrollment on the running system
+    (ansible-freeipa, or by hand): on 4.12 FreeIPA's forwarder lands beside ours."""
+    require_tools("unbound-checkconf")
+    root = tmp_path / "root"
+    root.mkdir()
+    _, applied = _apply(write_ks, root, UNBOUND)
+    assert applied.returncode == 0, applied.stderr
+    main = _unbound_main(tmp_path, root)
+
+    enroll(root, line)
+
+    checked = subprocess.run(["unbound-checkconf", str(main)], capture_output=True,
+                             text=True, timeout=60)
+    files = sorted(path.name for path in (root / "etc/unbound/conf.d").iterdir())
+    if holds:
+        assert checked.returncode == 0, checked.stderr
+        assert files == ["zzz-ipa.conf"]
+    else:
+        assert checked.returncode == 1
+        assert "interface: 127.0.0.55 present twice, cannot bind same ports twice" \
+            in checked.stderr
+        assert files == ["edns-forward.conf", "zzz-ipa.conf"]
+        # The last tls-cert-bundle wins: FreeIPA's system store, not the kickstart's CA.
+        bundle = subprocess.run(["unbound-checkconf", "-o", "tls-cert-bundle", str(main)],
+                                capture_output=True, text=True, timeout=60)
+        assert bundle.stdout.split() == ["/etc/pki/tls/certs/ca-bundle.crt"]
+
+
+def test_each_lines_own_forwarder_alone_passes_unbound_checkconf(tmp_path):
+    """Not vacuous: FreeIPA's files themselves are sound on both lines."""
+    require_tools("unbound-checkconf")
+    for line in LINES:
+        root = tmp_path / line
+        enroll(root, line)
+        checked = subprocess.run(["unbound-checkconf", str(_unbound_main(tmp_path, root))],
+                                 capture_output=True, text=True, timeout=60)
+        assert checked.returncode == 0, (line, checked.stderr)

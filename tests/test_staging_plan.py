@@ -23,8 +23,8 @@ from org_edns_addon.staging import apply as staging_apply
 from org_edns_addon.staging import networkmanager
 from org_edns_addon.model import Backend
 from tests.conftest import needs_certificate_type
-from tests.staging_fixtures import (networkmanager_config, require_tools, staging_input,
-                                    unbound_checkconf)
+from tests.staging_fixtures import (RecordingRunner, networkmanager_config, require_tools,
+                                    staging_input, unbound_checkconf)
 
 DEFAULT_URIS = ["dns+tls://192.0.2.53#dot.corp.example",
                 "dns+tls://[2001:db8::53]:8853#dot.corp.example",
@@ -216,6 +216,50 @@ def test_unbound_backend_enables_unbound(write_ks, test_ca):
     data = staging_input(write_ks, edns_kickstart(test_ca.pem, "--backend=unbound"))
     assert staging_plan.build_plan(data, "target", "/").actions[0] == staging_plan.Action(
         "enable-unit", "unbound.service")
+
+
+def test_unbound_backend_disables_the_dnsconfd_anacondas_network_module_enabled(
+        write_ks, test_ca):
+    """Our rd.net.dns-backend=dnsconfd makes the network module enable dnsconfd in the
+    target before the addons run (tests/test_installer_sequence.py shows it on each line)."""
+    data = staging_input(write_ks, edns_kickstart(test_ca.pem, "--backend=unbound"))
+    assert [a.describe() for a in staging_plan.build_plan(data, "target", "/").actions] == [
+        "enable unbound.service", "disable systemd-resolved.service",
+        "disable dnsconfd.service"]
+    installer = staging_plan.build_plan(data, "installer", "/")
+    assert [a.describe() for a in installer.actions] == [
+        "restart unbound.service", "reload NetworkManager"]
+
+
+DNSCONFD_UNIT_FILE = ("[Service]\nExecStart=/usr/bin/dnsconfd\n[Install]\n"
+                      "WantedBy=sysinit.target\nAlias=dbus-com.redhat.dnsconfd.service\n")
+UNBOUND_UNIT_FILE = ("[Service]\nExecStart=/usr/sbin/unbound\n[Install]\n"
+                     "WantedBy=multi-user.target\n")
+
+
+@pytest.mark.parametrize("backend, enabled", [
+    ("unbound", ["multi-user.target.wants/unbound.service"]),
+    ("dnsconfd", ["dbus-com.redhat.dnsconfd.service", "sysinit.target.wants/dnsconfd.service"]),
+])
+def test_one_resolver_stack_is_left_enabled_after_anacondas_network_module(
+        write_ks, test_ca, tmp_path, backend, enabled):
+    root = tmp_path / "root"
+    units = root / "usr/lib/systemd/system"
+    units.mkdir(parents=True)
+    (units / c.DNSCONFD_UNIT).write_text(DNSCONFD_UNIT_FILE)
+    (units / c.UNBOUND_UNIT).write_text(UNBOUND_UNIT_FILE)
+    # As NetworkInstallationTask._enable_dnsconfd leaves it (systemctl --root enable).
+    system = root / "etc/systemd/system"
+    (system / "sysinit.target.wants").mkdir(parents=True)
+    for link in ("sysinit.target.wants/dnsconfd.service", "dbus-com.redhat.dnsconfd.service"):
+        (system / link).symlink_to("/usr/lib/systemd/system/dnsconfd.service")
+    data = staging_input(write_ks, edns_kickstart(test_ca.pem, "--backend=" + backend))
+
+    staging_apply.stage(data, "target", str(root), runner=RecordingRunner())
+
+    links = sorted(str(path.relative_to(system)) for path in system.rglob("*")
+                   if path.is_symlink())
+    assert links == enabled
 
 
 def test_boot_options_carry_the_servers_for_all_names(write_ks, test_ca):

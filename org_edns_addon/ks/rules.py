@@ -22,9 +22,10 @@ from pykickstart.constants import KS_SCRIPT_POST
 
 from org_edns_addon.certificates import CaCertificate, CertificateError, \
     load_pem_certificates, placement_problems
+from org_edns_addon import constants as c
 from org_edns_addon.constants import ADDON_SECTION_OPEN, SECTION_OPEN
 from org_edns_addon.i18n import _
-from org_edns_addon.model import EdnsConfig, Problem, Severity
+from org_edns_addon.model import Backend, EdnsConfig, Problem, Severity
 from org_edns_addon.trust import trust_problems
 
 
@@ -96,7 +97,7 @@ def check_rules(result, now=None, read_to_end=True):
     for problem in config.problems(head.lineno, all_servers_read=not edns.refused_lines):
         add(problem.severity, problem.message, head,
             (problem.filename or head.filename, problem.lineno or head.lineno))
-    _check_freeipa_dns_over_tls(result, add, head)
+    _check_freeipa_dns_over_tls(result, add, head, config)
 
 
 _IPA_CLIENT_INSTALL = re.compile(r"(^|[\s;&|(/])ipa-client-install(\s|$)")
@@ -110,24 +111,46 @@ def _runs_freeipa_dns_over_tls(script):
                for line in lines if not line.lstrip().startswith("#"))
 
 
-def _check_freeipa_dns_over_tls(result, add, head):
-    """Warn when a %post enrolls the installed system with FreeIPA's own DoT forwarder.
+def _check_freeipa_dns_over_tls(result, add, head, config):
+    """A %post that enrolls the installed system with FreeIPA's own DoT forwarder.
 
-    Anaconda runs %post after the addons' installation tasks
-    (pyanaconda/modules/boss/installation.py), and FreeIPA's client then takes
-    DNS over (ipaclient/install/client.py, client_dns): it moves away every other
-    file in /etc/unbound/conf.d/, disables dnsconfd and sets NetworkManager
-    dns=none in a conf.d file read after ours.
+    Anaconda runs %post after the addons' installation tasks (the boss's
+    _prepare_configuration), and FreeIPA's client (ipaclient/install/client.py,
+    client_dns) then writes its own Unbound forwarder on 127.0.0.55 for every name
+    (/etc/unbound/conf.d/zzz-ipa.conf), NetworkManager dns=none in a conf.d file read
+    after ours, and resolv.conf. What it does with ours depends on its release
+    line (staging/freeipa.py): 4.13 and later first move every other file of
+    /etc/unbound/conf.d/ away; a 4.12 build with DoT (EL9's and EL10's) does not,
+    so it lands beside our --backend=unbound forwarder: refused.
     """
     # A result made from the module's state, without a handler, has no scripts.
     for script in getattr(result.handler, "scripts", ()):
-        if script.type == KS_SCRIPT_POST and _runs_freeipa_dns_over_tls(script.script):
+        if script.type != KS_SCRIPT_POST or not _runs_freeipa_dns_over_tls(script.script):
+            continue
+        if config.backend == Backend.UNBOUND:
+            add(Severity.ERROR, _(
+                "the %%post script on line %d of its file runs ipa-client-install "
+                "--dns-over-tls, which cannot follow --backend=unbound: FreeIPA 4.12 (the "
+                "release of EL9 and EL10) writes its own Unbound forwarder %s beside this "
+                "addon's %s, both on %s: unbound-checkconf refuses the pair ('interface: "
+                "%s present twice'), and Unbound keeps this addon's forward zone for '.' "
+                "with FreeIPA's CA bundle (the system store), so the IPA server is never "
+                "asked and these servers are not authenticated by the kickstart's CA (4.13 "
+                "and later move this addon's file away first); use --backend=dnsconfd, or "
+                "enroll without --dns-over-tls")
+                % (script.lineno, c.FREEIPA_UNBOUND_CONF_PATH, c.UNBOUND_CONF_PATH,
+                   c.UNBOUND_LISTEN_ADDRESS, c.UNBOUND_LISTEN_ADDRESS), head)
+        else:
             add(Severity.WARNING, _(
                 "the %%post script on line %d of its file runs ipa-client-install "
                 "--dns-over-tls, and FreeIPA's client then takes DNS over on the installed "
-                "system: it moves away every other file in /etc/unbound/conf.d/, disables "
-                "dnsconfd and sets NetworkManager dns=none, so the installed system asks "
-                "only the IPA server and these servers serve the installation alone; if "
-                "that is not meant, drop --dns-over-tls or this section") % script.lineno,
-                head)
-            return
+                "system: its own Unbound on %s forwards every name to the IPA server and "
+                "NetworkManager gets dns=none, so these servers serve the installation "
+                "alone; it disables dnsconfd only where dnsconfd is running, which in "
+                "%%post it is not, and a dnsconfd left enabled takes resolv.conf at boot "
+                "(on 4.12, EL9's and EL10's release, it also keeps dnsconfd's Unbound "
+                "include, whose forward zone for '.' then wins over FreeIPA's): add "
+                "'systemctl disable dnsconfd.service' after ipa-client-install in that "
+                "%%post; if FreeIPA is not meant to take DNS over, drop --dns-over-tls or "
+                "this section") % (script.lineno, c.UNBOUND_LISTEN_ADDRESS), head)
+        return

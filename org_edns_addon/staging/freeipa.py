@@ -15,11 +15,22 @@
 client_dns) writes its own Unbound forwarder, ``interface: 127.0.0.55`` and
 ``forward-zone: "."``, as /etc/unbound/conf.d/zzz-ipa.conf, sets
 NetworkManager ``dns=none`` in /etc/NetworkManager/conf.d/zzz-ipa.conf (read
-after ours, so it wins) and disables dnsconfd. Beside it our Unbound file
-makes unbound-checkconf fail ("interface: 127.0.0.55 present twice") and
-Unbound itself keep only the first forward zone for "." (with FreeIPA's
-tls-system-cert widening the trust of ours); our dnsconfd configuration would
-never be used.
+after ours, so it wins) and points resolv.conf at 127.0.0.55. By release line:
+
+- 4.13 and later first move every other file of /etc/unbound/conf.d/ away
+  (ours and dnsconfd-unbound's include among them) and disable dnsconfd where
+  it is running: FreeIPA's forwarder alone serves every name afterwards.
+- 4.12 with DNS over TLS (the ipa-4-12 branch before "dns: disable all
+  previous Unbound configuration before deploying ours"; EL9's and EL10's
+  builds) does neither: its file lands beside ours, unbound-checkconf fails
+  ("interface: 127.0.0.55 present twice"), and Unbound keeps our forward zone
+  for "." with FreeIPA's tls-cert-bundle (the system store, read last).
+
+So whose forwarder serves what is FreeIPA's to decide once it enrolls: it serves
+every name, ours serves the installation. Where the kickstart's %post enrolls,
+``validate`` refuses --backend=unbound (ks/rules.py); a root already enrolled is
+refused here, since beside it our Unbound file breaks Unbound and our dnsconfd
+configuration would never be used (FreeIPA's dns=none wins).
 """
 
 from org_edns_addon import constants as c

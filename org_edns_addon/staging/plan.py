@@ -118,6 +118,14 @@ def build_plan(data, phase, root):
         # With nss-resolve, programs would ask systemd-resolved directly, and it
         # would forward in plaintext to the DHCP servers: it must not run.
         actions.append(Action(ActionKind.DISABLE_UNIT, c.RESOLVED_UNIT))
+        if config.backend == Backend.UNBOUND:
+            # Anaconda's network module enables dnsconfd in the target whenever the
+            # installer booted with rd.net.dns-backend=dnsconfd, which is our own boot
+            # option (pyanaconda/modules/network/installation.py _enable_dnsconfd), and
+            # runs before the addons. Left enabled, dnsconfd rewrites resolv.conf and
+            # writes its own forward zone "." and tls-cert-bundle into the same Unbound
+            # (dnsconfd-unbound's /etc/unbound/conf.d/unbound.conf, read after ours).
+            actions.append(Action(ActionKind.DISABLE_UNIT, c.DNSCONFD_UNIT))
     else:
         actions.append(Action(ActionKind.RESTART_UNIT, resolver))
         actions.append(Action(ActionKind.RELOAD_NETWORKMANAGER))

@@ -1,0 +1,273 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
+"""Our steps composed with Anaconda's own, in the installer's order, on each line's code.
+
+The installed system as the installer leaves it is not what ``edns-addon apply`` alone
+makes: before our task, the network module copies nm-initrd-generator's
+``/run/NetworkManager/conf.d/16-*.conf`` (made of our own ``rd.net.dns*`` boot options)
+into the target and, because of ``rd.net.dns-backend=dnsconfd``, enables dnsconfd; the
+Security module has written the ``%certificate`` files. tests/installer_sequence.py runs
+that sequence with the checkout's own code (ANACONDA_SRC, see docs/testing.md); this
+judges the target it leaves:
+
+- NetworkManager 1.52 reads the whole merged conf.d without a warning, with the ``dns=``
+  the kickstart asked; with ``dns=dnsconfd`` its global DNS is exactly our keyfile's;
+- the tree's unbound-checkconf (1.26) accepts the merged Unbound configuration, with
+  dnsconfd's conf.d include in place, and its ``tls-cert-bundle`` is the DoT trust's;
+- exactly one resolver stack is enabled, and resolv.conf points at it (unbound backend);
+- every CA file is where the trust expects it.
+
+Every example in data/examples (a ``%edns`` one as ``edns-addon convert`` rewrites it)
+and every kickstart the suite validated clean, with both backends: those of the same run
+(it runs last), and those a fast run recorded (``EDNS_KICKSTART_CORPUS_OUT=DIR`` there,
+``EDNS_KICKSTART_CORPUS=DIR`` here; docs/testing.md), read again with the line's
+pykickstart.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lab.vmlab import networkmanager
+from org_edns_addon import constants as c
+from org_edns_addon import initrd
+from org_edns_addon.ks.convert import convert_text
+from org_edns_addon.ks.reader import parse_kickstart
+from org_edns_addon.model import Backend
+from org_edns_addon.trust import dot_trust
+from tests.conftest import KICKSTART_CORPUS_ENV, REPO, VALIDATED_KICKSTARTS
+from tests.staging_fixtures import require_namespaces, require_tools
+
+pytestmark = pytest.mark.anaconda
+
+try:
+    import pyanaconda.modules.network.installation  # noqa: F401 (the probe that skips)
+    import pyanaconda.modules.security.certificates.installation  # noqa: F401
+except (ImportError, ValueError) as error:   # pragma: no cover - depends on the machine
+    pytest.skip("pyanaconda's network and security modules are not importable (%s); put an "
+                "anaconda checkout on PYTHONPATH, see docs/testing.md" % error,
+                allow_module_level=True)
+
+EXAMPLES = sorted((REPO / "data" / "examples").glob("*.ks"))
+# What a Fedora (main) or EL (rhel-9, rhel-10) target holds that the trixie tree does not,
+# or holds differently.
+# dnsconfd's unit ([Install] of distribution/dnsconfd.service; the network module's
+# collect_requirements installs dnsconfd and dnsconfd-dracut whenever
+# rd.net.dns-backend=dnsconfd), unless DNSCONFD_ROOT gives an installed dnsconfd.
+DNSCONFD_UNIT = ("[Unit]\nDescription=Dns local cache services configuration daemon\n"
+                 "[Service]\nType=notify\nExecStart=/usr/bin/dnsconfd\n"
+                 "[Install]\nWantedBy=sysinit.target\nAlias=dbus-com.redhat.dnsconfd.service\n")
+# dnsconfd Requires dnsconfd-cache, which dnsconfd-unbound provides; that package installs
+# this as /etc/unbound/conf.d/unbound.conf (distribution/unbound-dnsconfd.conf).
+DNSCONFD_UNBOUND_INCLUDE = "server:\n\tinclude: /run/dnsconfd/unbound.conf\n"
+# systemd-resolved as Fedora (the main line) enables it by preset
+# (units/systemd-resolved.service.in).
+RESOLVED_UNIT = ("[Unit]\nDescription=Network Name Resolution\n[Service]\n"
+                 "ExecStart=/usr/lib/systemd/systemd-resolved\n[Install]\n"
+                 "WantedBy=sysinit.target\nAlias=dbus-org.freedesktop.resolve1.service\n")
+# Debian enables unbound (and its resolvconf hook) where it is installed; Fedora does not.
+DEBIAN_ONLY_LINKS = ("etc/systemd/system/multi-user.target.wants/unbound.service",
+                     "etc/systemd/system/unbound.service.wants/unbound-resolvconf.service")
+UNIT_DIR = "usr/lib/systemd/system"
+FEDORA_RESOLV_CONF_LINK = "../run/systemd/resolve/stub-resolv.conf"
+STACKS = {Backend.DNSCONFD: c.DNSCONFD_UNIT, Backend.UNBOUND: c.UNBOUND_UNIT}
+
+
+def _whiteout(path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mknod(path, 0o600 | 0o020000, os.makedev(0, 0))
+
+
+@pytest.fixture(scope="module")
+def target_base(tmp_path_factory):
+    """The layer over the trixie tree that makes it a target of this line (see above)."""
+    base = tmp_path_factory.mktemp("target-base")
+    units = base / UNIT_DIR
+    units.mkdir(parents=True)
+    dnsconfd_root = os.environ.get("DNSCONFD_ROOT")
+    installed = Path(dnsconfd_root or "/nonexistent") / UNIT_DIR / c.DNSCONFD_UNIT
+    (units / c.DNSCONFD_UNIT).write_bytes(installed.read_bytes() if installed.is_file()
+                                          else DNSCONFD_UNIT.encode())
+    conf_d = base / "etc/unbound/conf.d"
+    conf_d.mkdir(parents=True)
+    (conf_d / "unbound.conf").write_text(DNSCONFD_UNBOUND_INCLUDE)
+    # EL's network module writes /etc/sysconfig/network.
+    (base / "etc/sysconfig").mkdir()
+    enabled = base / "etc/systemd/system"
+    (enabled / "sysinit.target.wants").mkdir(parents=True)
+    if os.environ.get("ANACONDA_LINE", "main") == "main":
+        # Fedora: systemd-resolved enabled by preset, resolv.conf its stub.
+        (units / c.RESOLVED_UNIT).write_text(RESOLVED_UNIT)
+        for link in ("sysinit.target.wants/" + c.RESOLVED_UNIT,
+                     "dbus-org.freedesktop.resolve1.service"):
+            (enabled / link).symlink_to("/" + UNIT_DIR + "/" + c.RESOLVED_UNIT)
+        (base / c.RESOLV_CONF_PATH.lstrip("/")).symlink_to(FEDORA_RESOLV_CONF_LINK)
+    else:
+        # EL 9 and 10 install no systemd-resolved; resolv.conf is the installer's, which
+        # Anaconda copies in (the trixie tree's own is hidden).
+        _whiteout(base / c.RESOLV_CONF_PATH.lstrip("/"))
+    for link in DEBIAN_ONLY_LINKS:
+        _whiteout(base / link)
+    return base
+
+
+def _with_backend(parsed, backend, directory, number):
+    """(path, ParsedKickstart) of PARSED with BACKEND, the section spelled %addon, written in
+    DIRECTORY; PARSED itself where it has an %include (which names files relative to it)
+    and already has BACKEND; None when validation refuses it with BACKEND."""
+    places = parsed.edns_places
+    if parsed.includes:
+        if parsed.config.backend != backend or any(p.spelling == c.SECTION_OPEN
+                                                   for p in places):
+            return None
+        return parsed.filename, parsed
+    text = convert_text(parsed.text, [p.lineno for p in places if p.spelling == c.SECTION_OPEN])
+    lines = text.splitlines(keepends=True)
+    header = lines[places[0].lineno - 1]
+    words = [w for w in header.rstrip("\n").split(" ") if not w.startswith("--backend=")]
+    lines[places[0].lineno - 1] = " ".join(words) + " --backend=%s\n" % backend.value
+    path = directory / ("%d-%s-%s" % (number, backend.value, Path(parsed.filename).name))
+    path.write_text("".join(lines))
+    variant = parse_kickstart(str(path))
+    if variant.errors or variant.config is None:
+        return None
+    return str(path), variant
+
+
+def _paths_of_trust(parsed):
+    trust = dot_trust(parsed.config, parsed.certificates)
+    return [cert.path for cert in parsed.certificates] + [trust.path]
+
+
+def _job(path, parsed, trixie, base, anaconda_src, scratch):
+    try:
+        boot_args, _warning = initrd.boot_args(parsed.config)
+    except initrd.BootOptionsError:
+        boot_args = []     # this kickstart cannot be booted with them (validate says why)
+    generated = networkmanager.initrd_generator(trixie, boot_args + ["ip=dhcp"]) \
+        if boot_args else {}
+    return {"kickstart": path, "boot_args": boot_args + ["ip=dhcp"], "generated": generated,
+            "trixie": str(trixie), "base": str(base), "anaconda_src": anaconda_src,
+            "scratch": str(scratch), "paths": _paths_of_trust(parsed)}
+
+
+def _run_sequence(jobs, tmp_path):
+    jobs_path, results_path = tmp_path / "jobs.json", tmp_path / "results.json"
+    jobs_path.write_text(json.dumps(jobs))
+    result = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", sys.executable, "-m",
+         "tests.installer_sequence", str(jobs_path), str(results_path)],
+        capture_output=True, text=True, timeout=60 + 30 * len(jobs), cwd=str(REPO))
+    assert result.returncode == 0, result.stderr[-4000:]
+    return json.loads(results_path.read_text())
+
+
+def _judge(parsed, result, trixie):
+    """Every way the composed target differs from what the kickstart asked, as sentences."""
+    if "error" in result:
+        return ["the sequence failed: %s" % result["error"][-1500:]]
+    wrong = []
+    config = parsed.config
+    pk = result["parse_kickstart"]
+    if pk["returncode"] != 0 or "rror" in pk["log"]:
+        wrong.append("parse-kickstart: exit %d: %s" % (pk["returncode"], pk["log"][-500:]))
+    for cert in parsed.certificates:
+        if cert.path not in pk["written"]:
+            wrong.append("parse-kickstart did not place %s" % cert.path)
+    target = result["target"]
+    merged = {name: text.encode() for name, text in target["nm_conf_d"].items()}
+    ours = {os.path.basename(c.NM_KEYFILE_PATH): merged.get(os.path.basename(c.NM_KEYFILE_PATH))}
+    reading = networkmanager.read_config(trixie, merged)
+    if reading.config_warnings:
+        wrong.append("NetworkManager 1.52 warns on the merged conf.d %s: %s"
+                     % (sorted(merged), reading.config_warnings))
+    asked = "none" if config.backend == Backend.UNBOUND else "dnsconfd"
+    if reading.dns_mode != asked:
+        wrong.append("NetworkManager runs dns=%s, not %s" % (reading.dns_mode, asked))
+    if config.backend == Backend.DNSCONFD:
+        alone = networkmanager.read_config(trixie, ours)
+        if reading.global_dns != alone.global_dns:
+            wrong.append("NetworkManager's global DNS %r is not our keyfile's %r"
+                         % (reading.global_dns, alone.global_dns))
+    status, text = target["checkconf"]
+    if status != 0:
+        wrong.append("unbound-checkconf refuses the merged configuration: %s" % text.strip())
+    trust = dot_trust(config, parsed.certificates)
+    if config.backend == Backend.UNBOUND and target["tls_cert_bundle"] != [trust.path]:
+        wrong.append("Unbound's tls-cert-bundle is %s, not the DoT trust's %s"
+                     % (target["tls_cert_bundle"], trust.path))
+    enabled = sorted(unit for unit, links in target["enabled"].items() if links)
+    if enabled != [STACKS[config.backend]]:
+        wrong.append("resolver units enabled: %s (after the network module: %s), not %s alone"
+                     % (enabled, sorted(u for u, links in result["after_network"].items()
+                                        if links), STACKS[config.backend]))
+    if config.backend == Backend.UNBOUND and "nameserver %s\n" % c.UNBOUND_LISTEN_ADDRESS \
+            not in (target["resolv_conf"] or ""):
+        wrong.append("resolv.conf does not point at Unbound: %r" % target["resolv_conf"])
+    for path in _paths_of_trust(parsed):
+        if not target["exists"].get(path) and path != c.SYSTEM_CA_BUNDLE_PATH:
+            wrong.append("%s is missing from the target" % path)
+    return wrong
+
+
+def _compositions(trixie, base, tmp_path):
+    """[(label, ParsedKickstart, job)] for every example and validated kickstart, both backends."""
+    corpus = os.environ.get(KICKSTART_CORPUS_ENV)
+    recorded = sorted(Path(corpus).glob("*.ks")) if corpus else []
+    # Read again with this line's pykickstart: what it does not validate clean is left out.
+    sources = [parse_kickstart(str(path)) for path in EXAMPLES + recorded]
+    seen, compositions = set(), []
+    for parsed in sources + list(VALIDATED_KICKSTARTS):
+        if parsed.text is None or parsed.text in seen or parsed.config is None:
+            continue
+        seen.add(parsed.text)
+        for backend in Backend:
+            made = _with_backend(parsed, backend, tmp_path, len(compositions))
+            if made is None:
+                continue
+            path, variant = made
+            scratch = tmp_path / ("scratch-%d" % len(compositions))
+            scratch.mkdir()
+            compositions.append(("%s (--backend=%s)" % (parsed.filename, backend.value),
+                                 variant, _job(path, variant, trixie, base,
+                                               os.environ["ANACONDA_SRC"], scratch)))
+    return compositions
+
+
+def test_every_kickstart_composed_with_the_installers_own_steps_gives_the_target_it_asked(
+        trixie, target_base, tmp_path):
+    require_namespaces("--mount")
+    require_tools("unshare", "mount", "chroot", "systemctl")
+    if os.geteuid() != 0 or "ANACONDA_SRC" not in os.environ:
+        pytest.skip("needs root and ANACONDA_SRC (the anaconda checkout whose code runs)")
+    compositions = _compositions(trixie, target_base, tmp_path)
+    results = _run_sequence([job for _label, _parsed, job in compositions], tmp_path)
+    failures = []
+    not_extracted = 0
+    for (label, parsed, _), result in zip(compositions, results):
+        for sentence in _judge(parsed, result, trixie):
+            failures.append("%s: %s" % (label, sentence))
+        if result.get("security", "ok") != "ok":
+            # Fedora's update-ca-trust is not in the trixie target: the anchors are placed,
+            # the extracted system bundle is not made.
+            assert "update-ca-trust" in result["security"], result["security"]
+            not_extracted += 1
+    print("\ncomposed %d (kickstart, backend) pairs of %d kickstarts on %s (%s); %d without "
+          "update-ca-trust's extraction (not in the trixie target)"
+          % (len(compositions), len({label.rsplit(" (", 1)[0] for label, _p, _j in compositions}),
+             os.environ.get("ANACONDA_LINE", "?"), os.environ["ANACONDA_SRC"], not_extracted))
+    assert compositions, "nothing was composed"
+    assert failures == [], "\n".join(failures[:30])

@@ -187,6 +187,12 @@ class EdnsState:
                        self.certificates_changed):
             signal.emit()
 
+    @property
+    def trust(self):
+        """What authenticates the servers (``trust.DotTrust``), as staging decides it."""
+        from org_edns_addon.trust import dot_trust
+        return dot_trust(self._config, self._certificates)
+
     def problems(self, now=None):
         """Every problem of the configuration with its certificates, as ``Problem``s."""
         from org_edns_addon.trust import trust_problems

@@ -169,7 +169,7 @@ def test_a_ca_pasted_in_the_spoke_reaches_the_module_and_the_installer(
     load(kickstart(test_ca.pem, edns=EDNS_SECTION.replace(" --ca=dns-ca.pem", "")))
     terminal.start_command(["env", *("%s=%s" % item for item in spoke_environment(
         bus_address, anaconda_conf[0]).items()), sys.executable, "-c", SPOKE_IN_A_TERMINAL])
-    assert "5) CA certificates: system trust store" in terminal.wait_for(PROMPT)
+    assert "5) CA certificates: the system trust store" in terminal.wait_for(PROMPT)
     terminal.type("5")
     assert "2) Paste a PEM certificate" in terminal.wait_for(PROMPT)
     terminal.type("2")

@@ -91,8 +91,9 @@ def option_parser(prog=ADDON_SECTION_OPEN):
                     default=[], help="""
                     Comma-separated ``%certificate --filename`` names whose
                     certificates alone form the CA bundle that authenticates
-                    the DNS servers. Without it, the system trust store plus
-                    every ``%certificate --type=anchor`` is used.""")
+                    the DNS servers. Without it, a ``%certificate`` placed at
+                    dnsconfd's bundle path authenticates them alone, and else
+                    the system trust store plus every anchor does.""")
     return op
 
 

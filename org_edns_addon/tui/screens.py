@@ -27,8 +27,7 @@ from simpleline.render.screen_handler import ScreenHandler
 from simpleline.render.widgets import CheckboxWidget, TextWidget
 
 from org_edns_addon.i18n import N_, _
-from org_edns_addon.constants import (ADDON_NAME, DOT_CA_BUNDLE_PATH, DOT_CA_DIR,
-                                      UNBOUND_LISTEN_ADDRESS)
+from org_edns_addon.constants import ADDON_NAME, DOT_CA_DIR, UNBOUND_LISTEN_ADDRESS
 from org_edns_addon.model import Backend, ResolveMode
 from org_edns_addon.tui.editor import (CLEAR_WORD, EditError, read_ca_pem,
                                        read_ca_pem_file)
@@ -66,13 +65,6 @@ def describe_server(server):
     else:
         how = _("plaintext, no TLS")
     return _("%s\n   %s; serves %s") % (server.uri(), how, describe_routes(server))
-
-
-def describe_ca(editor):
-    names = editor.config.ca_names
-    if not names:
-        return _("system trust store + %certificate --type=anchor")
-    return ", ".join(names)
 
 
 class ItemMenu:
@@ -146,7 +138,7 @@ def add_main_menu(window, menu, editor):
              lambda: push(backend_screen(editor)))
     menu.add(TextWidget(_("Search domains: %s") % (", ".join(editor.config.searches) or "none")),
              lambda: push(search_screen(editor)))
-    menu.add(TextWidget(_("CA certificates: %s") % describe_ca(editor)),
+    menu.add(TextWidget(_("CA certificates: %s") % editor.state.trust.describe()),
              lambda: push(CaScreen(editor)))
     menu.add(TextWidget(_("Check servers (TLS handshake and one query each)")),
              lambda: push(CheckScreen(editor)))
@@ -357,9 +349,8 @@ class CaScreen(EditorScreen):
 
     def fill(self, window):
         window.add_with_separator(TextWidget(
-            _("The selected certificates alone authenticate the DNS servers (--ca). With "
-            "none selected, the system trust store plus every %certificate --type=anchor "
-            "is used.")))
+            _("The selected certificates alone authenticate the DNS servers (--ca). Now they "
+              "are authenticated by: %s.") % self.editor.state.trust.describe()))
         for cert in self.editor.certificates:
             kind = _("anchor; ") if cert.is_anchor else ""
             self.menu.add(CheckboxWidget(title="%s (%s%s)" % (cert.filename, kind,
@@ -508,11 +499,7 @@ def summary_lines(editor):
         lines += ["%s: %s" % (domain, s.uri()) for s in servers]
     if config.searches:
         lines.append(_("Search domains: %s") % ", ".join(config.searches))
-    if config.ca_names:
-        lines.append(_("Servers authenticated by: %s, as the bundle %s")
-                     % (", ".join(config.ca_names), DOT_CA_BUNDLE_PATH))
-    else:
-        lines.append(_("Servers authenticated by: the system trust store"))
+    lines.append(_("Servers authenticated by: %s") % editor.state.trust.describe())
     added = editor.added_certificates
     if added:
         lines.append(_("New %%certificate sections: %s") % ", ".join(c.filename for c in added))

@@ -250,11 +250,14 @@ def _has_control_character(text):
 
 
 def file_name_problem(name, option="--filename"):
-    """A sentence unless NAME can be a ``%certificate --filename``; OPTION is how the
-    user gave it (a ``--ca`` name must be such a file name too)."""
+    """A sentence unless NAME can be a ``%certificate --filename`` that ``--ca`` can name;
+    OPTION is how the user gave it (a ``--ca`` name must be such a file name too)."""
     shown = "%s=%s" % (option, name)
     if not name or name in (".", "..") or "/" in name:
         return _("%s must be a plain file name, without '/'") % shown
+    if "," in name:
+        return _("%s holds ',', which separates --ca names; choose a file name without "
+                 "it") % shown
     if _has_control_character(name):
         return _("%s=%r holds a control character; use a plain file name like "
                  "corp-ca.pem") % (option, name)

@@ -597,3 +597,16 @@ def test_a_binary_include_is_an_error_on_the_include_line(write_ks, tmp_path):
     path = write_ks(text)
     assert_one_error(path, text, "%include", "%%include %s: the file holds NUL bytes"
                      % (tmp_path / "blob.ks"))
+
+
+def test_a_comma_in_a_certificate_file_name_is_refused_on_its_line(write_ks, pems):
+    # --ca splits its value at ',': no --ca could ever name this certificate.
+    text = certificate_section(pems.ca.pem, "a,b.pem") + edns_section(GOOD, options="--ca=a,b.pem")
+    path = write_ks(text)
+    assert messages(path) == [
+        error_at(path, line_of(text, "%certificate"), "--filename=a,b.pem holds ',', which "
+                 "separates --ca names; choose a file name without it"),
+        error_at(path, line_of(text, ADDON), "--ca=a names no %certificate --filename "
+                 "(known: a,b.pem); add that %certificate or fix the name"),
+        error_at(path, line_of(text, ADDON), "--ca=b.pem names no %certificate --filename "
+                 "(known: a,b.pem); add that %certificate or fix the name")]

@@ -287,9 +287,6 @@ class EdnsEditor:
     def check_filename(self, filename):
         """Raise EditError unless FILENAME can name a new ``%certificate`` and a ``--ca``."""
         problem = file_name_problem(filename)
-        if problem is None and "," in filename:
-            problem = _("--filename=%s holds ',', which separates --ca names; choose a name "
-                        "without it") % filename
         if problem:
             raise EditError(problem)
         if self.certificate(filename) is not None:

@@ -11,7 +11,7 @@
 
 """A ``%certificate`` section as one validated value, and the PEM checks behind it.
 
-A ``CaCertificate`` is built once, at an edge (the kickstart reader, the
+A ``KickstartCertificate`` is built once, at an edge (the kickstart reader, the
 module's ``AddCertificate``, the text UI), from its file name, directory,
 type and PEM text; everything after that (rules, staging, the pre-flight
 check, the overlay, D-Bus) uses the value and its parsed blocks and never
@@ -43,6 +43,17 @@ class CertificateError(ValueError):
         super().__init__(message)
         self.message = message
         self.line = line
+
+    def sentence(self, name=None):
+        """The problem as a user reads it where no kickstart line shows it: in the PEM
+        text of NAME (a ``--filename``, or the file it was read from), at its line."""
+        if name is None:
+            if self.line is None:
+                return _("the PEM text: %s") % self.message
+            return _("the PEM text, line %d: %s") % (self.line + 1, self.message)
+        if self.line is None:
+            return _("the PEM text of %s: %s") % (name, self.message)
+        return _("the PEM text of %s, line %d: %s") % (name, self.line + 1, self.message)
 
 
 def utc_time(cert, name):
@@ -229,6 +240,22 @@ def ca_problem(block):
     return None
 
 
+def authentication_problem(block, now=None):
+    """A sentence unless BLOCK can authenticate DNS servers: a CA (``ca_problem``) valid at
+    NOW. The one rule for every certificate named by ``--ca`` or standing in for it, and
+    for every certificate added in the installer."""
+    return ca_problem(block) or validity_problem(block, now)
+
+
+def check_authenticates(blocks, now=None):
+    """Raise ``CertificateError`` (at the block's line) for the first of BLOCKS that cannot
+    authenticate DNS servers (``authentication_problem``)."""
+    for block in blocks:
+        problem = authentication_problem(block, now)
+        if problem:
+            raise CertificateError(problem, block.line)
+
+
 def build_bundle(blocks):
     """A PEM bundle of BLOCKS in the given order, duplicates (by fingerprint) removed."""
     seen = set()
@@ -308,8 +335,9 @@ def placement_problems(filename, directory, cert_type):
 
 
 @dataclass(frozen=True)
-class CaCertificate:
-    """One ``%certificate``: where it goes, its PEM text and its parsed blocks.
+class KickstartCertificate:
+    """Any one ``%certificate``, a CA or not: where it goes, its PEM text and its parsed
+    blocks.
 
     ``pem`` is the body as pykickstart keeps it (no final newline) and as
     Anaconda's Security module writes it; ``added`` is True for a certificate

@@ -28,7 +28,7 @@ from dasbus.server.template import InterfaceTemplate
 from dasbus.structure import DBusStructureError
 from dasbus.typing import Double, List, Str, Structure
 
-from org_edns_addon.certificates import CaCertificate, CertificateError
+from org_edns_addon.certificates import CertificateError, KickstartCertificate
 from org_edns_addon.constants import (DBUS_CHECK_TIMEOUT_MAX_SECONDS, DOT_CA_DIR,
                                       MAX_DBUS_CALL_BYTES, MAX_NAMES_PER_LIST, MAX_SERVERS)
 from org_edns_addon.dbus_identifiers import EDNS
@@ -288,15 +288,13 @@ def _routed_domains(server):
 
 
 def _certificate_of(filename, pem):
-    """The ``CaCertificate`` FILENAME of the PEM text, in a worker thread; ``InvalidValue``
+    """The ``KickstartCertificate`` FILENAME of the PEM text, in a worker thread; ``InvalidValue``
     naming the line of a problem."""
     with refusing_invalid_values():
         try:
-            return CaCertificate.from_section(filename, pem, DOT_CA_DIR, added=True)
+            return KickstartCertificate.from_section(filename, pem, DOT_CA_DIR, added=True)
         except CertificateError as error:
-            where = _(", line %d") % (error.line + 1) if error.line is not None else ""
-            raise ModelError(_("the PEM text of %s%s: %s")
-                             % (filename, where, error.message)) from None
+            raise ModelError(error.sentence(filename)) from None
 
 
 def _checked_servers(data, timeout):

@@ -200,7 +200,7 @@ class ServerCheckData(ServerAddressData):
 
 
 class CertificateData(TypeChecked, DBusData):
-    """One ``%certificate`` (a ``CaCertificate`` on the wire): the fields of Anaconda's
+    """One ``%certificate`` (a ``KickstartCertificate`` on the wire): the fields of Anaconda's
     ``CertificateData`` (the Security module's ``Certificates``), so one reader takes
     both lists: ``filename``, ``cert`` (the PEM text), ``dir`` and ``type`` ("" when not
     given); and ``added``: True when it was added in the installer (``AddCertificate``),
@@ -255,7 +255,7 @@ class CertificateData(TypeChecked, DBusData):
 
     @classmethod
     def of_certificate(cls, certificate):
-        """The structure of a ``CaCertificate``."""
+        """The structure of a ``KickstartCertificate``."""
         data = cls()
         data.filename = certificate.filename
         data.cert = certificate.pem
@@ -265,9 +265,9 @@ class CertificateData(TypeChecked, DBusData):
         return data
 
     def to_certificate(self):
-        """The ``CaCertificate``; raises ``CertificateError`` for a bad field or PEM."""
-        from org_edns_addon.certificates import CaCertificate
-        return CaCertificate.from_section(self.filename, self.cert, self.dir or None,
+        """The ``KickstartCertificate``; raises ``CertificateError`` for a bad field or PEM."""
+        from org_edns_addon.certificates import KickstartCertificate
+        return KickstartCertificate.from_section(self.filename, self.cert, self.dir or None,
                                           self.type or None, added=self.added)
 
 

@@ -23,7 +23,8 @@ import dataclasses
 
 from dasbus.signal import Signal
 
-from org_edns_addon.certificates import ca_problem, file_name_problem, validity_problem
+from org_edns_addon.certificates import CertificateError, check_authenticates, \
+    file_name_problem
 from org_edns_addon.constants import MAX_KICKSTART_BYTES, MAX_NAMES_PER_LIST, MAX_SERVERS
 from org_edns_addon.echo import echo
 from org_edns_addon.i18n import _
@@ -40,7 +41,7 @@ def _choice(enum_type, value, what):
 
 
 class EdnsState:
-    """An ``EdnsConfig`` and the ``%certificate`` sections (``CaCertificate``s) it may name.
+    """An ``EdnsConfig`` and the ``%certificate`` sections (``KickstartCertificate``s) it may name.
 
     Each setter emits its ``*_changed`` signal, which the D-Bus interface turns
     into ``PropertiesChanged``.
@@ -147,9 +148,10 @@ class EdnsState:
         self._replace(self.ca_names_changed, ca_names=tuple(names))
 
     def add_certificate(self, cert, now=None):
-        """Add CERT (a ``CaCertificate``) to authenticate the servers: it must be a CA
-        valid at NOW, under a ``--filename`` no other certificate has, and every
-        certificate together must fit in a kickstart (``MAX_KICKSTART_BYTES``)."""
+        """Add CERT (a ``KickstartCertificate``) to authenticate the servers: it must be able
+        to at NOW (``certificates.authentication_problem``), under a ``--filename`` no
+        other certificate has, and every certificate together must fit in a kickstart
+        (``MAX_KICKSTART_BYTES``)."""
         held = sum(len(held.pem) for held in self._certificates)
         if held + len(cert.pem) > MAX_KICKSTART_BYTES:
             raise ModelError(_("the certificates would not fit in a kickstart (%d KiB at "
@@ -157,11 +159,10 @@ class EdnsState:
         if self.certificate(cert.filename) is not None:
             raise ModelError(_("a %%certificate --filename=%s is already there; choose "
                                "another name") % cert.filename)
-        for block in cert.blocks:
-            problem = ca_problem(block) or validity_problem(block, now)
-            if problem:
-                raise ModelError(_("the PEM text of %s, line %d: %s")
-                                 % (cert.filename, block.line + 1, problem))
+        try:
+            check_authenticates(cert.blocks, now)
+        except CertificateError as error:
+            raise ModelError(error.sentence(cert.filename)) from None
         self._certificates += (cert,)
         self.certificates_changed.emit()
 

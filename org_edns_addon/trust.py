@@ -23,15 +23,15 @@ staging, the pre-flight check and the rules all take it from here:
   authenticates the servers: dnsconfd reads that file before the system
   store (its ``DEFAULT_CA_BUNDLE`` search order), so the unbound backend uses
   it too, and validation says so.
-- otherwise the system trust store plus every anchor (``CaCertificate.is_anchor``).
+- otherwise the system trust store plus every anchor (``KickstartCertificate.is_anchor``).
 """
 
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from org_edns_addon import constants as c
-from org_edns_addon.certificates import CertificateBlock, build_bundle, ca_problem, \
-    validity_problem
+from org_edns_addon.certificates import CertificateBlock, authentication_problem, \
+    build_bundle, validity_problem
 from org_edns_addon.i18n import _
 from org_edns_addon.model import Problem, Severity
 
@@ -80,7 +80,7 @@ def _at_bundle_path(certificates):
 
 
 def dot_trust(config, certificates):
-    """The ``DotTrust`` of CONFIG with CERTIFICATES (validated ``CaCertificate``s)."""
+    """The ``DotTrust`` of CONFIG with CERTIFICATES (validated ``KickstartCertificate``s)."""
     by_name = {cert.filename: cert for cert in certificates}
     named = [by_name[name] for name in config.ca_names if name in by_name]
     if config.ca_names:
@@ -144,7 +144,8 @@ def trust_problems(config, certificates, configured=True, known_names=None, now=
                                  (not ca_names and (cert.is_anchor or cert.path ==
                                                     c.DOT_CA_BUNDLE_PATH)))
         for block in cert.blocks:
-            problem = (ca_problem(block) if strict else None) or validity_problem(block, now)
+            problem = authentication_problem(block, now) if strict else \
+                validity_problem(block, now)
             if problem:
                 add(Severity.ERROR if strict else Severity.WARNING, problem, cert, block.line)
     return found

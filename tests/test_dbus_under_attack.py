@@ -31,7 +31,7 @@ from gi.repository import GLib
 
 from lab import certs
 from lab.bus import python_env, rss_kib, wait_for
-from org_edns_addon.certificates import CaCertificate
+from org_edns_addon.certificates import KickstartCertificate
 from org_edns_addon.constants import (DOT_CA_DIR, ECHO_MAX_CHARS, MAX_DBUS_CALL_BYTES,
                                       MAX_DBUS_NAME_CHARS, MAX_KICKSTART_BYTES,
                                       MAX_NAMES_PER_LIST, MAX_SERVERS)
@@ -396,7 +396,7 @@ def test_repeated_adds_signal_the_change_without_the_list(edns_proxy):
 def test_certificates_beyond_what_a_kickstart_holds_are_refused():
     # In the state itself (the module's and the text UI's): reading 16 MiB of certificates
     # over D-Bus would only make the test slow.
-    bundle = CaCertificate.from_section(
+    bundle = KickstartCertificate.from_section(
         "bundle.pem", "".join(certs.make_ca("Bundle %d" % n).pem for n in range(100)),
         DOT_CA_DIR, added=True)
     state = EdnsState()

@@ -16,7 +16,7 @@ import pytest
 from lab.kickstarts import anchor_section, certificate_section, edns_section
 from lab import certs
 from org_edns_addon import constants as c
-from org_edns_addon.certificates import CaCertificate
+from org_edns_addon.certificates import KickstartCertificate
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.model import DotServer, EdnsConfig
 from org_edns_addon.trust import dot_trust, trust_problems
@@ -27,7 +27,7 @@ CONFIG = EdnsConfig(servers=(DotServer.parse_uri(GOOD),))
 
 
 def ca(filename, pem, directory="/etc/pki/dns/", cert_type=None):
-    return CaCertificate.from_section(filename, pem, directory, cert_type)
+    return KickstartCertificate.from_section(filename, pem, directory, cert_type)
 
 
 def test_a_self_signed_v1_anchor_is_a_ca_as_openssl_takes_it(write_ks, tmp_path):

@@ -16,7 +16,7 @@ from simpleline import App
 from simpleline.render.screen import InputState
 
 from org_edns_addon.model import EdnsConfig, ResolveMode
-from org_edns_addon.certificates import CaCertificate
+from org_edns_addon.certificates import KickstartCertificate
 from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, DOT_CA_DIR
 from org_edns_addon.state import EdnsState
 from org_edns_addon.tui.editor import EditError, EdnsEditor
@@ -138,7 +138,7 @@ def test_server_screen_edits_and_removes():
 
 
 def test_ca_screen_marks_selected_certificates(test_ca):
-    editor = EdnsEditor(EdnsState(EdnsConfig(), [CaCertificate.from_section(
+    editor = EdnsEditor(EdnsState(EdnsConfig(), [KickstartCertificate.from_section(
         "corp-ca.pem", test_ca.pem, DOT_CA_DIR)]))
     editor.toggle_ca("corp-ca.pem")
     text = render(CaScreen(editor))
@@ -158,7 +158,7 @@ def test_summary_shows_the_section_and_the_messages():
 
 
 def test_check_screen_reaches_a_loopback_dot_server(dot_pki, dot_upstream):
-    editor = EdnsEditor(EdnsState(EdnsConfig(), [CaCertificate.from_section(
+    editor = EdnsEditor(EdnsState(EdnsConfig(), [KickstartCertificate.from_section(
         "dns-ca.pem", dot_pki.ca.pem, DOT_CA_DIR)]))
     editor.add_server(dot_upstream.server_line())
     editor.add_server(dot_upstream.server_line("wrong.test"))
@@ -194,7 +194,7 @@ def test_save_refusal_keeps_the_first_screen(capsys):
 def test_every_sentence_naming_the_trust_says_what_staging_uses(test_ca):
     # A %certificate at dnsconfd's bundle path, without --ca: staging and the check use
     # that certificate alone (trust.dot_trust), and so must the screens say.
-    editor = EdnsEditor(EdnsState(EdnsConfig(), [CaCertificate.from_section(
+    editor = EdnsEditor(EdnsState(EdnsConfig(), [KickstartCertificate.from_section(
         "tls-ca-bundle.pem", test_ca.pem, DOT_CA_BUNDLE_PATH.rsplit("/", 1)[0] + "/")]))
     editor.add_server("dns+tls://192.0.2.53#dot.example")
     assert editor.staging_input().trust.blocks == editor.certificates[0].blocks

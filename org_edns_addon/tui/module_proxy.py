@@ -43,7 +43,7 @@ def read_config(module):
 
 
 def read_certificates(structures):
-    """``CaCertificate``s of ``CertificateData`` structures (the module's ``Certificates``,
+    """``KickstartCertificate``s of ``CertificateData`` structures (the module's ``Certificates``,
     or the Security module's, whose fields they share); one that is not valid cannot be
     named and is left out."""
     found = []

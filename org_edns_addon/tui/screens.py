@@ -402,14 +402,14 @@ class CertificateScreen(EditorScreen):
         return InputState.PROCESSED_AND_CLOSE
 
 
-def filename_screen(editor, pem, path=None):
-    """Ask the --filename of new certificate PEM (a ``CaPem``), offering a free name."""
+def filename_screen(editor, blocks, path=None):
+    """Ask the --filename of the new certificate BLOCKS, offering a free name."""
     return EntryScreen(
         _("File name of the new %certificate"),
         _("The certificate is written to %s<name> and selected for the DNS servers.\n%s")
-        % (DOT_CA_DIR, "; ".join(block.subject for block in pem.blocks)),
-        _("File name"), lambda name: editor.add_certificate(pem, name),
-        default=editor.suggest_filename(pem, path))
+        % (DOT_CA_DIR, "; ".join(block.subject for block in blocks)),
+        _("File name"), lambda name: editor.add_certificate(blocks, name),
+        default=editor.suggest_filename(blocks, path))
 
 
 def pem_file_screen(editor):
@@ -451,12 +451,12 @@ class PemPasteScreen(UIScreen):
             return InputState.PROCESSED_AND_CLOSE
         text, self._lines = "\n".join(self._lines) + "\n", []
         try:
-            pem = read_ca_pem(text)
+            blocks = read_ca_pem(text)
         except EditError as error:
-            self.error = _("the pasted text: %s; paste it again") % error
+            self.error = _("%s; paste it again") % error
             report(self.error)
             return InputState.DISCARDED
-        ScreenHandler.replace_screen(filename_screen(self._editor, pem))
+        ScreenHandler.replace_screen(filename_screen(self._editor, blocks))
         return InputState.PROCESSED
 
 

@@ -33,8 +33,9 @@ from org_edns_addon.constants import (DBUS_CHECK_TIMEOUT_MAX_SECONDS, DOT_CA_DIR
                                       MAX_DBUS_CALL_BYTES, MAX_NAMES_PER_LIST, MAX_SERVERS)
 from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.dbus_server import ReplyLater, WorkQueue
-from org_edns_addon.dbus_structures import (CertificateData, DotServerData, ServerCheckData,
-                                            ValidationReport, checked_name, checked_names)
+from org_edns_addon.dbus_structures import (CertificateData, ConfigurationData, DotServerData,
+                                            ServerCheckData, ValidationReport, checked_name,
+                                            checked_names)
 from org_edns_addon.echo import echo
 from org_edns_addon.i18n import N_, _
 from org_edns_addon.model import ModelError, ValidationError
@@ -98,12 +99,16 @@ class EdnsInterfaceMembers(InterfaceTemplate):
 
     # Sent as invalidated in PropertiesChanged, without their value: a client that wants
     # it reads it. Certificates can hold megabytes; sending the whole list after each
-    # AddCertificate made adding N certificates cost O(N²) on the bus.
-    INVALIDATED_PROPERTIES = frozenset(["Certificates"])
+    # AddCertificate made adding N certificates cost O(N²) on the bus. Configuration
+    # repeats the properties whose values are sent.
+    INVALIDATED_PROPERTIES = frozenset(["Certificates", "Configuration"])
     # The most items of each list property, counted before dasbus reads any of them.
     MAX_ITEMS = {"Servers": (MAX_SERVERS, N_("DNS servers")),
                  "SearchDomains": (MAX_NAMES_PER_LIST, N_("search domains")),
                  "CaNames": (MAX_NAMES_PER_LIST, N_("--ca names"))}
+    # The same lists as fields of the Configuration structure.
+    CONFIGURATION_LISTS = {"servers": "Servers", "search-domains": "SearchDomains",
+                           "ca-names": "CaNames"}
 
     def __init__(self, implementation):
         # Before the template's __init__, which connects the signals.
@@ -130,17 +135,29 @@ class EdnsInterfaceMembers(InterfaceTemplate):
         if setting:
             name = parameters.get_child_value(1).get_string()
             value = parameters.get_child_value(2).get_variant()
-            limit, what = self.MAX_ITEMS.get(name, (None, None))
-            if limit is not None and value.get_type_string().startswith("a") and \
-                    value.n_children() > limit:
-                raise InvalidValueError(_("%d %s are too many; give at most %d")
-                                        % (value.n_children(), _(what), limit))
-            if name == "Servers":
-                routed = sum(_routed_domains(value.get_child_value(index))
-                             for index in range(value.n_children()))
-                if routed > MAX_NAMES_PER_LIST:
-                    raise InvalidValueError(_("%d routed domains are too many; give at most %d")
-                                            % (routed, MAX_NAMES_PER_LIST))
+            if name != "Configuration":
+                self._check_items(name, value)
+            elif value.get_type_string() == "a{sv}":
+                for field, list_property in self.CONFIGURATION_LISTS.items():
+                    part = value.lookup_value(field, None)
+                    if part is not None:
+                        self._check_items(list_property, part)
+
+    def _check_items(self, name, value):
+        """Refuse VALUE (a ``GLib.Variant``) for the list property NAME when it holds more
+        items than ``MAX_ITEMS`` allows (or its servers route too many domains)."""
+        limit, what = self.MAX_ITEMS.get(name, (None, None))
+        if limit is None or not value.get_type_string().startswith("a"):
+            return
+        if value.n_children() > limit:
+            raise InvalidValueError(_("%d %s are too many; give at most %d")
+                                    % (value.n_children(), _(what), limit))
+        if name == "Servers":
+            routed = sum(_routed_domains(value.get_child_value(index))
+                         for index in range(value.n_children()))
+            if routed > MAX_NAMES_PER_LIST:
+                raise InvalidValueError(_("%d routed domains are too many; give at most %d")
+                                        % (routed, MAX_NAMES_PER_LIST))
 
     def report_changed_property(self, property_name):
         if property_name in self.INVALIDATED_PROPERTIES:
@@ -165,6 +182,28 @@ class EdnsInterfaceMembers(InterfaceTemplate):
         self.watch_property("SearchDomains", self.implementation.search_domains_changed)
         self.watch_property("CaNames", self.implementation.ca_names_changed)
         self.watch_property("Certificates", self.implementation.certificates_changed)
+        for changed in (self.implementation.servers_changed,
+                        self.implementation.resolve_mode_changed,
+                        self.implementation.backend_changed,
+                        self.implementation.search_domains_changed,
+                        self.implementation.ca_names_changed):
+            self.watch_property("Configuration", changed)
+
+    @property
+    def Configuration(self) -> Structure:
+        """The whole configuration in one ``ConfigurationData`` structure: the servers,
+        the resolve mode, the backend, the search domains and the ``--ca`` names, as
+        their own properties have them. Set it to change them all at once: a value the
+        module refuses (``InvalidValue``) refuses the whole, and nothing changes."""
+        return ConfigurationData.to_structure(
+            ConfigurationData.from_config(self.implementation.config))
+
+    @Configuration.setter
+    @emits_properties_changed
+    def Configuration(self, configuration: Structure):
+        with refusing_invalid_values():
+            self.implementation.set_configuration(
+                **ConfigurationData.from_structure(configuration).to_values())
 
     @property
     def Servers(self) -> List[Structure]:

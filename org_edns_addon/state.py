@@ -147,6 +147,25 @@ class EdnsState:
                 raise ModelError(problem)
         self._replace(self.ca_names_changed, ca_names=tuple(names))
 
+    def set_configuration(self, servers, resolve_mode, backend, search_domains, ca_names):
+        """Take the whole configuration at once, each part checked by its own setter's
+        rules; a part they refuse (``ModelError``) refuses the whole, and the state stays
+        as it was: a client never leaves it half-written (new servers, the old mode)."""
+        trial = self.copy()
+        trial.set_servers(servers)
+        trial.set_resolve_mode(resolve_mode)
+        trial.set_backend(backend)
+        trial.set_search_domains(search_domains)
+        trial.set_ca_names(ca_names)
+        before, self._config = self._config, trial.config
+        for signal, part in ((self.servers_changed, "servers"),
+                             (self.resolve_mode_changed, "resolve_mode"),
+                             (self.backend_changed, "backend"),
+                             (self.search_domains_changed, "searches"),
+                             (self.ca_names_changed, "ca_names")):
+            if getattr(before, part) != getattr(self._config, part):
+                signal.emit()
+
     def add_certificate(self, cert, now=None):
         """Add CERT (a ``KickstartCertificate``) to authenticate the servers: it must be able
         to at NOW (``certificates.authentication_problem``), under a ``--filename`` no

@@ -24,7 +24,8 @@ from lab import certs
 from lab.bus import wait_for
 from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.dbus_interface import INVALID_VALUE_ERROR, InvalidValueError
-from org_edns_addon.dbus_structures import DotServerData
+from org_edns_addon.constants import MAX_SERVERS
+from org_edns_addon.dbus_structures import ConfigurationData, DotServerData
 from tests.dbus_fixtures import (validation, plain_structures, running_template_service, server,
                                  servers_of)
 
@@ -59,7 +60,8 @@ def test_introspection_shows_the_typed_properties(edns_proxy, bus):
     readwrite = int(Gio.DBusPropertyInfoFlags.READABLE | Gio.DBusPropertyInfoFlags.WRITABLE)
     assert types == {"Servers": ("aa{sv}", readwrite), "ResolveMode": ("s", readwrite),
                      "Backend": ("s", readwrite), "SearchDomains": ("as", readwrite),
-                     "CaNames": ("as", readwrite), "Certificates": ("aa{sv}", readable)}
+                     "CaNames": ("as", readwrite), "Certificates": ("aa{sv}", readable),
+                     "Configuration": ("a{sv}", readwrite)}
     assert [m.name for m in interface.methods] == ["AddCertificate", "CheckServers",
                                                    "Validate"]
     add = interface.lookup_method("AddCertificate")
@@ -111,6 +113,64 @@ def test_setting_servers_signals_the_new_list(edns_proxy):
     assert list(changes[0]) == ["Servers"]
     assert [(d.address, d.port, d.name) for d in DotServerData.from_structure_list(
         changes[0]["Servers"])] == [("192.0.2.53", 853, "dot.example")]
+
+
+def configuration(**fields):
+    """A Configuration structure of FIELDS (a ``ConfigurationData``'s, as keywords)."""
+    data = ConfigurationData()
+    for name, value in fields.items():
+        setattr(data, name, value)
+    return ConfigurationData.to_structure(data)
+
+
+def test_the_whole_configuration_is_set_at_once_and_signalled(edns_proxy):
+    proxy, _ = edns_proxy
+    changes = []
+    proxy.PropertiesChanged.connect(lambda iface, changed, invalid: changes.append(
+        (iface, sorted(unwrapped(changed)), invalid)))
+    proxy.Configuration = configuration(
+        servers=[server("192.0.2.53", "DOT.example")], resolve_mode="backup",
+        search_domains=["Corp.Example"], ca_names=["corp-ca.pem"])
+    assert (servers_of(proxy), proxy.ResolveMode, proxy.Backend, proxy.SearchDomains,
+            proxy.CaNames) == ([("192.0.2.53", 853, "dot.example", [], True)], "backup",
+                               "dnsconfd", ["corp.example"], ["corp-ca.pem"])
+    wait_for(lambda: changes, what="PropertiesChanged")
+    # The parts that changed with their values; Configuration itself is to be read again.
+    assert changes == [(EDNS.interface_name, ["CaNames", "ResolveMode", "SearchDomains",
+                                              "Servers"], ["Configuration"])]
+    read = unwrapped(proxy.Configuration)
+    assert plain_structures(read.pop("servers")) == plain_structures(proxy.Servers)
+    assert read == {"resolve-mode": "backup", "backend": "dnsconfd",
+                    "search-domains": ["corp.example"], "ca-names": ["corp-ca.pem"]}
+
+
+@pytest.mark.parametrize("fields, refusal", [
+    ({"backend": "bind"}, "'bind' is not a backend; use one of dnsconfd, unbound"),
+    ({"ca_names": ["../x.pem"]}, "--ca=../x.pem must be a plain file name, without '/'"),
+    ({"servers": [server("192.0.2.300", "dot.example")]}, "'192.0.2.300' is not an IPv4"),
+])
+def test_a_configuration_with_one_bad_part_is_refused_whole(edns_proxy, fields, refusal):
+    proxy, process = edns_proxy
+    proxy.Servers = [server("192.0.2.53", "dot.example")]
+    before = unwrapped(proxy.Configuration)
+    changes = []
+    proxy.PropertiesChanged.connect(lambda *change: changes.append(change))
+    given = dict({"servers": [server("198.51.100.1", "other.example")],
+                  "resolve_mode": "prefer", "search_domains": ["lab.example"]}, **fields)
+    with pytest.raises(InvalidValueError, match=refusal):
+        proxy.Configuration = configuration(**given)
+    assert unwrapped(proxy.Configuration) == before
+    assert_still_answering(proxy, process)
+    assert changes == []
+
+
+def test_a_configuration_of_too_many_servers_is_refused_before_any_is_read(edns_proxy):
+    proxy, _ = edns_proxy
+    with pytest.raises(InvalidValueError, match="^%d DNS servers are too many; give at most "
+                                                "%d$" % (MAX_SERVERS + 1, MAX_SERVERS)):
+        proxy.Configuration = configuration(
+            servers=[server("192.0.2.53", "dot.example")] * (MAX_SERVERS + 1))
+    assert proxy.Servers == []
 
 
 BAD_VALUES = [

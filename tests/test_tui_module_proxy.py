@@ -21,11 +21,12 @@ from dasbus.typing import Str, get_variant
 from lab.kickstarts import certificate_section
 from lab import certs
 from lab.bus import wait_for
-from org_edns_addon.model import EdnsConfig
+from org_edns_addon.model import Backend, DotServer, EdnsConfig, ResolveMode
 from org_edns_addon.tui.editor import EditError, read_ca_pem
 from org_edns_addon.dbus_identifiers import EDNS
 from org_edns_addon.tui.module_proxy import (ModuleView, module_state, read_certificates,
-                                             read_editor, write_config, write_editor)
+                                             read_config, read_editor, write_config,
+                                             write_editor)
 from tests.conftest import needs_certificate_type
 from tests.dbus_fixtures import plain_structures, running_template_service
 
@@ -73,6 +74,23 @@ def test_a_refused_value_becomes_an_edit_error(edns_proxy):
     with pytest.raises(EditError, match="^the installer refused the configuration: "
                                         "--ca=../x must be a plain file name, without '/'$"):
         write_config(proxy, config)
+
+
+def test_a_configuration_the_module_refuses_leaves_it_as_it_was(edns_proxy):
+    proxy, _ = edns_proxy
+    editor = read_editor(proxy)
+    editor.add_server("dns+tls://192.0.2.53#dot.example")
+    write_config(proxy, editor.config)
+    written = read_config(proxy)
+    # New servers, mode and backend, and a search domain no editor makes, which the
+    # module refuses: the whole configuration is refused, none of it half-applied.
+    config = EdnsConfig(servers=(DotServer.parse_uri("dns+tls://192.0.2.99#other.example"),),
+                        resolve_mode=ResolveMode.BACKUP, backend=Backend.UNBOUND,
+                        searches=("not a domain",))
+    with pytest.raises(EditError, match="^the installer refused the configuration: 'not a "
+                                        "domain' is not a valid DNS search domain"):
+        write_config(proxy, config)
+    assert read_config(proxy) == written
 
 
 def test_certificates_of_anaconda_structures(test_ca):
@@ -160,8 +178,7 @@ def test_a_hub_redraw_asks_the_module_once_and_again_only_after_it_changed(edns_
     for _ in range(3):
         assert (view.state.status, view.state.completed, view.state.configured) == (
             "1 DoT server, exclusive", True, True)
-    assert sorted(counting.calls) == sorted(["Servers", "ResolveMode", "Backend",
-                                             "SearchDomains", "CaNames", "Validate"])
+    assert sorted(counting.calls) == ["Configuration", "Validate"]
     # Another client changes the module: PropertiesChanged makes the view read it again.
     other = bus.get_proxy(EDNS.interface_name, EDNS.object_path)
     other.ResolveMode = "backup"

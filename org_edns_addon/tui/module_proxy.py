@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from dasbus.error import DBusError
 
 from org_edns_addon.certificates import CertificateError
-from org_edns_addon.dbus_structures import CertificateData, DotServerData, ValidationReport
+from org_edns_addon.dbus_structures import (CertificateData, ConfigurationData, DotServerData,
+                                            ValidationReport)
 from org_edns_addon.i18n import _
 from org_edns_addon.model import Backend, EdnsConfig, ResolveMode
 from org_edns_addon.state import EdnsState
@@ -32,14 +33,15 @@ log = logging.getLogger(__name__)
 
 
 def read_config(module):
-    """The module's configuration as an ``EdnsConfig``."""
+    """The module's configuration as an ``EdnsConfig``, read at once (``Configuration``)."""
+    data = ConfigurationData.from_structure(module.Configuration)
     return EdnsConfig(
-        servers=tuple(data.to_server()
-                      for data in DotServerData.from_structure_list(module.Servers)),
-        resolve_mode=ResolveMode(module.ResolveMode),
-        backend=Backend(module.Backend),
-        searches=tuple(module.SearchDomains),
-        ca_names=tuple(module.CaNames))
+        servers=tuple(server.to_server()
+                      for server in DotServerData.from_structure_list(data.servers)),
+        resolve_mode=ResolveMode(data.resolve_mode),
+        backend=Backend(data.backend),
+        searches=tuple(data.search_domains),
+        ca_names=tuple(data.ca_names))
 
 
 def read_certificates(structures):
@@ -61,14 +63,11 @@ def read_editor(module):
 
 
 def write_config(module, config):
-    """Set every property of the module from CONFIG; a refusal becomes EditError."""
+    """Set the module's whole configuration to CONFIG in one call (``Configuration``):
+    the module takes it all or refuses it all, and a refusal becomes EditError."""
     try:
-        module.Servers = DotServerData.to_structure_list(
-            [DotServerData.from_server(server) for server in config.servers])
-        module.ResolveMode = config.resolve_mode.value
-        module.Backend = config.backend.value
-        module.SearchDomains = list(config.searches)
-        module.CaNames = list(config.ca_names)
+        module.Configuration = ConfigurationData.to_structure(
+            ConfigurationData.from_config(config))
     except DBusError as error:
         raise EditError(_("the installer refused the configuration: %s") % error) from None
 

@@ -24,8 +24,10 @@ No traceback for bad input: every user error is a sentence naming the file.
 # has its handlers in place: one that came during start-up ends the run with exit
 # code 130 and a sentence, never with a traceback. (As a program only: `python3 -m
 # org_edns_addon.cli`, or the `edns-addon` script, which imports this module before
-# it calls main().) A Ctrl-C before they are held (Python's own SIGINT handler is
-# there already) ends the run the same way.
+# it calls main(); any other importer gets its KeyboardInterrupt back.) A Ctrl-C before
+# they are held (Python's own SIGINT handler is there already) ends the run the same
+# way; one before this line is Python's own. os.write and os._exit: nothing else is
+# imported yet.
 try:
     import os
     import sys
@@ -36,8 +38,13 @@ try:
     _INHERITED_MASK = signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS) \
         if _AS_PROGRAM else None
 except KeyboardInterrupt:
-    from org_edns_addon import _end_an_interrupted_start_up
-    _end_an_interrupted_start_up(main_module=__name__ == "__main__")
+    import os
+    import sys
+    if __name__ != "__main__" and \
+            os.path.basename((getattr(sys, "argv", None) or [""])[0]) != "edns-addon":
+        raise
+    os.write(2, b"edns-addon: interrupted\n")
+    os._exit(130)
 
 # The rest only after the signals are held.
 import argparse

@@ -17,6 +17,7 @@ Each test runs the real process (`edns-addon`, `python3 -m org_edns_addon.dbus_s
 
 import gzip
 import os
+import re
 import shutil
 import signal
 import stat
@@ -309,8 +310,7 @@ def test_a_signal_at_any_moment_of_start_up_ends_the_run_cleanly(write_ks, tmp_p
         ended_by_itself = process.poll() is not None
         process.send_signal(signum)   # (nothing, once the run has ended)
         stdout, stderr = (stream.decode() for stream in process.communicate(timeout=60))
-        ours = [line for line in stderr.splitlines() if "org_edns_addon/" in line]
-        assert ours == [], stderr      # no frame of our code in any traceback
+        assert not OUR_FRAME.search(stderr), stderr   # no frame of our code, ever
         if process.returncode == 0:
             assert stdout == "%s: 0 errors, 0 warnings\n" % kickstart
             if signum != signal.SIGINT:   # (a SIGINT in site's .pth files: its report)
@@ -331,49 +331,63 @@ def test_a_signal_at_any_moment_of_start_up_ends_the_run_cleanly(write_ks, tmp_p
     assert outcomes.get(130), outcomes
 
 
-# Python's start-up hooks (on PYTHONPATH first), each a Ctrl-C in one millisecond of our
-# start-up: in the package's first import of another of its modules, or in cli.py's first
-# lines, where it is about to hold the signals back.
-INTERRUPTING_SITECUSTOMIZE = {"package": """import sys
-class Interrupting:
-    def find_spec(self, name, path=None, target=None):
-        if name == "org_edns_addon.constants":
-            raise KeyboardInterrupt
-sys.meta_path.insert(0, Interrupting())
-""", "cli": """import signal
+# Python's start-up hooks (on PYTHONPATH first), each a Ctrl-C in one moment of start-up:
+# in cli.py's first lines, where it is about to hold the signals back; or before any line
+# of ours, in the first import of a module of the package, whichever it is.
+INTERRUPTING_SITECUSTOMIZE = {"cli's first lines": """import signal
 def interrupting(*args):
     raise KeyboardInterrupt
 signal.pthread_sigmask = interrupting
+""", "before our first line": """import sys
+class Interrupting:
+    def find_spec(self, name, path=None, target=None):
+        if name.startswith("org_edns_addon."):
+            raise KeyboardInterrupt
+sys.meta_path.insert(0, Interrupting())
 """}
 
 
-@pytest.mark.parametrize("form, where", [("module", "package"), ("script", "package"),
-                                         ("import", "package"), ("module", "cli"),
-                                         ("script", "cli")])
-def test_a_ctrl_c_while_the_package_starts_ends_a_run_with_the_sentence(write_ks, tmp_path,
-                                                                         form, where):
-    """A Ctrl-C before cli.py holds the signals back (in the package's own start-up, or
-    in cli.py's first lines): `edns-addon` and `python3 -m org_edns_addon.…` end with 130
-    and the sentence; any other program importing the package gets its KeyboardInterrupt."""
-    kickstart = write_ks("%addon org_edns_addon\n" + SERVER + "%end\n")
+def interrupted_start(tmp_path, program, where):
+    """Run PROGRAM (after python3) with a Ctrl-C WHERE (INTERRUPTING_SITECUSTOMIZE)."""
     hooks = tmp_path / "hooks"
     hooks.mkdir()
     (hooks / "sitecustomize.py").write_text(INTERRUPTING_SITECUSTOMIZE[where])
     script = tmp_path / "edns-addon"
     script.write_text(CONSOLE_SCRIPT)
-    program = {"module": ["-m", "org_edns_addon.cli", "validate", kickstart],
-               "script": [str(script), "validate", kickstart],
-               "import": ["-c", "import org_edns_addon"]}[form]
-    result = subprocess.run([sys.executable, *program], capture_output=True, text=True,
-                            timeout=60, env=dict(os.environ, PYTHONPATH="%s%s%s" % (
-                                hooks, os.pathsep, REPO)))
-    if form == "import":
-        assert result.returncode == -signal.SIGINT and \
-            result.stderr.endswith("KeyboardInterrupt\n"), \
-            result.stderr
-    else:
-        assert (result.returncode, result.stdout, result.stderr) == (
-            130, "", "edns-addon: interrupted\n")
+    argv = [str(script) if word == "SCRIPT" else word for word in program]
+    return subprocess.run([sys.executable, *argv], capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, PYTHONPATH="%s%s%s" % (hooks, os.pathsep, REPO)))
+
+
+# A traceback's frame of this package's code (not any line that names one of its files: an
+# importer interrupted before our first line may print such a path in its own message).
+OUR_FRAME = re.compile(r'^\s*File "[^"]*/org_edns_addon/[^"]*", line \d+', re.MULTILINE)
+
+
+@pytest.mark.parametrize("program", [["-m", "org_edns_addon.cli", "--version"],
+                                     ["SCRIPT", "--version"]], ids=["module", "script"])
+def test_a_ctrl_c_in_the_command_lines_first_lines_ends_the_run_with_the_sentence(
+        tmp_path, program):
+    result = interrupted_start(tmp_path, program, "cli's first lines")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        130, "", "edns-addon: interrupted\n")
+
+
+@pytest.mark.parametrize("program", [
+    ["-m", "org_edns_addon.cli", "--version"], ["SCRIPT", "--version"],
+    # Anaconda starts the module so; the stand-alone service starts the same way.
+    ["-m", "org_edns_addon.service"], ["-m", "org_edns_addon.dbus_service"]],
+    ids=["cli module", "cli script", "anaconda module", "stand-alone service"])
+def test_a_ctrl_c_before_our_first_line_is_pythons_own_never_the_command_lines(tmp_path,
+                                                                              program):
+    """The package runs nothing when imported: only the command line handles start-up
+    signals, from its own first line; before that, and in every other program of the
+    package, a Ctrl-C is Python's KeyboardInterrupt, without a frame of ours."""
+    result = interrupted_start(tmp_path, program, "before our first line")
+    assert result.returncode == -signal.SIGINT, result.stderr
+    assert result.stderr.endswith("\nKeyboardInterrupt\n"), result.stderr
+    assert "interrupted" not in result.stderr and not OUR_FRAME.search(result.stderr), \
+        result.stderr
 
 
 def test_a_closed_standard_output_is_a_usage_error(write_ks):

@@ -140,9 +140,8 @@ def test_in_the_image_the_addon_loads_the_carried_dnspython_where_the_system_has
 import os, sys
 sys.path[:] = [p for p in sys.path if not os.path.isdir(os.path.join(p, "dns"))]
 sys.path.insert(0, sys.argv[1])
-from org_edns_addon.dependencies import installer_gaps
-import dns.message
-print(dns.message.__file__)
+from org_edns_addon.dependencies import installer_gaps, load
+print(load("dns.message", "the check").__file__)
 print("\\n".join(installer_gaps()))
 """, str(addons)], env={"PATH": os.environ["PATH"]}, capture_output=True, text=True,
                             timeout=60)

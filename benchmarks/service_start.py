@@ -33,7 +33,7 @@ import time
 from benchmarks.empty_service import BASELINE_NAME
 from lab.bus import (client_bus, kill_pid, python_env, rss_kib, start_bus, start_service,
                      stop_service, template_service_argv, wait_for)
-from org_edns_addon.dbus_identifiers import EDNS
+from org_edns_addon.dbus.identifiers import EDNS
 
 BASELINE_MODULE_NAME = "org.fedoraproject.Anaconda.Addons.EdnsBaselineModule"
 
@@ -72,7 +72,7 @@ def main(argv=None):
         }
     else:
         candidates = {
-            "addon (org_edns_addon.dbus_service)": (template_service_argv(address),
+            "addon (org_edns_addon.dbus.standalone)": (template_service_argv(address),
                                                     EDNS.interface_name, env),
             "baseline (empty dasbus service)": (
                 [sys.executable, "-m", "benchmarks.empty_service", address], BASELINE_NAME,

@@ -32,7 +32,7 @@ import sys
 
 from org_edns_addon import constants as c
 from org_edns_addon import dependencies
-from org_edns_addon.dbus_identifiers import EDNS
+from org_edns_addon.dbus.identifiers import EDNS
 from org_edns_addon.i18n import _
 from org_edns_addon.staging import StagingError
 from org_edns_addon.staging.apply import apply_plan

@@ -22,7 +22,7 @@ import pytest
 
 from lab.kickstarts import certificate_section, edns_section
 from lab.bus import python_env, start_service, stop_service, wait_for
-from org_edns_addon.dbus_identifiers import EDNS
+from org_edns_addon.dbus.identifiers import EDNS
 
 SECURITY_SERVICE = "org.fedoraproject.Anaconda.Modules.Security"
 

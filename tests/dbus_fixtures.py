@@ -25,8 +25,8 @@ from gi.repository import Gio, GLib
 
 from lab.bus import (TIMEOUT, client_bus, kill_pid, python_env, start_bus, start_service,
                      stop_service, template_service_argv, wait_for)
-from org_edns_addon.dbus_identifiers import EDNS
-from org_edns_addon.dbus_structures import DotServerData, ValidationReport
+from org_edns_addon.dbus.identifiers import EDNS
+from org_edns_addon.dbus.structures import DotServerData, ValidationReport
 
 def plain_structures(structures):
     """A D-Bus list of structures (``aa{sv}``) as dicts of plain values."""
@@ -82,7 +82,7 @@ def bus(bus_address):
 
 @contextmanager
 def running_template_service(bus, bus_address, kickstart=None, log_path=None):
-    """The stand-alone service (python3 -m org_edns_addon.dbus_service), with the state of
+    """The stand-alone service (python3 -m org_edns_addon.dbus.standalone), with the state of
     the kickstart at KICKSTART if given and its output in LOG_PATH, while in the block:
     (proxy, process)."""
     process = start_service(template_service_argv(bus_address, kickstart), bus,

@@ -40,8 +40,8 @@ from lab.kickstarts import certificate_section, edns_kickstart
 from lab import certs
 from lab.dotlab import TLS_NAME, free_port
 from org_edns_addon import constants as c
-from org_edns_addon.dbus_identifiers import EDNS
-from org_edns_addon.dbus_interface import InvalidConfigurationError
+from org_edns_addon.dbus.identifiers import EDNS
+from org_edns_addon.dbus.errors import InvalidConfigurationError
 from org_edns_addon.model import DotServer
 from org_edns_addon.service import edns as edns_module
 from org_edns_addon.service.edns import EdnsService

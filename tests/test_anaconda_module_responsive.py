@@ -28,8 +28,8 @@ from lab import certs
 from lab.bus import rss_kib, wait_for
 from org_edns_addon.constants import (ECHO_MAX_CHARS, MAX_DBUS_CALL_BYTES,
                                       MAX_DBUS_NAME_CHARS)
-from org_edns_addon.dbus_identifiers import EDNS
-from org_edns_addon.dbus_interface import CHECK_RUNNING_ERROR, InvalidValueError
+from org_edns_addon.dbus.identifiers import EDNS
+from org_edns_addon.dbus.errors import CHECK_RUNNING_ERROR, InvalidValueError
 from tests.dbus_fixtures import AsyncCalls, remote_error, server, validation
 from tests.anaconda_fixtures import boss_read, kickstart
 
@@ -96,7 +96,7 @@ def test_a_refusal_in_the_module_is_one_log_line_without_a_traceback(start_modul
         proxy.Backend = "x" * 1000000
     log = (tmp_path / ("%s.log" % MODULE)).read_text()
     refused = [line for line in log.splitlines() if "Refused " in line]
-    assert refused == ["INFO:org_edns_addon.dbus_server:Refused "
+    assert refused == ["INFO:org_edns_addon.dbus.handler:Refused "
                        "org.freedesktop.DBus.Properties.Set: the backend '%s… (1000000 "
                        "characters) is longer than %d characters; no backend is"
                        % ("x" * (ECHO_MAX_CHARS - 1), MAX_DBUS_NAME_CHARS)]

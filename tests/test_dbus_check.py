@@ -21,7 +21,7 @@ from dasbus.typing import Str, get_variant
 from lab.kickstarts import edns_kickstart
 from lab.dotlab import TLS_NAME, free_port
 from lab.bus import TIMEOUT, python_env, template_service_argv
-from org_edns_addon.dbus_interface import InvalidConfigurationError, InvalidValueError
+from org_edns_addon.dbus.errors import InvalidConfigurationError, InvalidValueError
 from tests.dbus_fixtures import validation, plain_structures, running_template_service
 
 CHECK_SECONDS = 5.0

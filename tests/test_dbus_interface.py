@@ -11,7 +11,7 @@
 
 """The addon's D-Bus interface, driven through a dasbus proxy over a private dbus-daemon.
 
-The service is the stand-alone ``python3 -m org_edns_addon.dbus_service``
+The service is the stand-alone ``python3 -m org_edns_addon.dbus.standalone``
 (no pyanaconda): the same template Anaconda's module interface includes.
 """
 
@@ -22,10 +22,10 @@ from gi.repository import Gio, GLib
 from lab.kickstarts import certificate_section
 from lab import certs
 from lab.bus import wait_for
-from org_edns_addon.dbus_identifiers import EDNS
-from org_edns_addon.dbus_interface import INVALID_VALUE_ERROR, InvalidValueError
+from org_edns_addon.dbus.identifiers import EDNS
+from org_edns_addon.dbus.errors import INVALID_VALUE_ERROR, InvalidValueError
 from org_edns_addon.constants import MAX_SERVERS
-from org_edns_addon.dbus_structures import ConfigurationData, DotServerData
+from org_edns_addon.dbus.structures import ConfigurationData, DotServerData
 from tests.dbus_fixtures import (validation, plain_structures, running_template_service, server,
                                  servers_of)
 

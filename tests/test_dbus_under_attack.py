@@ -13,7 +13,7 @@
 nor flood its log, nor keep it from ending on a signal.
 
 Each test performs the attack for real on the stand-alone service (python3 -m
-org_edns_addon.dbus_service) over a private dbus-daemon: many callers, huge
+org_edns_addon.dbus.standalone) over a private dbus-daemon: many callers, huge
 values, a DNS server that never answers, signals. Times are compared with
 each other (ratios, which reply came first), never with a fixed limit.
 """
@@ -35,9 +35,9 @@ from org_edns_addon.certificates import KickstartCertificate
 from org_edns_addon.constants import (DOT_CA_DIR, ECHO_MAX_CHARS, MAX_DBUS_CALL_BYTES,
                                       MAX_DBUS_NAME_CHARS, MAX_KICKSTART_BYTES,
                                       MAX_NAMES_PER_LIST, MAX_SERVERS)
-from org_edns_addon.dbus_identifiers import EDNS
-from org_edns_addon.dbus_interface import (CHECK_RUNNING_ERROR, INVALID_VALUE_ERROR,
-                                           InvalidValueError)
+from org_edns_addon.dbus.identifiers import EDNS
+from org_edns_addon.dbus.errors import (CHECK_RUNNING_ERROR, INVALID_VALUE_ERROR,
+                                        InvalidValueError)
 from org_edns_addon.model import ModelError
 from org_edns_addon.state import EdnsState
 from tests.dbus_fixtures import (AsyncCalls, plain_structures, remote_error,
@@ -347,7 +347,7 @@ def test_each_refusal_is_one_short_log_line_without_a_traceback(bus, bus_address
                 proxy.AddCertificate("corp-ca.pem", text)
             refusals += 1
     lines = log_path.read_text().splitlines()
-    refused = [line for line in lines if line.startswith("org_edns_addon.dbus_server: INFO: "
+    refused = [line for line in lines if line.startswith("org_edns_addon.dbus.handler: INFO: "
                                                          "Refused ")]
     assert len(refused) == refusals, lines
     assert "Traceback" not in log_path.read_text()

@@ -11,7 +11,7 @@
 
 """What users get from every entry point on hostile input: exit code, a sentence, the files.
 
-Each test runs the real process (`edns-addon`, `python3 -m org_edns_addon.dbus_service`,
+Each test runs the real process (`edns-addon`, `python3 -m org_edns_addon.dbus.standalone`,
 `make install`) and asserts the exit code, the message and what is on disk afterwards.
 """
 
@@ -31,8 +31,8 @@ from lab.kickstarts import certificate_section, edns_kickstart
 from lab import certs
 from lab.bus import python_env, start_service, stop_service, template_service_argv, wait_for
 from org_edns_addon import constants as c
-from org_edns_addon.dbus_identifiers import EDNS
-from org_edns_addon.dbus_interface import InvalidValueError
+from org_edns_addon.dbus.identifiers import EDNS
+from org_edns_addon.dbus.errors import InvalidValueError
 from tests.conftest import REPO, run_cli
 from tests.dbus_fixtures import running_template_service
 from tests.staging_fixtures import tree_digest
@@ -376,7 +376,7 @@ def test_a_ctrl_c_in_the_command_lines_first_lines_ends_the_run_with_the_sentenc
 @pytest.mark.parametrize("program", [
     ["-m", "org_edns_addon.cli", "--version"], ["SCRIPT", "--version"],
     # Anaconda starts the module so; the stand-alone service starts the same way.
-    ["-m", "org_edns_addon.service"], ["-m", "org_edns_addon.dbus_service"]],
+    ["-m", "org_edns_addon.service"], ["-m", "org_edns_addon.dbus.standalone"]],
     ids=["cli module", "cli script", "anaconda module", "stand-alone service"])
 def test_a_ctrl_c_before_our_first_line_is_pythons_own_never_the_command_lines(tmp_path,
                                                                               program):
@@ -582,14 +582,14 @@ def test_install_to_an_empty_destdir_is_refused(tmp_path):
     ("", "The given address is empty"),
 ])
 def test_the_service_on_a_bad_address_says_which_address_to_give(address, reason):
-    result = run("--address", address, module="org_edns_addon.dbus_service")
+    result = run("--address", address, module="org_edns_addon.dbus.standalone")
     assert_sentence(result, 1, "cannot serve on the D-Bus bus at %r: %s" % (address, reason),
                     "give the address that dbus-daemon --print-address printed")
 
 
 def test_a_second_service_on_the_same_bus_says_the_name_is_taken(bus, bus_address):
     with running_template_service(bus, bus_address):
-        result = run("--address", bus_address, module="org_edns_addon.dbus_service")
+        result = run("--address", bus_address, module="org_edns_addon.dbus.standalone")
     assert_sentence(result, 1, "%s is already owned on the bus at %s; stop the service that "
                     "owns it first" % (EDNS.interface_name, bus_address))
 
@@ -614,7 +614,7 @@ def test_the_service_stopped_with_a_signal_right_after_start_exits_130(bus, bus_
 
 def test_the_service_with_an_empty_kickstart_path_is_a_usage_error():
     result = run("--address", "unix:path=/nonexistent/bus", "--kickstart", "",
-                 module="org_edns_addon.dbus_service")
+                 module="org_edns_addon.dbus.standalone")
     assert_sentence(result, 2, "argument --kickstart: the path is empty")
 
 

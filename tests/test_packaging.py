@@ -27,7 +27,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 
 from org_edns_addon.constants import CARRIED_LIBRARIES_DIR as CARRIED
-from org_edns_addon.dbus_identifiers import EDNS
+from org_edns_addon.dbus.identifiers import EDNS
 from tests.conftest import REPO, run_cli
 
 ADDON = "usr/share/anaconda/addons/org_edns_addon"

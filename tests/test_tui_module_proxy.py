@@ -11,7 +11,7 @@
 
 """The editor read from and written to the module over a private bus (no pyanaconda).
 
-The module is the stand-alone ``python3 -m org_edns_addon.dbus_service``: the
+The module is the stand-alone ``python3 -m org_edns_addon.dbus.standalone``: the
 same interface template the Anaconda module publishes.
 """
 
@@ -23,7 +23,7 @@ from lab import certs
 from lab.bus import wait_for
 from org_edns_addon.model import Backend, DotServer, EdnsConfig, ResolveMode
 from org_edns_addon.tui.editor import EditError, read_ca_pem
-from org_edns_addon.dbus_identifiers import EDNS
+from org_edns_addon.dbus.identifiers import EDNS
 from org_edns_addon.tui.module_proxy import (ModuleView, module_state, read_certificates,
                                              read_config, read_editor, write_config,
                                              write_editor)

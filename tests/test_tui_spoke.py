@@ -42,7 +42,7 @@ from simpleline.render.screen import InputState
 from lab import certs
 from lab.bus import python_env, start_service, stop_service, wait_for
 from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, NM_KEYFILE_PATH
-from org_edns_addon.dbus_identifiers import EDNS
+from org_edns_addon.dbus.identifiers import EDNS
 from org_edns_addon.tui.screens import CaScreen
 from org_edns_addon.tui.spokes.edns import EncryptedDnsSpoke
 from tests.dbus_fixtures import validation, plain_structures

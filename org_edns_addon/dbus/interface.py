@@ -12,79 +12,33 @@
 """The addon's own D-Bus interface: a plain dasbus interface template.
 
 Importable without pyanaconda: tests and the benchmark publish it on a
-private bus (``org_edns_addon.dbus_service``); the Anaconda module interface
+private bus (``org_edns_addon.dbus.standalone``); the Anaconda module interface
 (``service/edns_interface.py``) adds its members, and its task method, to
 Anaconda's ``KickstartModuleInterface``. It only translates between D-Bus
 types and the state; every value is checked at this edge, and a bad one is
 answered with the D-Bus error ``InvalidValue`` while the service keeps running.
 """
 
-from contextlib import contextmanager
-
-from dasbus.error import DBusError, ErrorRule
 from dasbus.server.interface import dbus_interface
 from dasbus.server.property import emits_properties_changed
 from dasbus.server.template import InterfaceTemplate
-from dasbus.structure import DBusStructureError
 from dasbus.typing import Double, List, Str, Structure
 
 from org_edns_addon.certificates import CertificateError, KickstartCertificate
 from org_edns_addon.constants import (DBUS_CHECK_TIMEOUT_MAX_SECONDS, DOT_CA_DIR,
                                       MAX_DBUS_CALL_BYTES, MAX_NAMES_PER_LIST, MAX_SERVERS)
-from org_edns_addon.dbus_identifiers import EDNS
-from org_edns_addon.dbus_server import ReplyLater, WorkQueue
-from org_edns_addon.dbus_structures import (CertificateData, ConfigurationData, DotServerData,
+from org_edns_addon.dbus.errors import (CheckRunningError, InvalidValueError,
+                                        refusing_invalid_configuration, refusing_invalid_values)
+from org_edns_addon.dbus.handler import ReplyLater, WorkQueue
+from org_edns_addon.dbus.identifiers import EDNS
+from org_edns_addon.dbus.structures import (CertificateData, ConfigurationData, DotServerData,
                                             ServerCheckData, ValidationReport, checked_name,
                                             checked_names)
 from org_edns_addon.echo import echo
 from org_edns_addon.i18n import N_, _
-from org_edns_addon.model import ModelError, ValidationError
+from org_edns_addon.model import ModelError
 
-INVALID_VALUE_ERROR = EDNS.interface_name + ".Error.InvalidValue"
-INVALID_CONFIGURATION_ERROR = EDNS.interface_name + ".Error.InvalidConfiguration"
-CHECK_RUNNING_ERROR = EDNS.interface_name + ".Error.CheckRunning"
 PROPERTIES_INTERFACE = "org.freedesktop.DBus.Properties"
-
-
-class InvalidValueError(DBusError):
-    """A value given over D-Bus is not valid; the message says why and how to fix it."""
-
-
-class InvalidConfigurationError(DBusError):
-    """The configuration has errors, so it cannot be used yet; the message lists them."""
-
-
-class CheckRunningError(DBusError):
-    """A pre-flight check is running already; only one runs at a time."""
-
-
-def register_errors(error_mapper):
-    """Map our exceptions to their D-Bus error names in ERROR_MAPPER (both ways)."""
-    error_mapper.add_rule(ErrorRule(exception_type=InvalidValueError,
-                                    error_name=INVALID_VALUE_ERROR))
-    error_mapper.add_rule(ErrorRule(exception_type=InvalidConfigurationError,
-                                    error_name=INVALID_CONFIGURATION_ERROR))
-    error_mapper.add_rule(ErrorRule(exception_type=CheckRunningError,
-                                    error_name=CHECK_RUNNING_ERROR))
-
-
-@contextmanager
-def refusing_invalid_values():
-    """Turn a model error (or a malformed structure) into ``InvalidValueError``."""
-    try:
-        yield
-    except (ModelError, CertificateError, DBusStructureError, TypeError) as error:
-        raise InvalidValueError(str(error)) from None
-
-
-@contextmanager
-def refusing_invalid_configuration():
-    """Turn a configuration with errors (``ValidationError``) into
-    ``InvalidConfigurationError``."""
-    try:
-        yield
-    except ValidationError as error:
-        raise InvalidConfigurationError(str(error)) from None
 
 
 class EdnsInterfaceMembers(InterfaceTemplate):
@@ -120,7 +74,7 @@ class EdnsInterfaceMembers(InterfaceTemplate):
 
     def check_call(self, interface_name, method_name, parameters):
         """Refuse a call to these members whose values are too large before they are read:
-        PARAMETERS is the call's ``GLib.Variant`` (``dbus_server.EdnsObjectHandler`` asks).
+        PARAMETERS is the call's ``GLib.Variant`` (``dbus.handler.EdnsObjectHandler`` asks).
         Other interfaces' calls pass: Anaconda's boss sends the module its part of a
         kickstart (up to ``MAX_KICKSTART_BYTES``) in one ``ReadKickstart``."""
         if parameters is None:

@@ -12,7 +12,7 @@
 """The text UI and the encrypted DNS module over D-Bus: read, write and judge its state.
 
 Pure (dasbus only, no pyanaconda): the Anaconda spoke uses it on Anaconda's
-bus, tests on a private bus with the module of ``org_edns_addon.dbus_service``.
+bus, tests on a private bus with the module of ``org_edns_addon.dbus.standalone``.
 MODULE is a proxy of the addon's interface (``EdnsInterfaceTemplate``).
 """
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from dasbus.error import DBusError
 
 from org_edns_addon.certificates import CertificateError
-from org_edns_addon.dbus_structures import (CertificateData, ConfigurationData, DotServerData,
+from org_edns_addon.dbus.structures import (CertificateData, ConfigurationData, DotServerData,
                                             ValidationReport)
 from org_edns_addon.i18n import _
 from org_edns_addon.model import Backend, EdnsConfig, ResolveMode

@@ -33,7 +33,7 @@ from pyanaconda.modules.common.util import is_module_available
 from pyanaconda.ui.categories.system import SystemCategory
 from pyanaconda.ui.tui.spokes import NormalTUISpoke
 
-from org_edns_addon.dbus_identifiers import edns_service
+from org_edns_addon.dbus.identifiers import edns_service
 from org_edns_addon.i18n import N_
 from org_edns_addon.tui.editor import EditError
 from org_edns_addon.tui.module_proxy import ModuleView, read_editor, write_editor

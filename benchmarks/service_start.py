@@ -64,7 +64,7 @@ def main(argv=None):
         module_env = dict(env, DBUS_STARTER_ADDRESS=address)
         candidates = {
             "addon module (org_edns_addon.service)": (
-                [sys.executable, "-m", "org_edns_addon.service"], EDNS.interface_name,
+                [sys.executable, "-m", "org_edns_addon.service"], EDNS.service_name,
                 module_env),
             "baseline (empty Anaconda module)": (
                 [sys.executable, "-m", "benchmarks.empty_anaconda_module"],
@@ -73,7 +73,7 @@ def main(argv=None):
     else:
         candidates = {
             "addon (org_edns_addon.dbus.standalone)": (template_service_argv(address),
-                                                    EDNS.interface_name, env),
+                                                    EDNS.service_name, env),
             "baseline (empty dasbus service)": (
                 [sys.executable, "-m", "benchmarks.empty_service", address], BASELINE_NAME,
                 env),

@@ -39,8 +39,8 @@ from org_edns_addon.staging.apply import apply_plan
 from org_edns_addon.staging.plan import Phase, Plan, PlannedFile
 
 # The D-Bus files of the module, named after its service (data/).
-DBUS_SERVICE_FILE = EDNS.interface_name + ".service"
-DBUS_CONF_FILE = EDNS.interface_name + ".conf"
+DBUS_SERVICE_FILE = EDNS.service_name + ".service"
+DBUS_CONF_FILE = EDNS.service_name + ".conf"
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 # data/ of a source checkout, or the copy of its D-Bus files that setup.py puts into an

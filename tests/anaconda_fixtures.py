@@ -95,7 +95,7 @@ def boss_kickstart_manager(bus, service_names):
     return manager
 
 
-def boss_read(bus, path, service_names=(EDNS.interface_name,)):
+def boss_read(bus, path, service_names=(EDNS.service_name,)):
     """What Anaconda's boss does with a kickstart file: split, distribute to the modules
     of SERVICE_NAMES, merge reports."""
     return boss_kickstart_manager(bus, service_names).read_kickstart_file(str(path))

@@ -86,12 +86,12 @@ def running_template_service(bus, bus_address, kickstart=None, log_path=None):
     the kickstart at KICKSTART if given and its output in LOG_PATH, while in the block:
     (proxy, process)."""
     process = start_service(template_service_argv(bus_address, kickstart), bus,
-                            EDNS.interface_name, env=python_env(), log_path=log_path)
+                            EDNS.service_name, env=python_env(), log_path=log_path)
     try:
-        yield bus.get_proxy(EDNS.interface_name, EDNS.object_path), process
+        yield bus.get_proxy(EDNS.service_name, EDNS.object_path), process
     finally:
         stop_service(process)
-        wait_for(lambda: not bus.proxy.NameHasOwner(EDNS.interface_name),
+        wait_for(lambda: not bus.proxy.NameHasOwner(EDNS.service_name),
                  what="the service name to be released")
 
 
@@ -112,7 +112,7 @@ class AsyncCalls:
         self.sent = 0
 
     def call(self, tag, interface, method, parameters=None, timeout_ms=-1,
-             object_path=EDNS.object_path, destination=EDNS.interface_name):
+             object_path=EDNS.object_path, destination=EDNS.service_name):
         self.sent += 1
         self._connection.call(destination, object_path, interface, method, parameters, None,
                               Gio.DBusCallFlags.NONE, timeout_ms, None, self._done, tag)

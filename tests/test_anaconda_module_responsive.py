@@ -46,7 +46,7 @@ MODULE = "org_edns_addon.service"
 
 
 def module_with_silent_server(start_module, silent):
-    proxy = start_module(MODULE, EDNS.interface_name)
+    proxy = start_module(MODULE, EDNS.service_name)
     proxy.Servers = [server(silent.address, "silent.test", port=silent.port)]
     # A loopback server is only warned about (dnsconfd's Unbound would not ask it).
     assert [line for line in validation(proxy) if line.startswith("error")] == []
@@ -58,7 +58,7 @@ def check_servers(calls, tag, seconds):
 
 
 def module_pid(bus):
-    return bus.proxy.GetConnectionUnixProcessID(EDNS.interface_name)
+    return bus.proxy.GetConnectionUnixProcessID(EDNS.service_name)
 
 
 def exit_status(pid, seconds):
@@ -91,7 +91,7 @@ def test_the_module_answers_while_its_one_check_runs(start_module, bus, silent_s
 
 
 def test_a_refusal_in_the_module_is_one_log_line_without_a_traceback(start_module, tmp_path):
-    proxy = start_module(MODULE, EDNS.interface_name)
+    proxy = start_module(MODULE, EDNS.service_name)
     with pytest.raises(InvalidValueError):
         proxy.Backend = "x" * 1000000
     log = (tmp_path / ("%s.log" % MODULE)).read_text()
@@ -104,7 +104,7 @@ def test_a_refusal_in_the_module_is_one_log_line_without_a_traceback(start_modul
 
 
 def test_memory_of_the_module_stays_flat_over_many_calls(start_module, bus):
-    start_module(MODULE, EDNS.interface_name)
+    start_module(MODULE, EDNS.service_name)
     pid = module_pid(bus)
     calls = AsyncCalls(bus.connection)
 
@@ -146,7 +146,7 @@ def test_a_kickstart_larger_than_one_call_of_ours_still_reaches_the_module(start
                                                                          tmp_path):
     # The size limit is for the addon's own members; Anaconda's boss hands the module its
     # part of the kickstart in one ReadKickstart call, and certificates make it large.
-    proxy = start_module(MODULE, EDNS.interface_name)
+    proxy = start_module(MODULE, EDNS.service_name)
     bundle = "".join(certs.make_ca("Bundle %d" % n).pem for n in range(1400))
     text = kickstart(bundle) + "".join(certificate_section(bundle, "more%d.pem" % n)
                                        for n in range(3))

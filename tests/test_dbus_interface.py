@@ -51,7 +51,7 @@ def test_fresh_service_has_defaults_and_says_what_is_missing(edns_proxy):
 
 
 def test_introspection_shows_the_typed_properties(edns_proxy, bus):
-    introspectable = bus.get_proxy(EDNS.interface_name, EDNS.object_path,
+    introspectable = bus.get_proxy(EDNS.service_name, EDNS.object_path,
                                    interface_name="org.freedesktop.DBus.Introspectable")
     node = Gio.DBusNodeInfo.new_for_xml(introspectable.Introspect())
     interface = node.lookup_interface(EDNS.interface_name)
@@ -263,7 +263,7 @@ def test_a_property_of_another_type_is_refused_by_gdbus(edns_proxy, bus, prop, v
     before = getattr(proxy, prop)
     with pytest.raises(GLib.Error) as raised:
         bus.connection.call_sync(
-            EDNS.interface_name, EDNS.object_path, "org.freedesktop.DBus.Properties", "Set",
+            EDNS.service_name, EDNS.object_path, "org.freedesktop.DBus.Properties", "Set",
             GLib.Variant("(ssv)", (EDNS.interface_name, prop, value)), None,
             Gio.DBusCallFlags.NONE, -1, None)
     assert Gio.DBusError.get_remote_error(raised.value) == \
@@ -277,7 +277,7 @@ def test_bad_value_travels_as_the_invalid_value_dbus_error(edns_proxy, bus):
     proxy, process = edns_proxy
     with pytest.raises(GLib.Error) as raised:
         bus.connection.call_sync(
-            EDNS.interface_name, EDNS.object_path, "org.freedesktop.DBus.Properties", "Set",
+            EDNS.service_name, EDNS.object_path, "org.freedesktop.DBus.Properties", "Set",
             GLib.Variant("(ssv)", (EDNS.interface_name, "Backend", GLib.Variant("s", "bind"))),
             None, Gio.DBusCallFlags.NONE, -1, None)
     assert Gio.DBusError.get_remote_error(raised.value) == INVALID_VALUE_ERROR

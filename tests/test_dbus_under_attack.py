@@ -155,7 +155,7 @@ connection.call(%r, %r, %r, "CheckServers", GLib.Variant("(d)", (20.0,)), None,
 connection.flush_sync(None)
 print("sent", flush=True)
 time.sleep(60)
-""" % (EDNS.interface_name, EDNS.object_path, EDNS.interface_name)
+""" % (EDNS.service_name, EDNS.object_path, EDNS.interface_name)
 
 
 def test_callers_killed_after_calling_leave_one_check_and_the_next_caller_is_answered(
@@ -176,7 +176,7 @@ def test_callers_killed_after_calling_leave_one_check_and_the_next_caller_is_ans
         # The next caller: answered at once, while the one check nobody reads runs on.
         assert proxy.ResolveMode == "exclusive"
         with pytest.raises(GLib.Error) as raised:
-            bus.connection.call_sync(EDNS.interface_name, EDNS.object_path,
+            bus.connection.call_sync(EDNS.service_name, EDNS.object_path,
                                      EDNS.interface_name, "CheckServers",
                                      GLib.Variant("(d)", (1.0,)), None, 0, -1, None)
         assert remote_error(raised.value) == CHECK_RUNNING_ERROR
@@ -190,7 +190,7 @@ def test_callers_killed_after_calling_leave_one_check_and_the_next_caller_is_ans
 def set_property_variant(bus, name, value):
     """Set property NAME to the GLib.Variant VALUE with a plain call (built in C: dasbus
     takes longer to build 100 000 structures than the service needs to refuse them)."""
-    bus.connection.call_sync(EDNS.interface_name, EDNS.object_path, PROPERTIES, "Set",
+    bus.connection.call_sync(EDNS.service_name, EDNS.object_path, PROPERTIES, "Set",
                              GLib.Variant("(ssv)", (EDNS.interface_name, name, value)),
                              None, 0, -1, None)
 

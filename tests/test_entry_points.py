@@ -591,7 +591,7 @@ def test_a_second_service_on_the_same_bus_says_the_name_is_taken(bus, bus_addres
     with running_template_service(bus, bus_address):
         result = run("--address", bus_address, module="org_edns_addon.dbus.standalone")
     assert_sentence(result, 1, "%s is already owned on the bus at %s; stop the service that "
-                    "owns it first" % (EDNS.interface_name, bus_address))
+                    "owns it first" % (EDNS.service_name, bus_address))
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
@@ -600,14 +600,14 @@ def test_the_service_stopped_with_a_signal_right_after_start_exits_130(bus, bus_
     # Sent as soon as the name is owned, possibly before the loop runs: it must
     # not be lost (a lost quit() left the service running forever), nor print a traceback.
     log = tmp_path / "service.log"
-    process = start_service(template_service_argv(bus_address), bus, EDNS.interface_name,
+    process = start_service(template_service_argv(bus_address), bus, EDNS.service_name,
                             env=python_env(), log_path=log)
     try:
         process.send_signal(signum)
         code = process.wait(timeout=30)
     finally:
         stop_service(process)
-        wait_for(lambda: not bus.proxy.NameHasOwner(EDNS.interface_name),
+        wait_for(lambda: not bus.proxy.NameHasOwner(EDNS.service_name),
                  what="the service name to be released")
     assert (code, log.read_text()) == (130, "")
 

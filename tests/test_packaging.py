@@ -192,7 +192,7 @@ def test_dbus_service_file_starts_the_module_with_start_module():
     parser = configparser.ConfigParser()
     parser.read_string((REPO / "data" / os.path.basename(SERVICE_FILE)).read_text())
     section = parser["D-BUS Service"]
-    assert section["Name"] == EDNS.interface_name
+    assert section["Name"] == EDNS.service_name
     assert section["Exec"] == "/usr/libexec/anaconda/start-module org_edns_addon.service"
     assert section["User"] == "root"
 
@@ -200,10 +200,10 @@ def test_dbus_service_file_starts_the_module_with_start_module():
 def test_dbus_policy_lets_only_root_own_the_name():
     tree = ElementTree.parse(REPO / "data" / os.path.basename(CONF_FILE))
     policies = {(p.get("user") or p.get("context")): p for p in tree.getroot()}
-    assert policies["root"].find("allow[@own='%s']" % EDNS.interface_name) is not None
-    assert policies["default"].find("deny[@own='%s']" % EDNS.interface_name) is not None
+    assert policies["root"].find("allow[@own='%s']" % EDNS.service_name) is not None
+    assert policies["default"].find("deny[@own='%s']" % EDNS.service_name) is not None
     assert policies["default"].find(
-        "allow[@send_destination='%s']" % EDNS.interface_name) is not None
+        "allow[@send_destination='%s']" % EDNS.service_name) is not None
 
 
 def rpmspec(*args):

@@ -84,20 +84,20 @@ def installer(bus, bus_address, anaconda_conf, tmp_path, monkeypatch):
                                        log_path=tmp_path / "security.log"))
         processes.append(start_service(
             ["unshare", "--mount", "--propagation", "private", "sh", "-c", NAMESPACED_MODULE,
-             str(upper), str(work), sys.executable], bus, EDNS.interface_name, env=env,
+             str(upper), str(work), sys.executable], bus, EDNS.service_name, env=env,
             log_path=tmp_path / "edns.log"))
         monkeypatch.setenv(DBUS_ANACONDA_SESSION_ADDRESS, bus_address)
 
         def load(text):
             path = tmp_path / "ks.cfg"
             path.write_text(text)
-            report = boss_read(bus, path, (SECURITY_SERVICE, EDNS.interface_name))
+            report = boss_read(bus, path, (SECURITY_SERVICE, EDNS.service_name))
             assert report.is_valid(), [str(m) for m in report.get_messages()]
-        yield bus.get_proxy(EDNS.interface_name, EDNS.object_path), upper, load
+        yield bus.get_proxy(EDNS.service_name, EDNS.object_path), upper, load
     finally:
         for process in processes:
             stop_service(process)
-        for name in (SECURITY_SERVICE, EDNS.interface_name):
+        for name in (SECURITY_SERVICE, EDNS.service_name):
             wait_for(lambda name=name: not bus.proxy.NameHasOwner(name), what="%s to go" % name)
 
 

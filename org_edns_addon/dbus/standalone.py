@@ -34,7 +34,7 @@ from dasbus.error import DBusError, ErrorMapper
 from dasbus.loop import EventLoop
 from gi.repository import GLib
 
-from org_edns_addon.dbus.identifiers import edns_service
+from org_edns_addon.dbus.identifiers import EDNS
 from org_edns_addon.dbus.errors import register_errors
 from org_edns_addon.dbus.interface import EdnsInterfaceTemplate
 from org_edns_addon.dbus.handler import EdnsObjectHandler
@@ -81,11 +81,10 @@ def serve(address, state):
     error_mapper = ErrorMapper()
     register_errors(error_mapper)
     bus = AddressedMessageBus(address, error_mapper=error_mapper)
-    service = edns_service(bus)
     try:
-        bus.publish_object(service.object_path, EdnsInterfaceTemplate(state),
+        bus.publish_object(EDNS.object_path, EdnsInterfaceTemplate(state),
                            server_factory=EdnsObjectHandler)
-        bus.register_service(service.service_name)
+        bus.register_service(EDNS.service_name)
     except (GLib.Error, DBusError) as error:
         raise ServeError(_("cannot serve on the D-Bus bus at %r: %s; give the address that "
                          "dbus-daemon --print-address printed, like unix:path=/tmp/bus.socket")
@@ -93,7 +92,7 @@ def serve(address, state):
     except ConnectionError:
         # dasbus's answer when the bus gives the name to someone else.
         raise ServeError(_("%s is already owned on the bus at %s; stop the service that owns "
-                         "it first") % (service.service_name, address)) from None
+                         "it first") % (EDNS.service_name, address)) from None
     loop.run()
     if received:
         raise KeyboardInterrupt

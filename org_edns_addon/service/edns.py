@@ -28,7 +28,7 @@ from pyanaconda.modules.common.structures.kickstart import KickstartMessage
 from pyanaconda.modules.common.structures.requirement import Requirement
 
 from org_edns_addon.constants import ADDON_NAME
-from org_edns_addon.dbus.identifiers import edns_service
+from org_edns_addon.dbus.identifiers import EDNS
 from org_edns_addon.dbus.errors import register_errors
 from org_edns_addon.dbus.handler import EdnsObjectHandler
 from org_edns_addon.ks.module import parsed_kickstart
@@ -44,7 +44,6 @@ from org_edns_addon.state import EdnsState
 
 log = get_module_logger(__name__)
 
-EDNS = edns_service(DBus)
 INSTALLER_ROOT = "/"
 
 

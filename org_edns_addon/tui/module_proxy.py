@@ -89,29 +89,32 @@ def write_editor(module, editor):
 
 
 @dataclass(frozen=True)
-class ModuleState:
-    """What a hub shows of the module: configured at all, its errors, a status line."""
+class HubStatus:
+    """What a hub shows of the spoke, as the module judges its configuration: whether
+    there is one at all (``configured``: the spoke is mandatory then), its ``errors``,
+    and the status ``line``."""
     configured: bool
     errors: tuple
-    status: str
+    line: str
 
     @property
     def completed(self):
         return self.configured and not self.errors
 
 
-def module_state(module):
-    """Judge the module: not configured without servers, else by its ``Validate()``."""
+def hub_status(module):
+    """The ``HubStatus`` of MODULE: not configured without servers, else judged by its
+    ``Validate()``."""
     config = read_config(module)
     if not config.servers:
-        return ModuleState(False, (), status_line(config, ()))
+        return HubStatus(False, (), status_line(config, ()))
     report = ValidationReport.from_structure(module.Validate())
     errors = tuple(report.error_messages)
-    return ModuleState(True, errors, status_line(config, errors))
+    return HubStatus(True, errors, status_line(config, errors))
 
 
 class ModuleView:
-    """The module's ``ModuleState``, read once and again only after the module changed.
+    """The module's ``HubStatus``, read once and again only after the module changed.
 
     A hub asks a spoke for its status, whether it is completed and whether it
     is mandatory at every redraw; they all come from one read, renewed when
@@ -120,18 +123,18 @@ class ModuleView:
 
     def __init__(self, module):
         self._module = module
-        self._state = None
+        self._status = None
         module.PropertiesChanged.connect(self._changed)
 
     def _changed(self, *_args):
-        self._state = None
+        self._status = None
 
     def forget(self):
         """Read the module again next time (after writing to it)."""
-        self._state = None
+        self._status = None
 
     @property
-    def state(self):
-        if self._state is None:
-            self._state = module_state(self._module)
-        return self._state
+    def status(self):
+        if self._status is None:
+            self._status = hub_status(self._module)
+        return self._status

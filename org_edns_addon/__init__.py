@@ -13,7 +13,7 @@
 
 Nothing runs here: every program of the package (the command line, the Anaconda module,
 the stand-alone service) starts in its own module, and the command line alone handles a
-Ctrl-C from its first line (``org_edns_addon/cli.py``).
+Ctrl-C from its first line (``org_edns_addon/cli/__init__.py``).
 """
 
 __version__ = "0.1.0"

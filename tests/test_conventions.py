@@ -38,7 +38,7 @@ def _tracked_sources():
 
 def test_every_checked_source_file_carries_the_licence_header():
     sources = _tracked_sources()
-    assert {"org_edns_addon/cli.py", "setup.py", "tests/conftest.py", "lab/vmlab/proof.py",
+    assert {"org_edns_addon/cli/__init__.py", "setup.py", "tests/conftest.py", "lab/vmlab/proof.py",
             "scripts/setup.sh"} <= set(sources)
     missing = []
     for path in sources:

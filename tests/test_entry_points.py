@@ -332,7 +332,7 @@ def test_a_signal_at_any_moment_of_start_up_ends_the_run_cleanly(write_ks, tmp_p
 
 
 # Python's start-up hooks (on PYTHONPATH first), each a Ctrl-C in one moment of start-up:
-# in cli.py's first lines, where it is about to hold the signals back; or before any line
+# in the command line's first lines, where it is about to hold the signals back; or before any line
 # of ours, in the first import of a module of the package, whichever it is.
 INTERRUPTING_SITECUSTOMIZE = {"cli's first lines": """import signal
 def interrupting(*args):

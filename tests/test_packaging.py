@@ -258,7 +258,7 @@ def test_rpmbuild_makes_the_addon_package_and_the_command_subpackage(built_rpms)
     command_files = rpm_query(built_rpms["edns-addon"], "-l").split()
     assert "/usr/bin/edns-addon" in command_files
     sitelib = "/usr/lib/python%d.%d/site-packages" % sys.version_info[:2]
-    assert "%s/org_edns_addon/cli.py" % sitelib in command_files
+    assert "%s/org_edns_addon/cli/__init__.py" % sitelib in command_files
     assert not any(f.startswith("/usr/share/anaconda") for f in command_files)
 
 

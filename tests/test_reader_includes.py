@@ -18,7 +18,8 @@ import re
 import pytest
 
 from lab.kickstarts import ADDON, certificate_section, edns_section
-from org_edns_addon.ks.reader import parse_kickstart, without_text_of
+from org_edns_addon.ks.reader import parse_kickstart
+from org_edns_addon.ks.source import without_text_of
 from org_edns_addon.ks.result import Include
 from tests.conftest import run_cli
 

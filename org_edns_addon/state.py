@@ -28,8 +28,9 @@ from org_edns_addon.certificates import CertificateError, check_authenticates, \
 from org_edns_addon.constants import MAX_KICKSTART_BYTES, MAX_NAMES_PER_LIST, MAX_SERVERS
 from org_edns_addon.echo import echo
 from org_edns_addon.i18n import _
-from org_edns_addon.model import (Backend, EdnsConfig, ModelError, ResolveMode, Severity,
-                                  ValidationError, normalize_domains)
+from org_edns_addon.model import Backend, EdnsConfig, ResolveMode
+from org_edns_addon.names import normalize_domains
+from org_edns_addon.problems import ModelError, Severity, ValidationError
 
 
 def _choice(enum_type, value, what):

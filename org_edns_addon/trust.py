@@ -33,7 +33,7 @@ from org_edns_addon import constants as c
 from org_edns_addon.certificates import CertificateBlock, authentication_problem, \
     build_bundle, validity_problem
 from org_edns_addon.i18n import _
-from org_edns_addon.model import Problem, Severity
+from org_edns_addon.problems import Problem, Severity
 
 # Files the addon writes itself: no %certificate may be placed on one, or on a
 # directory that must hold one.

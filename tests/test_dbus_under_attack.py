@@ -38,7 +38,7 @@ from org_edns_addon.constants import (DOT_CA_DIR, ECHO_MAX_CHARS, MAX_DBUS_CALL_
 from org_edns_addon.dbus.identifiers import EDNS
 from org_edns_addon.dbus.errors import (CHECK_RUNNING_ERROR, INVALID_VALUE_ERROR,
                                         InvalidValueError)
-from org_edns_addon.model import ModelError
+from org_edns_addon.problems import ModelError
 from org_edns_addon.state import EdnsState
 from tests.dbus_fixtures import (AsyncCalls, plain_structures, remote_error,
                                  running_template_service, server, servers_of, validation)

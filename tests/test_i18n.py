@@ -18,7 +18,8 @@ import subprocess
 import pytest
 
 from org_edns_addon.constants import TRANSLATION_DOMAIN
-from org_edns_addon.model import ModelError, normalize_dns_name
+from org_edns_addon.names import normalize_dns_name
+from org_edns_addon.problems import ModelError
 
 CATALOGUE = '''msgid ""
 msgstr ""

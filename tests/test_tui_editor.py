@@ -16,7 +16,8 @@ import pytest
 from lab import certs
 from org_edns_addon.certificates import KickstartCertificate
 from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, DOT_CA_DIR, SYSTEM_CA_BUNDLE_PATH
-from org_edns_addon.model import Backend, EdnsConfig, ModelError, ResolveMode
+from org_edns_addon.model import Backend, EdnsConfig, ResolveMode
+from org_edns_addon.problems import ModelError
 from org_edns_addon.state import EdnsState
 from org_edns_addon.tui.editor import (EditError, EdnsEditor, read_ca_pem, read_ca_pem_file,
                                        status_line)

@@ -50,7 +50,8 @@ def _path(text):
 
 
 def _query_name(text):
-    from org_edns_addon.model import ModelError, normalize_dns_name
+    from org_edns_addon.names import normalize_dns_name
+    from org_edns_addon.problems import ModelError
 
     try:
         return normalize_dns_name(_argv_text(text), _("query name"))

@@ -20,7 +20,7 @@ from dasbus.structure import DBusStructureError
 
 from org_edns_addon.certificates import CertificateError
 from org_edns_addon.dbus.identifiers import EDNS
-from org_edns_addon.model import ModelError, ValidationError
+from org_edns_addon.problems import ModelError, ValidationError
 
 INVALID_VALUE_ERROR = EDNS.interface_name + ".Error.InvalidValue"
 INVALID_CONFIGURATION_ERROR = EDNS.interface_name + ".Error.InvalidConfiguration"

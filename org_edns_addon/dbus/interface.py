@@ -36,7 +36,7 @@ from org_edns_addon.dbus.structures import (CertificateData, ConfigurationData, 
                                             checked_names)
 from org_edns_addon.echo import echo
 from org_edns_addon.i18n import N_, _
-from org_edns_addon.model import ModelError
+from org_edns_addon.problems import ModelError
 
 PROPERTIES_INTERFACE = "org.freedesktop.DBus.Properties"
 

@@ -24,7 +24,8 @@ from dasbus.typing import Bool, Double, List, Str, Structure, UInt16, get_dbus_t
 from org_edns_addon.constants import MAX_DBUS_NAME_CHARS, MAX_NAMES_PER_LIST
 from org_edns_addon.echo import echo
 from org_edns_addon.i18n import _
-from org_edns_addon.model import Backend, DotServer, ModelError, ResolveMode
+from org_edns_addon.model import Backend, DotServer, ResolveMode
+from org_edns_addon.problems import ModelError
 
 
 def checked_name(value, what):
@@ -381,7 +382,7 @@ class ValidationReport(TypeChecked, DBusData):
     @classmethod
     def of_problems(cls, problems):
         """The report of model ``Problem``s."""
-        from org_edns_addon.model import Severity
+        from org_edns_addon.problems import Severity
         report = cls()
         report.error_messages = [p.message for p in problems if p.severity == Severity.ERROR]
         report.warning_messages = [p.message for p in problems

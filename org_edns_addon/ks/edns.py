@@ -30,8 +30,9 @@ from pykickstart.version import DEVEL
 from org_edns_addon.i18n import _
 from org_edns_addon.constants import ADDON_NAME, ADDON_SECTION_OPEN
 from org_edns_addon.certificates import file_name_problem
-from org_edns_addon.model import (Backend, DotServer, EdnsConfig, ModelError, ResolveMode,
-                                  normalize_domains)
+from org_edns_addon.model import Backend, DotServer, EdnsConfig, ResolveMode
+from org_edns_addon.names import normalize_domains
+from org_edns_addon.problems import ModelError
 
 # A comment starts at a '#' that begins the line or follows whitespace; a '#'
 # inside a server word is the TLS name separator.

@@ -49,7 +49,7 @@ from org_edns_addon.ks.sections import (AddonSection, BatchedPackageSection, Edn
                                         TrackedCertificateSection, compact_script_section)
 from org_edns_addon.ks.source import (FileLines, KickstartReadError, is_url,
                                       read_kickstart_text, without_text_of)
-from org_edns_addon.model import Problem, SectionPlace, Severity
+from org_edns_addon.problems import Problem, SectionPlace, Severity
 
 
 class _StopReading(Exception):

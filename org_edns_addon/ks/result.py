@@ -18,7 +18,7 @@ from org_edns_addon.certificates import KickstartCertificate
 from org_edns_addon.constants import ADDON_SECTION_OPEN, MAX_PROBLEMS
 from org_edns_addon.i18n import _
 from org_edns_addon.ks.edns import EdnsData
-from org_edns_addon.model import Problem, SectionPlace, Severity, ValidationError
+from org_edns_addon.problems import Problem, SectionPlace, Severity, ValidationError
 
 
 @dataclass(frozen=True)

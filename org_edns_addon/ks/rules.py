@@ -24,7 +24,8 @@ from org_edns_addon.certificates import CertificateError, KickstartCertificate, 
     load_pem_certificates, placement_problems
 from org_edns_addon.constants import ADDON_SECTION_OPEN, SECTION_OPEN
 from org_edns_addon.i18n import _
-from org_edns_addon.model import EdnsConfig, Problem, Severity
+from org_edns_addon.model import EdnsConfig
+from org_edns_addon.problems import Problem, Severity
 from org_edns_addon.trust import trust_problems
 
 

@@ -31,7 +31,7 @@ from org_edns_addon.i18n import _
 from org_edns_addon.ks.edns import is_our_addon
 from org_edns_addon.ks.rules import certificate_value
 from org_edns_addon.ks.source import LinePlaces
-from org_edns_addon.model import SectionPlace, Severity
+from org_edns_addon.problems import SectionPlace, Severity
 
 
 class TrackedCertificateSection(CertificateSection):

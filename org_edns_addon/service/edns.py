@@ -32,7 +32,8 @@ from org_edns_addon.dbus.identifiers import EDNS
 from org_edns_addon.dbus.errors import register_errors
 from org_edns_addon.dbus.handler import EdnsObjectHandler
 from org_edns_addon.ks.module import parsed_kickstart
-from org_edns_addon.model import Phase, Severity
+from org_edns_addon.model import Phase
+from org_edns_addon.problems import Severity
 from org_edns_addon.service.check import CheckServersTask
 from org_edns_addon.service.edns_interface import EdnsInterface
 from org_edns_addon.service.installation import StageEncryptedDnsTask

@@ -31,8 +31,9 @@ from org_edns_addon.certificates import (CertificateError, KickstartCertificate,
 from org_edns_addon.constants import CHECK_TIMEOUT_SECONDS, DOT_CA_DIR, MAX_PEM_BYTES
 from org_edns_addon.i18n import _
 from org_edns_addon.ks.edns import EdnsData
-from org_edns_addon.model import DotServer, ModelError, Severity, ValidationError, \
-    normalize_domains
+from org_edns_addon.model import DotServer
+from org_edns_addon.names import normalize_domains
+from org_edns_addon.problems import ModelError, Severity, ValidationError
 from org_edns_addon.state import EdnsState
 
 # Typed instead of a list to clear a list of domains.

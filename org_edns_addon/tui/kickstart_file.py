@@ -24,7 +24,7 @@ from typing import List, Optional
 from org_edns_addon.i18n import _
 from org_edns_addon.fileio import write_atomically
 from org_edns_addon.ks.reader import parse_kickstart
-from org_edns_addon.model import Problem, SectionPlace, Severity
+from org_edns_addon.problems import Problem, SectionPlace, Severity
 from org_edns_addon.state import EdnsState
 from org_edns_addon.tui.editor import EdnsEditor
 

@@ -70,7 +70,6 @@ def utc_time(cert, name):
 class CertificateBlock:
     """One parsed X.509 certificate and the line its PEM block starts on (0-based)."""
     fingerprint: str
-    der: bytes = field(repr=False)
     subject: str
     not_before: datetime.datetime
     not_after: datetime.datetime
@@ -154,7 +153,7 @@ def load_pem_certificates(text):
 def _block(label, line, body):
     try:
         from cryptography import x509
-        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives import hashes
     except ImportError as error:
         # An installer image may lack it (README: the installer image): say so on the
         # %certificate, as a kickstart error, instead of failing the whole module.
@@ -174,7 +173,6 @@ def _block(label, line, body):
             pass
         return CertificateBlock(
             fingerprint=cert.fingerprint(hashes.SHA256()).hex(),
-            der=cert.public_bytes(serialization.Encoding.DER),
             subject=subject,
             not_before=utc_time(cert, "not_valid_before"),
             not_after=utc_time(cert, "not_valid_after"),

@@ -80,12 +80,12 @@ def parse_address(text):
     elif address.version == 6 and address.is_link_local:
         raise ModelError(_("the link-local address %s needs its interface: write it as "
                          "[%s%%eth0]") % (address, address))
-    if address.is_unspecified or address.is_multicast or \
-            address == ipaddress.IPv4Address("255.255.255.255"):
-        raise ModelError(_("%s cannot be a DNS server's address (it is %s); give the "
-                         "server's own unicast address") % (
-                             address, "unspecified" if address.is_unspecified
-                             else _("multicast or broadcast")))
+    if address.is_unspecified:
+        raise ModelError(_("%s cannot be a DNS server's address (it is the unspecified "
+                         "address); give the server's own unicast address") % address)
+    if address.is_multicast or address == ipaddress.IPv4Address("255.255.255.255"):
+        raise ModelError(_("%s cannot be a DNS server's address (it is multicast or "
+                         "broadcast); give the server's own unicast address") % address)
     # Unbound (iterator/iter_donotq.c, donotq_apply_cfg, since 1.25.2) never queries
     # 0.0.0.0/8 nor ::ffff:0:0/96 while do-not-query-localhost is yes, its default.
     if address.version == 4 and address in _THIS_NETWORK:

@@ -33,6 +33,7 @@ import sys
 from org_edns_addon import constants as c
 from org_edns_addon import dependencies
 from org_edns_addon.dbus.identifiers import EDNS
+from org_edns_addon.fileio import error_text
 from org_edns_addon.i18n import _
 from org_edns_addon.staging import StagingError
 from org_edns_addon.staging.apply import apply_plan
@@ -167,7 +168,7 @@ def install_tree(destdir, extra=()):
         apply_plan(Plan(Phase.TARGET, tuple(files), ()), destdir)
     except OSError as error:
         raise PackagingError(_("cannot install below %s: %s: %s") % (
-            destdir, error.filename, error.strerror or error)) from None
+            destdir, error.filename, error_text(error))) from None
     except StagingError as error:
         raise PackagingError(str(error)) from None
     return [os.path.join(destdir, planned.path.lstrip("/")) for planned in files]
@@ -187,7 +188,7 @@ def updates_image():
     try:
         archive = newc_archive(updates_image_files())
     except OSError as error:
-        raise PackagingError(_("cannot read %s: %s") % (error.filename, error.strerror or error)) \
+        raise PackagingError(_("cannot read %s: %s") % (error.filename, error_text(error))) \
             from None
     except OverlayError as error:
         raise PackagingError(str(error)) from None

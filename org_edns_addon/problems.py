@@ -18,7 +18,7 @@ import enum
 from dataclasses import dataclass
 from typing import Optional
 
-from org_edns_addon.i18n import _
+from org_edns_addon.i18n import N_, _
 
 
 class ModelError(ValueError):
@@ -26,8 +26,16 @@ class ModelError(ValueError):
 
 
 class Severity(str, enum.Enum):
+    """How bad a problem is; ``value`` is its name in JSON, ``label`` its word for users."""
     ERROR = "error"
     WARNING = "warning"
+
+    @property
+    def label(self):
+        return _(_SEVERITY_LABELS[self])
+
+
+_SEVERITY_LABELS = {Severity.ERROR: N_("error"), Severity.WARNING: N_("warning")}
 
 
 @dataclass(frozen=True)
@@ -39,14 +47,20 @@ class Problem:
     filename: Optional[str] = None
 
     def __str__(self):
-        where = ""
+        """``FILE:LINE: error: MESSAGE``, or as much of the place as is known."""
         if self.filename is not None and self.lineno is not None:
-            where = "%s:%d: " % (self.filename, self.lineno)
-        elif self.filename is not None:
-            where = "%s: " % self.filename
-        elif self.lineno is not None:
-            where = "line %d: " % self.lineno
-        return "%s%s: %s" % (where, self.severity.value, self.message)
+            return _("%s:%d: %s: %s") % (self.filename, self.lineno, self.severity.label,
+                                         self.message)
+        if self.filename is not None:
+            return _("%s: %s: %s") % (self.filename, self.severity.label, self.message)
+        if self.lineno is not None:
+            return _("line %d: %s: %s") % (self.lineno, self.severity.label, self.message)
+        return self.headline()
+
+    def headline(self):
+        """``error: MESSAGE``, without the place (a screen that lists a configuration's
+        problems)."""
+        return _("%s: %s") % (self.severity.label, self.message)
 
 
 @dataclass

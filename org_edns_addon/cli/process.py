@@ -25,7 +25,7 @@ import signal
 import sys
 
 from org_edns_addon import dependencies
-from org_edns_addon.fileio import DEFERRED_SIGNALS as _INTERRUPTS
+from org_edns_addon.fileio import DEFERRED_SIGNALS as _INTERRUPTS, error_text
 from org_edns_addon.i18n import _
 
 EXIT_OK = 0
@@ -90,7 +90,7 @@ class _StandardOutput(io.FileIO):
         except BrokenPipeError:
             raise
         except OSError as error:
-            raise _OutputError(error.strerror or str(error)) from None
+            raise _OutputError(error_text(error)) from None
 
 
 def _checked_stdout():

@@ -29,7 +29,8 @@ from org_edns_addon.certificates import (CertificateError, KickstartCertificate,
                                          check_authenticates, file_name_problem,
                                          load_pem_certificates)
 from org_edns_addon.constants import CHECK_TIMEOUT_SECONDS, DOT_CA_DIR, MAX_PEM_BYTES
-from org_edns_addon.i18n import _
+from org_edns_addon.fileio import error_text
+from org_edns_addon.i18n import P_, _
 from org_edns_addon.ks.edns import EdnsData
 from org_edns_addon.model import DotServer
 from org_edns_addon.names import normalize_domains
@@ -66,7 +67,7 @@ def read_ca_pem_file(path):
         with open(os.path.expanduser(path), "rb") as stream:
             data = stream.read(MAX_PEM_BYTES + 1)
     except OSError as error:
-        raise EditError(_("cannot read %s: %s") % (path, error.strerror or error)) from None
+        raise EditError(_("cannot read %s: %s") % (path, error_text(error))) from None
     if len(data) > MAX_PEM_BYTES:
         raise EditError(_("%s is larger than %d KiB; that is not a PEM certificate")
                         % (path, MAX_PEM_BYTES // 1024))
@@ -107,11 +108,12 @@ def status_line(config, errors):
     if errors:
         return _("Error: %s") % errors[0]
     dot = sum(1 for server in config.servers if server.tls)
-    text = _("%d DoT server") % dot if dot == 1 else _("%d DoT servers") % dot
     plain = len(config.servers) - dot
     if plain:
-        text += _(" + %d plaintext") % plain
-    return "%s, %s" % (text, config.resolve_mode.value)
+        return P_("%d DoT server + %d plaintext, %s", "%d DoT servers + %d plaintext, %s",
+                  dot) % (dot, plain, config.resolve_mode.value)
+    return P_("%d DoT server, %s", "%d DoT servers, %s", dot) % (dot,
+                                                                 config.resolve_mode.value)
 
 
 class EdnsEditor:

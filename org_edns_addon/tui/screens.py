@@ -26,7 +26,7 @@ from simpleline.render.screen import InputState, UIScreen
 from simpleline.render.screen_handler import ScreenHandler
 from simpleline.render.widgets import CheckboxWidget, TextWidget
 
-from org_edns_addon.i18n import N_, _
+from org_edns_addon.i18n import N_, P_, _
 from org_edns_addon.constants import ADDON_NAME, DOT_CA_DIR, UNBOUND_LISTEN_ADDRESS
 from org_edns_addon.model import Backend, ResolveMode
 from org_edns_addon.tui.editor import (CLEAR_WORD, EditError, read_ca_pem,
@@ -121,7 +121,7 @@ def push(screen):
 def add_problems(window, editor):
     """The status line and every validation message, below the items."""
     lines = [_("Status: %s") % editor.status()]
-    lines += ["%s: %s" % (p.severity.value, p.message) for p in editor.problems()]
+    lines += [problem.headline() for problem in editor.problems()]
     window.add_with_separator(TextWidget("\n".join(lines)))
 
 
@@ -136,7 +136,8 @@ def add_main_menu(window, menu, editor):
              lambda: push(resolve_mode_screen(editor)))
     menu.add(TextWidget(_("Backend: %s") % editor.config.backend.value),
              lambda: push(backend_screen(editor)))
-    menu.add(TextWidget(_("Search domains: %s") % (", ".join(editor.config.searches) or "none")),
+    menu.add(TextWidget(_("Search domains: %s") % ", ".join(editor.config.searches)
+                        if editor.config.searches else _("Search domains: none")),
              lambda: push(search_screen(editor)))
     menu.add(TextWidget(_("CA certificates: %s") % editor.state.trust.describe()),
              lambda: push(CaScreen(editor)))
@@ -511,7 +512,7 @@ def summary_lines(editor):
     lines += ["  " + line for line in editor.kickstart_section().splitlines()]
     lines.append("")
     problems = editor.problems()
-    lines += ["%s: %s" % (p.severity.value, p.message) for p in problems] or [_("No problems.")]
+    lines += [problem.headline() for problem in problems] or [_("No problems.")]
     return lines
 
 
@@ -526,8 +527,7 @@ class CheckScreen(TextScreen):
         servers = self._editor.config.servers
         if not servers:
             return [_("No server to check; add one first.")]
-        print((_("Checking %d server…") if len(servers) == 1 else _("Checking %d servers…"))
-              % len(servers))
+        print(P_("Checking %d server…", "Checking %d servers…", len(servers)) % len(servers))
         try:
             return [check.describe() for check in self._editor.check_servers()]
         except EditError as error:

@@ -121,9 +121,9 @@ def test_a_search_domain_that_could_break_a_config_line_is_refused(write_ks, sea
                                                  " has '[' without a closing ']'"),
     ("dns+tls://[192.0.2.53]#dot.corp.example", "only IPv6 addresses go in brackets"),
     ("dns+tls://0.0.0.0#dot.corp.example", "0.0.0.0 cannot be a DNS server's address (it is "
-                                           "unspecified)"),
+                                           "the unspecified address)"),
     ("dns+tls://[::]#dot.corp.example", ":: cannot be a DNS server's address (it is "
-                                        "unspecified)"),
+                                        "the unspecified address)"),
     ("dns+tls://224.0.0.251#dot.corp.example", "224.0.0.251 cannot be a DNS server's address "
                                                "(it is multicast or broadcast)"),
     ("255.255.255.255#dot.corp.example", "255.255.255.255 cannot be a DNS server's address"),

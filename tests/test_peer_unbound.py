@@ -54,11 +54,11 @@ ROWS = [
     # Since 1.25.2 the list also holds 0.0.0.0/8, ::, ::ffff:0:0/96 and
     # ::ffff:127.0.0.0/104: never a server, and a mapped address is its IPv4 one.
     Row(DONOTQ, "dns+tls://0.0.0.0" + NAME, UNBOUND,
-        refuses="0.0.0.0 cannot be a DNS server's address (it is unspecified)"),
+        refuses="0.0.0.0 cannot be a DNS server's address (it is the unspecified address)"),
     Row(DONOTQ, "dns+tls://0.1.2.3" + NAME, UNBOUND,
         refuses="0.1.2.3 cannot be a DNS server's address: 0.0.0.0/8 means 'this network'"),
     Row(DONOTQ, "dns+tls://[::]" + NAME, UNBOUND,
-        refuses=":: cannot be a DNS server's address (it is unspecified)"),
+        refuses=":: cannot be a DNS server's address (it is the unspecified address)"),
     Row(DONOTQ, "dns+tls://[::ffff:192.0.2.53]" + NAME, UNBOUND,
         refuses="::ffff:192.0.2.53 is an IPv4-mapped IPv6 address (::ffff:0:0/96), which "
                 "Unbound never queries; write the IPv4 address 192.0.2.53 itself"),

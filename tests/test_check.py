@@ -22,9 +22,9 @@ import pytest
 from lab.kickstarts import (CA_DIRECTORY_OPTION, CA_FILENAME, anchor_options, anchor_section,
                             certificate_section, edns_kickstart)
 from lab.dotlab import REFUSED_ZONE, TLS_NAME, forward_zone_config, free_port
-from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.probe import Outcome, check_staging_input
 from tests.conftest import run_cli
+from tests.ks_fixtures import parse
 
 
 @pytest.fixture
@@ -230,7 +230,7 @@ def test_bad_options_are_usage_errors(write_ks, dot_pki, option):
 
 def test_the_library_reports_outcome_and_round_trip_per_server(write_ks, dot_upstream,
                                                                dot_pki):
-    parsed = parse_kickstart(write_ks(edns_kickstart(dot_pki.ca.pem, servers=[
+    parsed = parse(write_ks(edns_kickstart(dot_pki.ca.pem, servers=[
         dot_upstream.server_line(), dot_upstream.server_line("wrong.test")], commands="")))
     good, wrong = check_staging_input(parsed.staging_input(), timeout=5)
     assert (good.ok, good.outcome, good.server.name) == (True, Outcome.OK, TLS_NAME)

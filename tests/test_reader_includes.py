@@ -18,10 +18,10 @@ import re
 import pytest
 
 from lab.kickstarts import ADDON, certificate_section, edns_section
-from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.ks.source import without_text_of
 from org_edns_addon.ks.result import Include
 from tests.conftest import run_cli
+from tests.ks_fixtures import parse
 
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"
 
@@ -40,7 +40,7 @@ def test_each_include_pykickstart_follows_is_recorded_on_its_line(tmp_path, spel
     (tmp_path / "part.ks").write_text("# nothing\n")
     main = tmp_path / "ks.cfg"
     main.write_text("text\n" + spelling.format("part.ks") + edns_section(GOOD))
-    result = parse_kickstart(str(main))
+    result = parse(str(main))
     assert result.includes == [Include(str(main), lineno, "part.ks")]
     assert result.errors == []
 
@@ -53,7 +53,7 @@ def test_includes_in_sections_and_included_files_are_recorded_in_reading_order(t
     main.write_text("%certificate --filename=dns-ca.pem --dir=/etc/pki/dns/\n%include ca.ks\n"
                     "%end\n" + ADDON + " --ca=dns-ca.pem\n%include servers.ks\n%end\n"
                     "%include http://192.0.2.1/ks.cfg\n%include /nonexistent/x.ks\n")
-    result = parse_kickstart(str(main))
+    result = parse(str(main))
     assert result.includes == [
         Include(str(main), 2, "ca.ks"),
         Include(str(main), 5, "servers.ks"),
@@ -65,7 +65,7 @@ def test_includes_in_sections_and_included_files_are_recorded_in_reading_order(t
 
 def test_a_kickstart_without_include_records_none(write_ks):
     text = "text\n# %include x.ks\n%post\necho '%include y.ks'\n%end\n" + edns_section(GOOD)
-    assert parse_kickstart(write_ks(text)).includes == []
+    assert parse(write_ks(text)).includes == []
 
 
 # --- an included file's text is never printed ------------------------------------------

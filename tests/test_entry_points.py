@@ -27,7 +27,7 @@ import time
 
 import pytest
 
-from lab.kickstarts import certificate_section, edns_kickstart
+from lab.kickstarts import certificate_section, edns_kickstart, many_certificates_kickstart
 from lab import certs
 from lab.bus import python_env, start_service, stop_service, template_service_argv, wait_for
 from org_edns_addon import constants as c
@@ -58,15 +58,6 @@ def assert_sentence(result, code, *fragments):
 
 def addon_kickstart(write_ks, test_ca, options="--ca=dns-ca.pem", name=None):
     return write_ks(edns_kickstart(test_ca.pem, options), name)
-
-
-def many_certificates_kickstart(write_ks, count=600):
-    """A kickstart whose apply writes COUNT certificate files in COUNT new directories."""
-    ca = certs.make_ca("Many")
-    sections = "".join(certificate_section(ca.pem, "c%04d.pem" % n,
-                                           "--dir=/etc/pki/dns/d%04d/" % n)
-                       for n in range(count))
-    return write_ks(edns_kickstart(ca.pem, "--ca=c0000.pem", certificates=sections))
 
 
 def files_below(path):
@@ -196,7 +187,9 @@ def interrupt_when_writing_starts(argv, watched, signum, env=None):
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_an_apply_interrupted_while_writing_leaves_the_root_as_it_was(write_ks, tmp_path,
                                                                       signum):
-    kickstart = many_certificates_kickstart(write_ks)
+    # An apply that writes 600 certificate files in 600 new directories.
+    kickstart = write_ks(many_certificates_kickstart([certs.make_ca("Many").pem], 600,
+                                                     directories=600))
     root = tmp_path / "root"
     root.mkdir()
     code, stderr = interrupt_when_writing_starts(["apply", kickstart, "--root", root], root,

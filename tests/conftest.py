@@ -107,18 +107,32 @@ needs_certificate_type = pytest.mark.skipif(
     "3.52.13+)" % _pykickstart_version())
 
 
-def run_cli(*args, input=None, cwd=None, prefix=()):
-    """Run `edns-addon ARGS` as a real process (after the command words PREFIX, if any);
-    return the CompletedProcess."""
-    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    result = subprocess.run([*prefix, sys.executable, "-m", "org_edns_addon.cli",
-                             *map(str, args)],
-                            input=input, capture_output=True, text=True, env=env, cwd=cwd,
-                            timeout=120)
-    if args and args[0] == "validate" and result.returncode == 0 and not prefix:
+# The C locale without Python's coercion to UTF-8: file names and output are ASCII.
+ASCII_LOCALE = {"LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"}
+
+
+def run_cli(*args, input=None, cwd=None, prefix=(), env=None, module="org_edns_addon.cli"):
+    """Run `edns-addon ARGS` as a real process (`python3 -m MODULE ARGS`, after the command
+    words PREFIX, if any), with ENV added to the environment; return the CompletedProcess."""
+    environment = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep +
+                       os.environ.get("PYTHONPATH", ""))
+    environment.update(env or {})
+    result = subprocess.run([*prefix, sys.executable, "-m", module, *map(str, args)],
+                            input=input, capture_output=True, text=True, env=environment,
+                            cwd=cwd, timeout=120)
+    if module == "org_edns_addon.cli" and args and args[0] == "validate" and \
+            result.returncode == 0 and not prefix:
         from tests.ks_fixtures import parse   # (registered by pytest_plugins first)
         for path in args[1:]:
             if not str(path).startswith("-"):
                 parse(os.path.join(cwd or "", str(path)))   # kept for the agreement test
     return result
 
+
+def assert_sentence(result, code, *fragments):
+    """RESULT (a CompletedProcess) ended with CODE, saying each of FRAGMENTS on standard
+    error, and without a traceback."""
+    assert result.returncode == code, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr
+    for fragment in fragments:
+        assert fragment in result.stderr, result.stderr

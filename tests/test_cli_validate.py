@@ -197,3 +197,11 @@ def test_any_text_gives_problems_never_an_exception(tmp_path_factory, text):
     path.write_text(text, encoding="utf-8", errors="surrogatepass")
     for problem in parse(str(path)).problems:
         assert problem.message and problem.filename
+
+
+def test_a_certificate_file_name_is_one_rule_also_in_ca(write_ks, test_ca):
+    # What a %certificate --filename may be, a --ca name may be (it names that file).
+    kickstart = write_ks(certificate_section(test_ca.pem, '"ca é.pem"') + edns_section(
+        "dns+tls://192.0.2.53#dot.example", options="'--ca=ca é.pem'"))
+    result = run_cli("validate", kickstart)
+    assert (result.returncode, result.stdout) == (0, "%s: 0 errors, 0 warnings\n" % kickstart)

@@ -423,3 +423,14 @@ def test_a_certificate_name_is_refused_twice(edns_proxy, test_ca):
         proxy.AddCertificate("corp-ca.pem", certs.make_ca("Other CA").pem)
     assert [c["filename"] for c in plain_structures(proxy.Certificates)] == ["corp-ca.pem"]
     assert_still_answering(proxy, process)
+
+
+def test_a_certificate_name_too_long_for_a_file_is_refused_over_d_bus(bus, bus_address,
+                                                                      test_ca):
+    name = "x" * 252 + ".pem"
+    with running_template_service(bus, bus_address) as (proxy, process):
+        with pytest.raises(InvalidValueError, match="is longer than a file name may be "
+                           r"\(255 bytes\); choose a shorter name"):
+            proxy.AddCertificate(name, test_ca.pem)
+        assert proxy.Certificates == []
+        assert process.poll() is None

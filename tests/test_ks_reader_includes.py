@@ -18,6 +18,7 @@ import re
 import pytest
 
 from lab.kickstarts import ADDON, certificate_section, edns_section
+from org_edns_addon import constants as c
 from org_edns_addon.ks.source import without_text_of
 from org_edns_addon.ks.result import Include
 from tests.conftest import run_cli
@@ -162,3 +163,18 @@ def test_a_problem_in_the_kickstart_itself_quotes_its_line(write_ks):
 ])
 def test_runs_copied_from_the_line_are_elided_but_kickstart_words(line, message, shown):
     assert without_text_of(line, message, {"%certificate", "user"}) == shown
+
+
+def test_includes_nested_too_deep_are_an_error_with_the_fix(tmp_path):
+    depth = c.MAX_INCLUDE_DEPTH + 20
+    for level in range(depth):
+        (tmp_path / ("%d.ks" % level)).write_text("%%include %d.ks\n" % (level + 1))
+    (tmp_path / ("%d.ks" % depth)).write_text("text\n")
+    result = run_cli("validate", tmp_path / "0.ks")
+    assert result.returncode == 1
+    last = tmp_path / ("%d.ks" % (c.MAX_INCLUDE_DEPTH - 1))
+    assert "%s:1: error: %%include %s is nested more than %d files deep; include the files " \
+        "from fewer levels, or flatten the kickstart (ksflatten)" % (
+            last, tmp_path / ("%d.ks" % c.MAX_INCLUDE_DEPTH), c.MAX_INCLUDE_DEPTH) \
+        in result.stdout
+    assert "recursion" not in result.stdout

@@ -28,7 +28,7 @@ from packaging.specifiers import SpecifierSet
 
 from org_edns_addon.constants import CARRIED_LIBRARIES_DIR as CARRIED
 from org_edns_addon.dbus.identifiers import EDNS
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, assert_sentence, run_cli
 
 ADDON = "usr/share/anaconda/addons/org_edns_addon"
 SERVICE_FILE = "usr/share/anaconda/dbus/services/org.fedoraproject.Anaconda.Addons.Edns.service"
@@ -296,3 +296,34 @@ def test_rpmlint_accepts_the_spec_and_both_packages(built_rpms):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "2 packages and 1 specfiles checked; 0 errors, 0 warnings" in result.stdout
+
+
+def make_install(destdir):
+    return subprocess.run(["make", "-s", "install", "DESTDIR=%s" % destdir], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_make_install_refuses_a_symlink_leading_out_of_destdir(tmp_path):
+    destdir, outside = tmp_path / "dest", tmp_path / "outside"
+    destdir.mkdir()
+    outside.mkdir()
+    (destdir / "usr").symlink_to(outside)
+    result = make_install(destdir)
+    assert_sentence(result, 2, "not installed: nothing was written: %s/usr is a symlink to "
+                    "%s, outside %s" % (destdir, outside, destdir))
+    assert list(outside.iterdir()) == []
+
+
+def test_make_install_onto_a_file_is_a_sentence(tmp_path):
+    destdir = tmp_path / "file"
+    destdir.write_text("x\n")
+    result = make_install(destdir)
+    assert_sentence(result, 2, "not installed: cannot install below %s: %s: File exists"
+                    % (destdir, destdir))
+    assert destdir.read_text() == "x\n"
+
+
+def test_install_to_an_empty_destdir_is_refused(tmp_path):
+    result = run_cli("--destdir", "", module="org_edns_addon.packaging", cwd=tmp_path)
+    assert_sentence(result, 1, "not installed: the destination directory is empty")
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,64 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
+"""The interface as a stand-alone service (`python3 -m org_edns_addon.dbus.standalone`,
+dbus/standalone.py): what it says when it cannot serve, and how signals end it."""
+
+import signal
+
+import pytest
+
+from lab.bus import python_env, start_service, stop_service, template_service_argv, wait_for
+from org_edns_addon.dbus.identifiers import EDNS
+from tests.conftest import assert_sentence, run_cli
+from tests.dbus_fixtures import running_template_service
+
+
+@pytest.mark.parametrize("address, reason", [
+    ("garbage", "Address element “garbage” does not contain a colon (:)"),
+    ("unix:path=/nonexistent/bus", "Could not connect: No such file or directory"),
+    ("", "The given address is empty"),
+])
+def test_the_service_on_a_bad_address_says_which_address_to_give(address, reason):
+    result = run_cli("--address", address, module="org_edns_addon.dbus.standalone")
+    assert_sentence(result, 1, "cannot serve on the D-Bus bus at %r: %s" % (address, reason),
+                    "give the address that dbus-daemon --print-address printed")
+
+
+def test_a_second_service_on_the_same_bus_says_the_name_is_taken(bus, bus_address):
+    with running_template_service(bus, bus_address):
+        result = run_cli("--address", bus_address, module="org_edns_addon.dbus.standalone")
+    assert_sentence(result, 1, "%s is already owned on the bus at %s; stop the service that "
+                    "owns it first" % (EDNS.service_name, bus_address))
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_the_service_stopped_with_a_signal_right_after_start_exits_130(bus, bus_address,
+                                                                       tmp_path, signum):
+    # Sent as soon as the name is owned, possibly before the loop runs: it must
+    # not be lost (a lost quit() left the service running forever), nor print a traceback.
+    log = tmp_path / "service.log"
+    process = start_service(template_service_argv(bus_address), bus, EDNS.service_name,
+                            env=python_env(), log_path=log)
+    try:
+        process.send_signal(signum)
+        code = process.wait(timeout=30)
+    finally:
+        stop_service(process)
+        wait_for(lambda: not bus.proxy.NameHasOwner(EDNS.service_name),
+                 what="the service name to be released")
+    assert (code, log.read_text()) == (130, "")
+
+
+def test_the_service_with_an_empty_kickstart_path_is_a_usage_error():
+    result = run_cli("--address", "unix:path=/nonexistent/bus", "--kickstart", "",
+                 module="org_edns_addon.dbus.standalone")
+    assert_sentence(result, 2, "argument --kickstart: the path is empty")

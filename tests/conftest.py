@@ -34,12 +34,12 @@ REPO = Path(__file__).resolve().parent.parent
 pytest_plugins = [
     "tests.ks_fixtures",
     "tests.staging_fixtures",
+    "tests.anaconda_fixtures",
     "tests.dbus_fixtures",
     "tests.dot_fixtures",
     "tests.peer_fixtures",
     "tests.trixie_fixtures",
     "tests.tui_fixtures",
-    "tests.anaconda_fixtures",
 ]
 
 def pytest_configure(config):

@@ -9,25 +9,35 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""The addon's D-Bus interface, driven through a dasbus proxy over a private dbus-daemon.
+"""The addon's D-Bus interface (dbus/interface.py), driven through a dasbus proxy over a
+private dbus-daemon: what each member takes, stores, signals and refuses, and the bounds
+of what a call may give (too many items, too large a value: refused before it is read,
+and echoed short).
 
 The service is the stand-alone ``python3 -m org_edns_addon.dbus.standalone``
 (no pyanaconda): the same template Anaconda's module interface includes.
 """
 
+import re
+import time
+
 import pytest
-from dasbus.typing import Bool, Str, UInt16, get_variant, unwrap_variant
+from dasbus.typing import Bool, Str, Structure, UInt16, get_variant, unwrap_variant
 from gi.repository import Gio, GLib
 
 from lab.kickstarts import certificate_section
 from lab import certs
 from lab.bus import wait_for
-from org_edns_addon.dbus.identifiers import EDNS
+from org_edns_addon.constants import (ECHO_MAX_CHARS, MAX_DBUS_CALL_BYTES, MAX_DBUS_NAME_CHARS,
+                                      MAX_NAMES_PER_LIST, MAX_SERVERS)
 from org_edns_addon.dbus.errors import INVALID_VALUE_ERROR, InvalidValueError
-from org_edns_addon.constants import MAX_SERVERS
+from org_edns_addon.dbus.identifiers import EDNS
 from org_edns_addon.dbus.structures import ConfigurationData, DotServerData
-from tests.dbus_fixtures import (validation, plain_structures, running_template_service, server,
-                                 servers_of)
+from tests.dbus_fixtures import (HUGE, HUGE_VALUES, plain_structures, remote_error,
+                                 running_template_service, server, servers_of, validation)
+
+PROPERTIES = "org.freedesktop.DBus.Properties"
+BEGIN = "-----BEGIN CERTIFICATE-----\n"
 
 
 def unwrapped(changed):
@@ -434,3 +444,125 @@ def test_a_certificate_name_too_long_for_a_file_is_refused_over_d_bus(bus, bus_a
             proxy.AddCertificate(name, test_ca.pem)
         assert proxy.Certificates == []
         assert process.poll() is None
+
+
+def add_certificate_seconds(proxy, pem, runs=3):
+    """The shortest of RUNS AddCertificate calls with PEM (each refused), in seconds."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        with pytest.raises(InvalidValueError, match="has no matching -----END line"):
+            proxy.AddCertificate("attack.pem", pem)
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def test_begin_lines_without_end_take_time_in_proportion_to_their_size(edns_proxy):
+    proxy, process = edns_proxy
+    small = BEGIN * (16 * 1024 // len(BEGIN))
+    large = BEGIN * (256 * 1024 // len(BEGIN))
+    ratio = add_certificate_seconds(proxy, large) / add_certificate_seconds(proxy, small)
+    # 16 times the text: a linear reader takes at most ~16 times as long (the fixed cost of
+    # a call makes it less); the old rescan to the end for every BEGIN took 256 times.
+    assert ratio < 64, "256 KiB took %.0f times as long as 16 KiB" % ratio
+    assert proxy.Certificates == [] and process.poll() is None
+
+
+def set_property_variant(bus, name, value):
+    """Set property NAME to the GLib.Variant VALUE with a plain call (built in C: dasbus
+    takes longer to build 100 000 structures than the service needs to refuse them)."""
+    bus.connection.call_sync(EDNS.service_name, EDNS.object_path, PROPERTIES, "Set",
+                             GLib.Variant("(ssv)", (EDNS.interface_name, name, value)),
+                             None, 0, -1, None)
+
+
+def test_a_write_of_100000_servers_is_refused_before_any_is_read(edns_proxy, bus):
+    proxy, process = edns_proxy
+    proxy.Servers = [server("192.0.2.53", "dot.example")]
+    one = get_variant(Structure, server("192.0.2.54", "dot.example"))
+    with pytest.raises(GLib.Error) as raised:
+        set_property_variant(bus, "Servers", GLib.Variant.new_array(None, [one] * 100000))
+    # Not "Timeout was reached" (after which the write used to be applied).
+    assert remote_error(raised.value) == INVALID_VALUE_ERROR
+    assert re.search(r": the values of this call take 108000\d\d bytes; give at most %d$"
+                     % MAX_DBUS_CALL_BYTES, raised.value.message), raised.value.message
+    with pytest.raises(GLib.Error) as raised:
+        set_property_variant(bus, "Servers", GLib.Variant.new_array(None, [one] * 1000))
+    assert raised.value.message.endswith("1000 DNS servers are too many; give at most %d"
+                                         % MAX_SERVERS)
+    assert servers_of(proxy) == [("192.0.2.53", 853, "dot.example", [], True)]
+    set_property_variant(bus, "Servers", GLib.Variant.new_array(None, [one] * MAX_SERVERS))
+    assert len(proxy.Servers) == MAX_SERVERS and process.poll() is None
+
+
+@pytest.mark.parametrize("prop", ["SearchDomains", "CaNames"])
+def test_a_list_of_too_many_names_is_refused(edns_proxy, prop):
+    proxy, _ = edns_proxy
+    with pytest.raises(InvalidValueError, match="%d .* are too many; give at most %d" % (
+            MAX_NAMES_PER_LIST + 1, MAX_NAMES_PER_LIST)):
+        setattr(proxy, prop, ["n%d.example" % i for i in range(MAX_NAMES_PER_LIST + 1)])
+    assert getattr(proxy, prop) == []
+
+
+@pytest.mark.parametrize("servers, per_server", [(1, MAX_NAMES_PER_LIST + 1),
+                                                  (MAX_SERVERS, 5)])
+def test_too_many_routed_domains_are_refused_before_any_is_read(edns_proxy, servers,
+                                                                per_server):
+    proxy, _ = edns_proxy
+    listed = [server("192.0.2.%d" % (number % 250 + 1), "dot.example",
+                     domains=["d%d-%d.example" % (number, i) for i in range(per_server)])
+              for number in range(servers)]
+    with pytest.raises(InvalidValueError) as raised:
+        proxy.Servers = listed
+    assert str(raised.value) == "%d routed domains are too many; give at most %d" % (
+        servers * per_server, MAX_NAMES_PER_LIST)
+    assert proxy.Servers == []
+
+
+@pytest.mark.parametrize("prop, value, start", HUGE_VALUES,
+                         ids=["%s-%d" % (v[0], i) for i, v in enumerate(HUGE_VALUES)])
+def test_a_refused_huge_value_is_echoed_short(edns_proxy, prop, value, start):
+    proxy, process = edns_proxy
+    with pytest.raises(InvalidValueError) as raised:
+        setattr(proxy, prop, value)
+    message = str(raised.value)
+    assert message.startswith(start) and "… (1000000 characters)" in message
+    assert len(message) < 2 * ECHO_MAX_CHARS + 150, message
+    assert process.poll() is None
+
+
+def test_a_huge_certificate_file_name_is_echoed_short(edns_proxy, test_ca):
+    proxy, _ = edns_proxy
+    with pytest.raises(InvalidValueError) as raised:
+        proxy.AddCertificate(HUGE, test_ca.pem)
+    assert str(raised.value) == (
+        "the certificate file name '%s… (1000000 characters) is longer than %d characters; "
+        "no certificate file name is" % ("x" * (ECHO_MAX_CHARS - 1), MAX_DBUS_NAME_CHARS))
+
+
+def test_a_10_mb_value_is_refused_unread_in_one_short_sentence(edns_proxy):
+    proxy, process = edns_proxy
+    for prop in ("ResolveMode", "Backend"):
+        with pytest.raises(InvalidValueError) as raised:
+            setattr(proxy, prop, "x" * 10000000)
+        assert re.fullmatch(r"the values of this call take 100000\d\d bytes; give at most %d"
+                            % MAX_DBUS_CALL_BYTES, str(raised.value)), str(raised.value)
+    with pytest.raises(InvalidValueError, match="^the values of this call take 10000"):
+        proxy.AddCertificate("corp-ca.pem", "x" * 10000000)
+    assert proxy.ResolveMode == "exclusive" and process.poll() is None
+
+
+def test_repeated_adds_signal_the_change_without_the_list(edns_proxy):
+    proxy, _ = edns_proxy
+    changes = []
+    proxy.PropertiesChanged.connect(lambda iface, changed, invalid: changes.append(
+        (iface, dict(changed), invalid)))
+    cas = [certs.make_ca("CA %d" % number) for number in range(100)]
+    for number, ca in enumerate(cas):
+        proxy.AddCertificate("ca%d.pem" % number, ca.pem)
+    wait_for(lambda: len(changes) == len(cas), what="a PropertiesChanged per add")
+    # The same few bytes after the 100th add as after the first (the list was sent whole:
+    # 2 000 adds took 917 s).
+    assert changes == [(EDNS.interface_name, {}, ["Certificates"])] * len(cas)
+    assert [c["filename"] for c in plain_structures(proxy.Certificates)] == \
+        ["ca%d.pem" % number for number in range(len(cas))]

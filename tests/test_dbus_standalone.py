@@ -19,7 +19,8 @@ import pytest
 from lab.bus import python_env, start_service, stop_service, template_service_argv, wait_for
 from org_edns_addon.dbus.identifiers import EDNS
 from tests.conftest import assert_sentence, run_cli
-from tests.dbus_fixtures import running_template_service
+from tests.dbus_fixtures import (AsyncCalls, call_check_servers, give_silent_server,
+                                 running_template_service)
 
 
 @pytest.mark.parametrize("address, reason", [
@@ -62,3 +63,22 @@ def test_the_service_with_an_empty_kickstart_path_is_a_usage_error():
     result = run_cli("--address", "unix:path=/nonexistent/bus", "--kickstart", "",
                  module="org_edns_addon.dbus.standalone")
     assert_sentence(result, 2, "argument --kickstart: the path is empty")
+
+
+@pytest.mark.parametrize("signals", [
+    [signal.SIGTERM], [signal.SIGHUP], [signal.SIGINT],
+    [signal.SIGTERM, signal.SIGTERM], [signal.SIGHUP, signal.SIGTERM]],
+    ids=["TERM", "HUP", "INT", "TERM-TERM", "HUP-TERM"])
+def test_a_signal_during_a_check_ends_the_service_at_once_with_130(bus, bus_address,
+                                                                  silent_server, signals):
+    with running_template_service(bus, bus_address) as (proxy, process):
+        give_silent_server(proxy, silent_server)
+        calls = AsyncCalls(bus.connection)
+        call_check_servers(calls, "check", 20.0)
+        wait_for(lambda: silent_server.accepted == 1, what="the check to connect")
+        for signum in signals:
+            process.send_signal(signum)
+        # Within half the check's own time: the signal does not wait for the check.
+        assert process.wait(timeout=10) == 130
+        [(_tag, reply, error)] = calls.wait()
+        assert reply is None and "Check" not in error.message

@@ -12,7 +12,7 @@
 """Every rule of the kickstart syntax and every refused input, each reported as
 FILE:LINE: error: ... on exactly the line that holds the mistake.
 
-The messages are what `edns-addon validate` prints (test_validate_cli.py shows
+The messages are what `edns-addon validate` prints (test_cli_validate.py shows
 the command prints these very lines).
 """
 

@@ -12,13 +12,14 @@
 """What authenticates the DNS servers (trust.py): one decision, and the rules about it."""
 
 import pytest
+from hypothesis import given, strategies as st
 
 from lab.kickstarts import anchor_section, certificate_section, edns_section
 from lab import certs
 from org_edns_addon import constants as c
 from org_edns_addon.certificates import KickstartCertificate
 from org_edns_addon.model import DotServer, EdnsConfig
-from org_edns_addon.trust import dot_trust, trust_problems
+from org_edns_addon.trust import _first_below, dot_trust, trust_problems
 from tests.ks_fixtures import line_of, parse
 
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"
@@ -153,3 +154,14 @@ def test_the_trust_says_in_words_what_authenticates_the_servers(pems, ca_names, 
     name = "corp.pem" if ca_names else ("tls-ca-bundle.pem" if "dns" in placed else "root.pem")
     config = EdnsConfig(servers=CONFIG.servers, ca_names=ca_names)
     assert dot_trust(config, [ca(name, pems.ca.pem, placed)]).describe() == said
+
+
+# Which certificate stands in another path's way: found in one pass over all paths.
+_PATHS = st.lists(st.lists(st.sampled_from(["a", "b", "ab", "etc", "pki"]), min_size=1,
+                           max_size=4).map(lambda parts: "/" + "/".join(parts)), max_size=12)
+
+
+@given(_PATHS, st.sampled_from(["/a", "/a/b", "/etc", "/ab", "/etc/pki/a", "/b/ab"]))
+def test_the_first_path_below_a_directory_is_the_first_in_order(paths, directory):
+    below = [path for path in paths if path.startswith(directory + "/")]
+    assert _first_below(paths).get(directory) == (below[0] if below else None)

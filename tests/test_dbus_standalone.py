@@ -23,15 +23,14 @@ from tests.dbus_fixtures import (AsyncCalls, call_check_servers, give_silent_ser
                                  running_template_service)
 
 
-@pytest.mark.parametrize("address, reason", [
-    ("garbage", "Address element “garbage” does not contain a colon (:)"),
-    ("unix:path=/nonexistent/bus", "Could not connect: No such file or directory"),
-    ("", "The given address is empty"),
-])
-def test_the_service_on_a_bad_address_says_which_address_to_give(address, reason):
+@pytest.mark.parametrize("address", ["garbage", "unix:path=/nonexistent/bus", ""])
+def test_the_service_on_a_bad_address_says_which_address_to_give(address):
     result = run_cli("--address", address, module="org_edns_addon.dbus.standalone")
-    assert_sentence(result, 1, "cannot serve on the D-Bus bus at %r: %s" % (address, reason),
-                    "give the address that dbus-daemon --print-address printed")
+    # GLib's reason between our words is GLib's own (its release and language choose it).
+    assert_sentence(result, 1, "cannot serve on the D-Bus bus at %r: " % address,
+                    "; give the address that dbus-daemon --print-address printed")
+    reason = result.stderr.split(": ", 2)[2].split("; give the address")[0]
+    assert reason.strip(), result.stderr
 
 
 def test_a_second_service_on_the_same_bus_says_the_name_is_taken(bus, bus_address):

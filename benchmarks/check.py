@@ -28,7 +28,7 @@ client's delayed ACK. Whole processes, paired and interleaved rounds, one run:
 Python runs with its bytecode cache on (as installed, where .pyc files exist),
 and every command runs once before the counted rounds. Then the ratios (goal:
 check <= 5x kdig; ten servers <= 1.5x one), and where a check's time goes,
-in-process: the phases of ``cli.run_check`` (medians), and the times `check`
+in-process: the phases of ``cli.commands.run_check`` (medians), and the times `check`
 itself prints (TCP + TLS handshake, query), beside kdig's own query time.
 Prints figures; never fails on a time.
 
@@ -66,7 +66,7 @@ with open(sys.argv[2], "rb") as ca_file:
     checks = check_servers(EdnsConfig(servers=(DotServer.parse_uri(sys.argv[1]),)), ca_file.read())
 sys.exit(0 if checks[0].ok else 1)
 """
-# The steps of cli.run_check, each timed; printed as "phase milliseconds" lines.
+# The steps of cli.commands.run_check, each timed; printed as "phase milliseconds" lines.
 PHASES = """
 import sys, time
 marks = [("start", time.perf_counter())]

@@ -33,7 +33,7 @@ import time
 from benchmarks.empty_service import BASELINE_NAME
 from lab.bus import (client_bus, kill_pid, python_env, rss_kib, start_bus, start_service,
                      stop_service, template_service_argv, wait_for)
-from org_edns_addon.dbus_identifiers import EDNS
+from org_edns_addon.dbus.identifiers import EDNS
 
 BASELINE_MODULE_NAME = "org.fedoraproject.Anaconda.Addons.EdnsBaselineModule"
 
@@ -64,7 +64,7 @@ def main(argv=None):
         module_env = dict(env, DBUS_STARTER_ADDRESS=address)
         candidates = {
             "addon module (org_edns_addon.service)": (
-                [sys.executable, "-m", "org_edns_addon.service"], EDNS.interface_name,
+                [sys.executable, "-m", "org_edns_addon.service"], EDNS.service_name,
                 module_env),
             "baseline (empty Anaconda module)": (
                 [sys.executable, "-m", "benchmarks.empty_anaconda_module"],
@@ -72,8 +72,8 @@ def main(argv=None):
         }
     else:
         candidates = {
-            "addon (org_edns_addon.dbus_service)": (template_service_argv(address),
-                                                    EDNS.interface_name, env),
+            "addon (org_edns_addon.dbus.standalone)": (template_service_argv(address),
+                                                    EDNS.service_name, env),
             "baseline (empty dasbus service)": (
                 [sys.executable, "-m", "benchmarks.empty_service", address], BASELINE_NAME,
                 env),

@@ -34,8 +34,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from lab.kickstarts import (COMMANDS, anchor_section, certificate_section, edns_section,
-                            ksvalidator_command)
+from lab.kickstarts import ksvalidator_command, many_certificates_kickstart
 from lab import certs
 from benchmarks.whole_process import edns_addon, medians, paired, timed
 
@@ -57,22 +56,13 @@ def server_line(index):
 
 
 def generated_kickstart(servers, certificates, pems):
-    """A clean %addon kickstart: CERTIFICATES sections (half --ca, half anchors), SERVERS
+    """A clean %addon kickstart: CERTIFICATES sections (half anchors, half --ca), SERVERS
     servers; PEMS a list of CA certificates to use in turn."""
-    sections = []
-    ca_names = []
-    for index in range(certificates):
-        pem = pems[index % len(pems)]
-        if index % 2:
-            sections.append(anchor_section(pem, "anchor-%d.pem" % index))
-        else:
-            name = "dns-ca-%d.pem" % index
-            ca_names.append(name)
-            sections.append(certificate_section(pem, name))
-    section = edns_section(*(server_line(index) for index in range(servers)),
-                           options="--resolve-mode=exclusive --backend=dnsconfd "
-                           "--search=corp.example --ca=%s" % ",".join(ca_names))
-    return COMMANDS + "".join(sections) + section + "\n%packages\n@core\n%end\n"
+    return many_certificates_kickstart(
+        pems, certificates, ca_names=certificates, anchors=certificates // 2,
+        servers=[server_line(index) for index in range(servers)],
+        options="--resolve-mode=exclusive --backend=dnsconfd --search=corp.example") + \
+        "\n%packages\n@core\n%end\n"
 
 
 def main():

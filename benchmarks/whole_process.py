@@ -99,23 +99,14 @@ def certificates_benchmark(description):
         yield args, directory, kickstart
 
 
-def certificates_kickstart(path, count, ca_names=20, anchors=0.1):
+def certificates_kickstart(path, count):
     """Write a kickstart with COUNT fresh CA certificates to PATH: a tenth anchors, the
-    rest in /etc/pki/dns/, the first CA_NAMES of those the DoT CAs (--ca)."""
-    from lab.kickstarts import COMMANDS, anchor_section, certificate_section, edns_section
+    rest in /etc/pki/dns/, the first 20 of those the DoT CAs (--ca)."""
+    from lab.kickstarts import many_certificates_kickstart
     from lab import certs
 
-    sections = []
-    names = []
-    for index in range(count):
-        pem = certs.make_ca("Benchmark CA %d" % index).pem
-        if index < count * anchors:
-            sections.append(anchor_section(pem, "anchor-%04d.pem" % index))
-        else:
-            name = "dns-ca-%04d.pem" % index
-            if len(names) < ca_names:
-                names.append(name)
-            sections.append(certificate_section(pem, name))
-    Path(path).write_text(COMMANDS + "".join(sections) + edns_section(
-        "dns+tls://192.0.2.53#dot.corp.example", "dns+tls://[2001:db8::53]:853#dot.corp.example",
-        options="--ca=" + ",".join(names)))
+    pems = [certs.make_ca("Benchmark CA %d" % index).pem for index in range(count)]
+    Path(path).write_text(many_certificates_kickstart(
+        pems, count, ca_names=20, anchors=count // 10,
+        servers=("dns+tls://192.0.2.53#dot.corp.example",
+                 "dns+tls://[2001:db8::53]:853#dot.corp.example")))

@@ -25,7 +25,7 @@ from dasbus.connection import AddressedMessageBus
 from dasbus.error import ErrorMapper
 from gi.repository import GLib
 
-from org_edns_addon.dbus_interface import register_errors
+from org_edns_addon.dbus.errors import register_errors
 
 REPO = Path(__file__).resolve().parent.parent
 TIMEOUT = 20.0
@@ -117,7 +117,7 @@ def python_env(extra_path=()):
 
 
 def template_service_argv(address, kickstart=None):
-    argv = [sys.executable, "-m", "org_edns_addon.dbus_service", "--address", address]
+    argv = [sys.executable, "-m", "org_edns_addon.dbus.standalone", "--address", address]
     return argv + ["--kickstart", str(kickstart)] if kickstart else argv
 
 

@@ -75,6 +75,31 @@ def edns_kickstart(ca_pem, options="--ca=" + CA_FILENAME, servers=SERVERS, certi
                                                   spelling=spelling)
 
 
+def many_certificates_kickstart(pems, count, ca_names=1, anchors=0, directories=1,
+                                servers=SERVERS, options="", commands=COMMANDS):
+    """COMMANDS, COUNT %certificate sections, then an encrypted DNS section with SERVERS
+    under OPTIONS: the one builder of kickstarts with many certificates.
+
+    The certificates take the PEM texts of PEMS in turn (one CA for all, or one each).
+    The first ANCHORS are system trust anchors (anchor0000.pem, ...); the others,
+    c0000.pem, ..., are placed below /etc/pki/dns/, in DIRECTORIES directories of their
+    own (d0000/, ...) when there are more than one, and the first CA_NAMES of them are
+    named by --ca."""
+    sections, names = [], []
+    for index in range(count):
+        pem = pems[index % len(pems)]
+        if index < anchors:
+            sections.append(anchor_section(pem, "anchor%04d.pem" % index))
+            continue
+        name = "c%04d.pem" % index
+        if len(names) < ca_names:
+            names.append(name)
+        below = "d%04d/" % (index % directories) if directories > 1 else ""
+        sections.append(certificate_section(pem, name, "--dir=%s%s" % (c.DOT_CA_DIR, below)))
+    header = " ".join(filter(None, [options, "--ca=" + ",".join(names) if names else ""]))
+    return commands + "".join(sections) + edns_section(*servers, options=header)
+
+
 def ksvalidator_command():
     """The real `ksvalidator` script, run by this Python (no pyenv shim in between)."""
     beside = os.path.join(os.path.dirname(sys.executable), "ksvalidator")

@@ -11,7 +11,7 @@
 
 """A ``%certificate`` section as one validated value, and the PEM checks behind it.
 
-A ``CaCertificate`` is built once, at an edge (the kickstart reader, the
+A ``KickstartCertificate`` is built once, at an edge (the kickstart reader, the
 module's ``AddCertificate``, the text UI), from its file name, directory,
 type and PEM text; everything after that (rules, staging, the pre-flight
 check, the overlay, D-Bus) uses the value and its parsed blocks and never
@@ -44,6 +44,17 @@ class CertificateError(ValueError):
         self.message = message
         self.line = line
 
+    def sentence(self, name=None):
+        """The problem as a user reads it where no kickstart line shows it: in the PEM
+        text of NAME (a ``--filename``, or the file it was read from), at its line."""
+        if name is None:
+            if self.line is None:
+                return _("the PEM text: %s") % self.message
+            return _("the PEM text, line %d: %s") % (self.line + 1, self.message)
+        if self.line is None:
+            return _("the PEM text of %s: %s") % (name, self.message)
+        return _("the PEM text of %s, line %d: %s") % (name, self.line + 1, self.message)
+
 
 def utc_time(cert, name):
     """The aware UTC datetime of CERT's ``not_valid_before`` or ``not_valid_after`` (NAME)."""
@@ -59,7 +70,6 @@ def utc_time(cert, name):
 class CertificateBlock:
     """One parsed X.509 certificate and the line its PEM block starts on (0-based)."""
     fingerprint: str
-    der: bytes = field(repr=False)
     subject: str
     not_before: datetime.datetime
     not_after: datetime.datetime
@@ -143,7 +153,7 @@ def load_pem_certificates(text):
 def _block(label, line, body):
     try:
         from cryptography import x509
-        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives import hashes
     except ImportError as error:
         # An installer image may lack it (README: the installer image): say so on the
         # %certificate, as a kickstart error, instead of failing the whole module.
@@ -163,7 +173,6 @@ def _block(label, line, body):
             pass
         return CertificateBlock(
             fingerprint=cert.fingerprint(hashes.SHA256()).hex(),
-            der=cert.public_bytes(serialization.Encoding.DER),
             subject=subject,
             not_before=utc_time(cert, "not_valid_before"),
             not_after=utc_time(cert, "not_valid_after"),
@@ -229,6 +238,22 @@ def ca_problem(block):
     return None
 
 
+def authentication_problem(block, now=None):
+    """A sentence unless BLOCK can authenticate DNS servers: a CA (``ca_problem``) valid at
+    NOW. The one rule for every certificate named by ``--ca`` or standing in for it, and
+    for every certificate added in the installer."""
+    return ca_problem(block) or validity_problem(block, now)
+
+
+def check_authenticates(blocks, now=None):
+    """Raise ``CertificateError`` (at the block's line) for the first of BLOCKS that cannot
+    authenticate DNS servers (``authentication_problem``)."""
+    for block in blocks:
+        problem = authentication_problem(block, now)
+        if problem:
+            raise CertificateError(problem, block.line)
+
+
 def build_bundle(blocks):
     """A PEM bundle of BLOCKS in the given order, duplicates (by fingerprint) removed."""
     seen = set()
@@ -250,11 +275,14 @@ def _has_control_character(text):
 
 
 def file_name_problem(name, option="--filename"):
-    """A sentence unless NAME can be a ``%certificate --filename``; OPTION is how the
-    user gave it (a ``--ca`` name must be such a file name too)."""
+    """A sentence unless NAME can be a ``%certificate --filename`` that ``--ca`` can name;
+    OPTION is how the user gave it (a ``--ca`` name must be such a file name too)."""
     shown = "%s=%s" % (option, name)
     if not name or name in (".", "..") or "/" in name:
         return _("%s must be a plain file name, without '/'") % shown
+    if "," in name:
+        return _("%s holds ',', which separates --ca names; choose a file name without "
+                 "it") % shown
     if _has_control_character(name):
         return _("%s=%r holds a control character; use a plain file name like "
                  "corp-ca.pem") % (option, name)
@@ -305,8 +333,9 @@ def placement_problems(filename, directory, cert_type):
 
 
 @dataclass(frozen=True)
-class CaCertificate:
-    """One ``%certificate``: where it goes, its PEM text and its parsed blocks.
+class KickstartCertificate:
+    """Any one ``%certificate``, a CA or not: where it goes, its PEM text and its parsed
+    blocks.
 
     ``pem`` is the body as pykickstart keeps it (no final newline) and as
     Anaconda's Security module writes it; ``added`` is True for a certificate

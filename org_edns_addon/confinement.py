@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Tuple
 
 from org_edns_addon.constants import DIR_MODE
-from org_edns_addon.fileio import signals_deferred
+from org_edns_addon.fileio import error_text, signals_deferred
 from org_edns_addon.i18n import _
 
 
@@ -98,7 +98,7 @@ class ConfinedRoot:
             self.fd = os.open(self.real, _DIR_FLAGS)
         except OSError as error:
             raise RootError(_("cannot open the root %s: %s; give an existing directory")
-                            % (root, error.strerror)) from None
+                            % (root, error_text(error))) from None
         # parent path -> (fd, the names still missing below it), most recent last
         self._cache = collections.OrderedDict()
         # Each directory made: (its components below the root, resolved, and the
@@ -214,7 +214,7 @@ class ConfinedRoot:
                     fd = os.open(name, _DIR_FLAGS, dir_fd=current)
                 except OSError as error:
                     raise RootError(_("%s changed while it was being written (%s); run again")
-                                    % (self._shown_parts(names), error.strerror)) from None
+                                    % (self._shown_parts(names), error_text(error))) from None
                 os.close(current)
                 current = fd
             found, current = current, None

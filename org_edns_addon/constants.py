@@ -12,7 +12,6 @@
 """Names and default paths of org_edns_addon: every constant lives here, once."""
 
 ADDON_NAME = "org_edns_addon"
-SECTION_NAME = "edns"
 SECTION_OPEN = "%edns"
 ADDON_SECTION_OPEN = "%addon " + ADDON_NAME
 

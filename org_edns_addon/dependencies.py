@@ -137,10 +137,26 @@ class Unusable(ImportError):
     """A library cannot be loaded; the message is the sentence for users."""
 
 
+def _carried_libraries_on_path():
+    """Put the libraries an updates image carries (``edns-addon updates-img``: the
+    pure-Python ones an installer image may lack, dnspython) on the path, once, before
+    any library is looked for: they are in a directory beside the package, last on the
+    path, so a library the image has (an RPM's Requires) wins."""
+    import os
+    import sys
+
+    from org_edns_addon.constants import CARRIED_LIBRARIES_DIR
+
+    carried = os.path.join(os.path.dirname(os.path.abspath(__file__)), CARRIED_LIBRARIES_DIR)
+    if os.path.isdir(carried) and carried not in sys.path:
+        sys.path.append(carried)
+
+
 def load(module, what):
     """Import MODULE (say ``dns.message``) for WHAT, or raise ``Unusable`` saying which
     package to install. A copy that fails to load for another reason (one made for a
     newer Python, say) is unusable too."""
+    _carried_libraries_on_path()
     try:
         return importlib.import_module(module)
     except ImportError as error:
@@ -153,6 +169,7 @@ def load(module, what):
 def installer_gaps():
     """A sentence for each library this installer cannot load (INSTALLER_MAY_LACK),
     saying what is lost and how to bring it."""
+    _carried_libraries_on_path()
     gaps = []
     for name, module, consequence in INSTALLER_MAY_LACK:
         library = LIBRARIES[name]
@@ -175,6 +192,7 @@ def missing(modules):
 
 
 def _findable(module):
+    _carried_libraries_on_path()
     try:
         return importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):   # a broken or half-imported package

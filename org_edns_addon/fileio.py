@@ -184,7 +184,12 @@ def write_atomically(path, data, mode=0o644, never_loosen=False):
 
 
 def error_text(error):
-    """ERROR as a sentence: an OSError's text alone (without "[Errno N]"), else its message."""
-    if isinstance(error, OSError):
-        return error.strerror or str(error)
-    return str(error)
+    """ERROR as a user reads it, the one way every message says an error: an OSError's
+    text alone (without "[Errno N]"), the ``message`` of an error that has one (ours,
+    pykickstart's), else its text, or its type when it has none."""
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    message = getattr(error, "message", None)
+    if message:
+        return str(message)
+    return str(error) or type(error).__name__

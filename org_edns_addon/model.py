@@ -9,29 +9,25 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""The validated model of an encrypted DNS configuration.
+"""The validated model of an encrypted DNS configuration: its servers (``DotServer``) and
+the whole configuration (``EdnsConfig``) with the rules that need nothing else.
 
 Everything that reaches a config file passes through here first: addresses
-through ``ipaddress``, names through ``idna`` and a strict label check, so a
+through ``ipaddress``, names through ``names`` (IDNA and a strict label check), so a
 newline, ``,``, ``#``, ``[``, ``]``, a space or a quote can never be smuggled
 into a NetworkManager keyfile or an Unbound config line.
 """
 
 import enum
-import functools
 import ipaddress
 import re
 from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
-import idna
-
 from org_edns_addon.constants import DOT_PORT, PHASE_INSTALLER, PHASE_TARGET, PLAIN_DNS_PORT
 from org_edns_addon.i18n import _
-
-
-class ModelError(ValueError):
-    """A value a user gave is not valid; the message says why and how to fix it."""
+from org_edns_addon.names import normalize_domains, normalize_tls_name
+from org_edns_addon.problems import ModelError, Problem, Severity
 
 
 class ResolveMode(str, enum.Enum):
@@ -52,53 +48,8 @@ class Phase(str, enum.Enum):
     TARGET = PHASE_TARGET
 
 
-class Severity(str, enum.Enum):
-    ERROR = "error"
-    WARNING = "warning"
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One finding about a configuration, with where it was found if known."""
-    severity: Severity
-    message: str
-    lineno: Optional[int] = None
-    filename: Optional[str] = None
-
-    def __str__(self):
-        where = ""
-        if self.filename is not None and self.lineno is not None:
-            where = "%s:%d: " % (self.filename, self.lineno)
-        elif self.filename is not None:
-            where = "%s: " % self.filename
-        elif self.lineno is not None:
-            where = "line %d: " % self.lineno
-        return "%s%s: %s" % (where, self.severity.value, self.message)
-
-
-@dataclass
-class SectionPlace:
-    """Where a kickstart section was read: file, header line, the spelling used, last line."""
-    filename: str
-    lineno: int
-    spelling: str = ""
-    end_lineno: Optional[int] = None
-
-
-class ValidationError(ValueError):
-    """A configuration with errors cannot be used; ``problems`` are its errors."""
-
-    def __init__(self, problems, message=None):
-        self.problems = [problem for problem in problems if problem.severity == Severity.ERROR]
-        super().__init__(message or _("the encrypted DNS configuration has errors: %s")
-                         % "; ".join(problem.message for problem in self.problems))
-
-
 TLS_SCHEME = "dns+tls"
 PLAIN_SCHEME = "dns+udp"
-# \Z, not $: "$" also matches before a final newline, which must never pass.
-_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)\Z")
-_DOMAIN_LABEL = re.compile(r"^(?!-)[a-z0-9_-]{1,63}(?<!-)\Z")
 _IFACE = re.compile(r"^[A-Za-z0-9_.-]{1,15}\Z")
 _URI = re.compile(r"^(?P<scheme>[A-Za-z0-9+.-]+)://(?P<rest>.*)\Z")
 # ASCII digits only: str.isdigit() also accepts '²' and other scripts' digits.
@@ -106,119 +57,6 @@ _PORT = re.compile(r"^[0-9]{1,5}\Z")
 # What str.isspace() calls space, in one compiled search (a server line is checked often).
 _SPACE = re.compile(r"\s")
 _THIS_NETWORK = ipaddress.IPv4Network("0.0.0.0/8")
-
-
-def normalize_dns_name(text, what="name", underscore=False):
-    """Return TEXT as a lower-case ASCII DNS name (IDNA A-labels), or raise ModelError.
-
-    UNDERSCORE allows '_' in ASCII labels, as in ``_msdcs.corp.example``: a
-    domain may hold it (dnsconfd's libidn2 idn2_lookup_u8, NetworkManager's
-    [global-dns-domain-*] names and Unbound's zone names all take it), a host
-    name, and so a TLS name, may not.
-    """
-    if not isinstance(text, str) or not text:
-        raise ModelError(_("the %s is empty") % what)
-    given = text
-    if text.endswith(".") and text != ".":
-        text = text[:-1]
-    label_rule = _DOMAIN_LABEL if underscore else _LABEL
-    if text.isascii():
-        # Most names are plain ASCII: where IDNA would only lower-case them, skip its
-        # (costly) per-character tables. Anything else, errors included, takes IDNA's path.
-        name = text.lower()
-        if len(name) <= 253 and all(label_rule.match(label) and label[2:4] != "--"
-                                    for label in name.split(".")):
-            return name
-    else:
-        name = _name_by_labels(text, label_rule)
-        if name is not None:
-            return name
-    return _idna_name(given, text, what, underscore, label_rule)
-
-
-def _name_by_labels(text, label_rule):
-    """TEXT in A-labels, encoding each non-ASCII label once (server lines repeat their
-    domains), or None where the whole-name path must decide (and word the error).
-
-    The same result as IDNA on the whole name: UTS #46 maps character by character
-    and its NFC never composes across a '.', and IDNA checks label by label; a label
-    whose mapping yields a dot ('\uff0e') is split by the encoding as the whole name
-    would be, and the joined name is checked again as a whole."""
-    labels = []
-    for label in text.split("."):
-        if label.isascii():
-            if label[2:4] == "--":   # an A-label given as such: IDNA must check it
-                return None
-            labels.append(label.lower())
-        else:
-            try:
-                labels.append(_a_labels(label))
-            except (idna.IDNAError, UnicodeError, ValueError):
-                return None
-    name = ".".join(labels)
-    if len(name) <= 253 and all(label_rule.match(label) for label in name.split(".")):
-        return name
-    return None
-
-
-@functools.lru_cache(maxsize=1024)
-def _a_labels(label):
-    return idna.encode(label, uts46=True).decode("ascii").lower()
-
-
-def _idna_name(given, text, what, underscore, label_rule):
-    in_labels = _("letters, digits, '-' and '_'") if underscore else _("letters, digits and '-'")
-    try:
-        if underscore and "_" in text:
-            ascii_name = _encode_with_underscores(text)
-        else:
-            ascii_name = idna.encode(text, uts46=True).decode("ascii")
-    except (idna.IDNAError, UnicodeError, ValueError) as error:
-        raise ModelError(_("%r is not a valid DNS %s (%s); use %s, and '.' between labels")
-                         % (given, what, error, in_labels)) from None
-    ascii_name = ascii_name.lower()
-    for label in ascii_name.split("."):
-        if not label_rule.match(label):
-            raise ModelError(_("%r is not a valid DNS %s: label %r may hold only %s, with "
-                             "'-' only inside") % (given, what, label, in_labels))
-    return ascii_name
-
-
-def _encode_with_underscores(text):
-    """TEXT in A-labels, its ASCII labels with '_' kept as they are (lower-cased)."""
-    labels = []
-    for label in idna.uts46_remap(text, std3_rules=False, transitional=False).split("."):
-        if "_" in label:
-            if not all(ord(character) < 128 for character in label):
-                raise ValueError(_("'_' may appear only in an ASCII label, not in %r") % label)
-            labels.append(label)
-        else:
-            labels.append(idna.alabel(label).decode("ascii"))
-    name = ".".join(labels)
-    if len(name) > 253:
-        raise ValueError("Domain too long")
-    return name
-
-
-def normalize_tls_name(text):
-    """Return TEXT as the name a DoT server's certificate must hold, or raise ModelError.
-
-    An IP address is kept as an address, in its canonical form: Unbound then
-    checks it against the certificate's IP addresses, not its DNS names
-    (util/net_help.c, set_auth_name_on_ssl; OpenSSL's SSL_set1_host).
-    """
-    if isinstance(text, str) and "%" not in text:
-        try:
-            return str(ipaddress.ip_address(text))
-        except ValueError:
-            pass
-    name = normalize_dns_name(text, _("TLS name"))
-    if name.rpartition(".")[2].isdigit():
-        # A name whose last label is all digits is read as an IPv4 address.
-        raise ModelError(_("%r is neither an IPv4 address nor a DNS name (the last label of "
-                         "a name is not all digits); write the address like 192.0.2.53 or "
-                         "the name as in the certificate") % text)
-    return name
 
 
 def parse_address(text):
@@ -242,12 +80,12 @@ def parse_address(text):
     elif address.version == 6 and address.is_link_local:
         raise ModelError(_("the link-local address %s needs its interface: write it as "
                          "[%s%%eth0]") % (address, address))
-    if address.is_unspecified or address.is_multicast or \
-            address == ipaddress.IPv4Address("255.255.255.255"):
-        raise ModelError(_("%s cannot be a DNS server's address (it is %s); give the "
-                         "server's own unicast address") % (
-                             address, "unspecified" if address.is_unspecified
-                             else _("multicast or broadcast")))
+    if address.is_unspecified:
+        raise ModelError(_("%s cannot be a DNS server's address (it is the unspecified "
+                         "address); give the server's own unicast address") % address)
+    if address.is_multicast or address == ipaddress.IPv4Address("255.255.255.255"):
+        raise ModelError(_("%s cannot be a DNS server's address (it is multicast or "
+                         "broadcast); give the server's own unicast address") % address)
     # Unbound (iterator/iter_donotq.c, donotq_apply_cfg, since 1.25.2) never queries
     # 0.0.0.0/8 nor ::ffff:0:0/96 while do-not-query-localhost is yes, its default.
     if address.version == 4 and address in _THIS_NETWORK:
@@ -463,11 +301,6 @@ class DotServer:
     def key(self):
         """What makes two servers the same for duplicate detection."""
         return (str(self.address), self.port, self.name, self.tls, self.domains)
-
-
-def normalize_domains(domains, what="domain"):
-    """Each of DOMAINS through ``normalize_dns_name`` (with '_' allowed), in order."""
-    return [normalize_dns_name(domain, what, underscore=True) for domain in domains]
 
 
 def _link_local_problem(server, backend, error, warning):

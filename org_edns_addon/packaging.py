@@ -33,15 +33,16 @@ import sys
 
 from org_edns_addon import constants as c
 from org_edns_addon import dependencies
-from org_edns_addon.dbus_identifiers import EDNS
+from org_edns_addon.dbus.identifiers import EDNS
+from org_edns_addon.fileio import error_text
 from org_edns_addon.i18n import N_, _
 from org_edns_addon.staging import StagingError
 from org_edns_addon.staging.apply import apply_plan
 from org_edns_addon.staging.plan import Phase, Plan, PlannedFile
 
 # The D-Bus files of the module, named after its service (data/).
-DBUS_SERVICE_FILE = EDNS.interface_name + ".service"
-DBUS_CONF_FILE = EDNS.interface_name + ".conf"
+DBUS_SERVICE_FILE = EDNS.service_name + ".service"
+DBUS_CONF_FILE = EDNS.service_name + ".conf"
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 # data/ of a source checkout, or the copy of its D-Bus files that setup.py puts into an
@@ -200,7 +201,7 @@ def install_tree(destdir, extra=()):
         apply_plan(Plan(Phase.TARGET, tuple(files), ()), destdir)
     except OSError as error:
         raise PackagingError(_("cannot install below %s: %s: %s") % (
-            destdir, error.filename, error.strerror or error)) from None
+            destdir, error.filename, error_text(error))) from None
     except StagingError as error:
         raise PackagingError(str(error)) from None
     return [os.path.join(destdir, planned.path.lstrip("/")) for planned in files]
@@ -219,7 +220,7 @@ def updates_image():
     try:
         archive = newc_archive(updates_image_files())
     except OSError as error:
-        raise PackagingError(_("cannot read %s: %s") % (error.filename, error.strerror or error)) \
+        raise PackagingError(_("cannot read %s: %s") % (error.filename, error_text(error))) \
             from None
     except OverlayError as error:
         raise PackagingError(str(error)) from None

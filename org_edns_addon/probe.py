@@ -38,7 +38,8 @@ import time
 from dataclasses import dataclass
 from typing import List, Optional
 
-from org_edns_addon.i18n import N_, _
+from org_edns_addon.fileio import error_text
+from org_edns_addon.i18n import N_, P_, _
 from org_edns_addon.constants import (CHECK_MAX_PARALLEL, CHECK_QUERY_TYPE, CHECK_SHOWN_NAMES,
                                       CHECK_SHOWN_TEXT_CHARS, CHECK_TIMEOUT_SECONDS)
 from org_edns_addon.model import DotServer, EdnsConfig
@@ -438,16 +439,18 @@ class _ServerProbe:
 
 
 def _os_error_text(error):
-    return printable(error.strerror or error)
+    return printable(error_text(error))
 
 
 def _no_socket_reason(error):
     # resource is imported with this module: no descriptor is left to load it now.
     limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-    return (_("this process cannot open a socket: %s (its limit is %s open files); check "
+    if limit == resource.RLIM_INFINITY:
+        return (_("this process cannot open a socket: %s (it may open any number of "
+                  "files); check fewer servers at once") % _os_error_text(error))
+    return (_("this process cannot open a socket: %s (its limit is %d open files); check "
             "fewer servers at once, or raise the limit (ulimit -n)")
-            % (printable(error.strerror or error),
-               "no" if limit == resource.RLIM_INFINITY else limit))
+            % (_os_error_text(error), limit))
 
 
 def _handshake_error_reason(error):
@@ -480,8 +483,9 @@ def _judge_answer(server, query, wire, name, rtt_ms, handshake_ms):
     answered = dns.rcode.to_text(rcode)
     if rcode in (dns.rcode.NOERROR, dns.rcode.NXDOMAIN):
         records = sum(len(rrset) for rrset in response.answer)
-        return ServerCheck(server, Outcome.OK, _("%s: %s, %d record%s") % (
-            asked, answered, records, "" if records == 1 else "s"), rtt_ms, handshake_ms)
+        return ServerCheck(server, Outcome.OK, P_("%s: %s, %d record", "%s: %s, %d records",
+                                                  records) % (asked, answered, records),
+                           rtt_ms, handshake_ms)
     if rcode == dns.rcode.REFUSED:
         meaning = (_("it is authenticated, but does not resolve that name for this client; "
                    "ask a name it serves"))

@@ -23,12 +23,14 @@ import dataclasses
 
 from dasbus.signal import Signal
 
-from org_edns_addon.certificates import ca_problem, file_name_problem, validity_problem
+from org_edns_addon.certificates import CertificateError, check_authenticates, \
+    file_name_problem
 from org_edns_addon.constants import MAX_KICKSTART_BYTES, MAX_NAMES_PER_LIST, MAX_SERVERS
 from org_edns_addon.echo import echo
 from org_edns_addon.i18n import _
-from org_edns_addon.model import (Backend, EdnsConfig, ModelError, ResolveMode, Severity,
-                                  ValidationError, normalize_domains)
+from org_edns_addon.model import Backend, EdnsConfig, ResolveMode
+from org_edns_addon.names import normalize_domains
+from org_edns_addon.problems import ModelError, Severity, ValidationError
 
 
 def _choice(enum_type, value, what):
@@ -40,7 +42,7 @@ def _choice(enum_type, value, what):
 
 
 class EdnsState:
-    """An ``EdnsConfig`` and the ``%certificate`` sections (``CaCertificate``s) it may name.
+    """An ``EdnsConfig`` and the ``%certificate`` sections (``KickstartCertificate``s) it may name.
 
     Each setter emits its ``*_changed`` signal, which the D-Bus interface turns
     into ``PropertiesChanged``.
@@ -142,15 +144,34 @@ class EdnsState:
         for name in names:
             problem = file_name_problem(name, "--ca") if isinstance(name, str) else \
                 _("--ca names must be text, not %s") % echo(name)
-            if problem or "," in name:
-                raise ModelError(problem or _("--ca=%s holds ','; give each file name on its "
-                                              "own") % name)
+            if problem:
+                raise ModelError(problem)
         self._replace(self.ca_names_changed, ca_names=tuple(names))
 
+    def set_configuration(self, servers, resolve_mode, backend, search_domains, ca_names):
+        """Take the whole configuration at once, each part checked by its own setter's
+        rules; a part they refuse (``ModelError``) refuses the whole, and the state stays
+        as it was: a client never leaves it half-written (new servers, the old mode)."""
+        trial = self.copy()
+        trial.set_servers(servers)
+        trial.set_resolve_mode(resolve_mode)
+        trial.set_backend(backend)
+        trial.set_search_domains(search_domains)
+        trial.set_ca_names(ca_names)
+        before, self._config = self._config, trial.config
+        for signal, part in ((self.servers_changed, "servers"),
+                             (self.resolve_mode_changed, "resolve_mode"),
+                             (self.backend_changed, "backend"),
+                             (self.search_domains_changed, "searches"),
+                             (self.ca_names_changed, "ca_names")):
+            if getattr(before, part) != getattr(self._config, part):
+                signal.emit()
+
     def add_certificate(self, cert, now=None):
-        """Add CERT (a ``CaCertificate``) to authenticate the servers: it must be a CA
-        valid at NOW, under a ``--filename`` no other certificate has, and every
-        certificate together must fit in a kickstart (``MAX_KICKSTART_BYTES``)."""
+        """Add CERT (a ``KickstartCertificate``) to authenticate the servers: it must be able
+        to at NOW (``certificates.authentication_problem``), under a ``--filename`` no
+        other certificate has, and every certificate together must fit in a kickstart
+        (``MAX_KICKSTART_BYTES``)."""
         held = sum(len(held.pem) for held in self._certificates)
         if held + len(cert.pem) > MAX_KICKSTART_BYTES:
             raise ModelError(_("the certificates would not fit in a kickstart (%d KiB at "
@@ -158,11 +179,10 @@ class EdnsState:
         if self.certificate(cert.filename) is not None:
             raise ModelError(_("a %%certificate --filename=%s is already there; choose "
                                "another name") % cert.filename)
-        for block in cert.blocks:
-            problem = ca_problem(block) or validity_problem(block, now)
-            if problem:
-                raise ModelError(_("the PEM text of %s, line %d: %s")
-                                 % (cert.filename, block.line + 1, problem))
+        try:
+            check_authenticates(cert.blocks, now)
+        except CertificateError as error:
+            raise ModelError(error.sentence(cert.filename)) from None
         self._certificates += (cert,)
         self.certificates_changed.emit()
 
@@ -186,6 +206,12 @@ class EdnsState:
                        self.search_domains_changed, self.ca_names_changed,
                        self.certificates_changed):
             signal.emit()
+
+    @property
+    def trust(self):
+        """What authenticates the servers (``trust.DotTrust``), as staging decides it."""
+        from org_edns_addon.trust import dot_trust
+        return dot_trust(self._config, self._certificates)
 
     def problems(self, now=None):
         """Every problem of the configuration with its certificates, as ``Problem``s."""

@@ -23,17 +23,17 @@ staging, the pre-flight check and the rules all take it from here:
   authenticates the servers: dnsconfd reads that file before the system
   store (its ``DEFAULT_CA_BUNDLE`` search order), so the unbound backend uses
   it too, and validation says so.
-- otherwise the system trust store plus every anchor (``CaCertificate.is_anchor``).
+- otherwise the system trust store plus every anchor (``KickstartCertificate.is_anchor``).
 """
 
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from org_edns_addon import constants as c
-from org_edns_addon.certificates import CertificateBlock, build_bundle, ca_problem, \
-    validity_problem
+from org_edns_addon.certificates import CertificateBlock, authentication_problem, \
+    build_bundle, validity_problem
 from org_edns_addon.i18n import _
-from org_edns_addon.model import Problem, Severity
+from org_edns_addon.problems import Problem, Severity
 
 # Files the addon writes itself: no %certificate may be placed on one, or on a
 # directory that must hold one.
@@ -48,17 +48,31 @@ class DotTrust:
     ``path`` is the CA file the resolver reads; ``bundle`` the bytes staging
     writes at ``DOT_CA_BUNDLE_PATH`` (None: nothing to write there);
     ``blocks`` the certificates that alone authenticate (empty: the system
-    store plus ``anchors``).
+    store plus ``anchors``); ``names`` the ``%certificate --filename``s that give
+    it: the ``--ca`` names, the certificate placed at the bundle path, or the anchors.
     """
     path: str
     bundle: Optional[bytes] = None
     blocks: Tuple[CertificateBlock, ...] = ()
     anchors: Tuple[CertificateBlock, ...] = ()
+    names: Tuple[str, ...] = ()
 
     @property
     def explicit(self):
         """True when the kickstart's certificates alone authenticate the servers."""
         return self.path != c.SYSTEM_CA_BUNDLE_PATH
+
+    def describe(self):
+        """What authenticates the servers, in words: every sentence of a user interface
+        that names the trust says this."""
+        names = ", ".join(self.names)
+        if not self.explicit:
+            if not names:
+                return _("the system trust store")
+            return _("the system trust store and the anchors %s") % names
+        if self.bundle is None:
+            return _("%s alone, placed at %s") % (names, self.path)
+        return _("%s (--ca) alone, as the bundle %s") % (names, self.path)
 
 
 def _at_bundle_path(certificates):
@@ -66,19 +80,25 @@ def _at_bundle_path(certificates):
 
 
 def dot_trust(config, certificates):
-    """The ``DotTrust`` of CONFIG with CERTIFICATES (validated ``CaCertificate``s)."""
+    """The ``DotTrust`` of CONFIG with CERTIFICATES (validated ``KickstartCertificate``s)."""
     by_name = {cert.filename: cert for cert in certificates}
     named = [by_name[name] for name in config.ca_names if name in by_name]
-    if named:
+    if config.ca_names:
+        # (A --ca name without its %certificate is an error of trust_problems: the others
+        # alone would authenticate, never the system store.)
         blocks = tuple(block for cert in named for block in cert.blocks)
         if [cert.path for cert in named] == [c.DOT_CA_BUNDLE_PATH]:
-            return DotTrust(c.DOT_CA_BUNDLE_PATH, None, blocks)
-        return DotTrust(c.DOT_CA_BUNDLE_PATH, build_bundle(blocks), blocks)
+            return DotTrust(c.DOT_CA_BUNDLE_PATH, None, blocks, names=config.ca_names)
+        return DotTrust(c.DOT_CA_BUNDLE_PATH, build_bundle(blocks), blocks,
+                        names=config.ca_names)
     placed = _at_bundle_path(certificates)
     if placed:
-        return DotTrust(c.DOT_CA_BUNDLE_PATH, None, placed[0].blocks)
-    anchors = tuple(block for cert in certificates if cert.is_anchor for block in cert.blocks)
-    return DotTrust(c.SYSTEM_CA_BUNDLE_PATH, None, (), anchors)
+        return DotTrust(c.DOT_CA_BUNDLE_PATH, None, placed[0].blocks,
+                        names=(placed[0].filename,))
+    anchors = [cert for cert in certificates if cert.is_anchor]
+    return DotTrust(c.SYSTEM_CA_BUNDLE_PATH, None, (),
+                    tuple(block for cert in anchors for block in cert.blocks),
+                    tuple(cert.filename for cert in anchors))
 
 
 def trust_problems(config, certificates, configured=True, known_names=None, now=None):
@@ -124,7 +144,8 @@ def trust_problems(config, certificates, configured=True, known_names=None, now=
                                  (not ca_names and (cert.is_anchor or cert.path ==
                                                     c.DOT_CA_BUNDLE_PATH)))
         for block in cert.blocks:
-            problem = (ca_problem(block) if strict else None) or validity_problem(block, now)
+            problem = authentication_problem(block, now) if strict else \
+                validity_problem(block, now)
             if problem:
                 add(Severity.ERROR if strict else Severity.WARNING, problem, cert, block.line)
     return found

@@ -24,7 +24,6 @@ from pykickstart.version import makeVersion
 
 from lab import certs
 from lab.kickstarts import certificate_type_supported
-from org_edns_addon.ks import reader
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -33,33 +32,15 @@ REPO = Path(__file__).resolve().parent.parent
 # belongs here, after the ones it imports (pytest rewrites the asserts of a module it
 # imports itself, not of one imported before).
 pytest_plugins = [
-    "tests.staging_fixtures",
-    "tests.dbus_fixtures",
     "tests.ks_fixtures",
+    "tests.staging_fixtures",
+    "tests.anaconda_fixtures",
+    "tests.dbus_fixtures",
     "tests.dot_fixtures",
     "tests.peer_fixtures",
     "tests.trixie_fixtures",
     "tests.tui_fixtures",
-    "tests.anaconda_fixtures",
 ]
-
-# Every kickstart the suite validates as clean, with an encrypted DNS section: at the
-# end of the run each goes through staging for both phases and the overlay
-# (tests/test_validated_kickstarts_stage.py), so validation and the installer's code
-# path can never disagree. Recorded here, before any test module imports the reader.
-VALIDATED_KICKSTARTS = []
-_parse_kickstart = reader.parse_kickstart
-
-
-def _recording_parse_kickstart(path, now=None):
-    result = _parse_kickstart(path, now)
-    if not result.errors and result.config is not None:
-        VALIDATED_KICKSTARTS.append(result)
-    return result
-
-
-reader.parse_kickstart = _recording_parse_kickstart
-
 
 def pytest_configure(config):
     """The signal tests send SIGINT and SIGHUP to the processes they start, which inherit
@@ -85,6 +66,7 @@ def pytest_sessionfinish(session):
     directory = os.environ.get(KICKSTART_CORPUS_OUT_ENV)
     if not directory:
         return
+    from tests.ks_fixtures import VALIDATED_KICKSTARTS  # a plugin: imported after it is
     os.makedirs(directory, exist_ok=True)
     texts = dict.fromkeys(parsed.text for parsed in VALIDATED_KICKSTARTS
                           if parsed.text is not None and not parsed.includes)
@@ -147,17 +129,32 @@ needs_certificate_type = pytest.mark.skipif(
     "3.52.13+)" % _pykickstart_version())
 
 
-def run_cli(*args, input=None, cwd=None, prefix=()):
-    """Run `edns-addon ARGS` as a real process (after the command words PREFIX, if any);
-    return the CompletedProcess."""
-    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    result = subprocess.run([*prefix, sys.executable, "-m", "org_edns_addon.cli",
-                             *map(str, args)],
-                            input=input, capture_output=True, text=True, env=env, cwd=cwd,
-                            timeout=120)
-    if args and args[0] == "validate" and result.returncode == 0 and not prefix:
+# The C locale without Python's coercion to UTF-8: file names and output are ASCII.
+ASCII_LOCALE = {"LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"}
+
+
+def run_cli(*args, input=None, cwd=None, prefix=(), env=None, module="org_edns_addon.cli"):
+    """Run `edns-addon ARGS` as a real process (`python3 -m MODULE ARGS`, after the command
+    words PREFIX, if any), with ENV added to the environment; return the CompletedProcess."""
+    environment = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep +
+                       os.environ.get("PYTHONPATH", ""))
+    environment.update(env or {})
+    result = subprocess.run([*prefix, sys.executable, "-m", module, *map(str, args)],
+                            input=input, capture_output=True, text=True, env=environment,
+                            cwd=cwd, timeout=120)
+    if module == "org_edns_addon.cli" and args and args[0] == "validate" and \
+            result.returncode == 0 and not prefix:
+        from tests.ks_fixtures import parse   # (registered by pytest_plugins first)
         for path in args[1:]:
             if not str(path).startswith("-"):
-                reader.parse_kickstart(os.path.join(cwd or "", str(path)))
+                parse(os.path.join(cwd or "", str(path)))   # kept for the agreement test
     return result
 
+
+def assert_sentence(result, code, *fragments):
+    """RESULT (a CompletedProcess) ended with CODE, saying each of FRAGMENTS on standard
+    error, and without a traceback."""
+    assert result.returncode == code, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr
+    for fragment in fragments:
+        assert fragment in result.stderr, result.stderr

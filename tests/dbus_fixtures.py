@@ -9,9 +9,10 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""The D-Bus fixtures: the private bus, the stand-alone service while a test runs, its
-structures as plain values, and clients that misbehave. The processes come from
-``lab.bus``; every one is killed by its PID, also when a test fails.
+"""The D-Bus fixtures: the private bus, the module while a test runs (the stand-alone
+service, or both forms of the module: ``service``), its structures as plain values, and
+clients that misbehave. The processes come from ``lab.bus``; every one is killed by its
+PID, also when a test fails.
 """
 
 import os
@@ -20,13 +21,14 @@ import threading
 from contextlib import contextmanager
 
 import pytest
-from dasbus.typing import unwrap_variant
+from dasbus.typing import Str, get_variant, unwrap_variant
 from gi.repository import Gio, GLib
 
 from lab.bus import (TIMEOUT, client_bus, kill_pid, python_env, start_bus, start_service,
                      stop_service, template_service_argv, wait_for)
-from org_edns_addon.dbus_identifiers import EDNS
-from org_edns_addon.dbus_structures import DotServerData, ValidationReport
+from tests.anaconda_fixtures import require_pyanaconda
+from org_edns_addon.dbus.identifiers import EDNS
+from org_edns_addon.dbus.structures import DotServerData, ValidationReport
 
 def plain_structures(structures):
     """A D-Bus list of structures (``aa{sv}``) as dicts of plain values."""
@@ -82,16 +84,16 @@ def bus(bus_address):
 
 @contextmanager
 def running_template_service(bus, bus_address, kickstart=None, log_path=None):
-    """The stand-alone service (python3 -m org_edns_addon.dbus_service), with the state of
+    """The stand-alone service (python3 -m org_edns_addon.dbus.standalone), with the state of
     the kickstart at KICKSTART if given and its output in LOG_PATH, while in the block:
     (proxy, process)."""
     process = start_service(template_service_argv(bus_address, kickstart), bus,
-                            EDNS.interface_name, env=python_env(), log_path=log_path)
+                            EDNS.service_name, env=python_env(), log_path=log_path)
     try:
-        yield bus.get_proxy(EDNS.interface_name, EDNS.object_path), process
+        yield bus.get_proxy(EDNS.service_name, EDNS.object_path), process
     finally:
         stop_service(process)
-        wait_for(lambda: not bus.proxy.NameHasOwner(EDNS.interface_name),
+        wait_for(lambda: not bus.proxy.NameHasOwner(EDNS.service_name),
                  what="the service name to be released")
 
 
@@ -100,6 +102,77 @@ def edns_proxy(bus, bus_address):
     """A fresh stand-alone service and its proxy."""
     with running_template_service(bus, bus_address) as started:
         yield started
+
+
+class Service:
+    """The module running on the private bus: its ``proxy``, its ``pid`` and its log."""
+
+    def __init__(self, form, proxy, pid, log_path):
+        self.form = form
+        self.proxy = proxy
+        self.pid = pid
+        self._log_path = log_path
+
+    def log(self):
+        return self._log_path.read_text()
+
+    def refusals(self):
+        """What each "Refused" line of the log says, from "Refused" on (the two forms log
+        in formats of their own)."""
+        return [line[line.index("Refused "):] for line in self.log().splitlines()
+                if "org_edns_addon.dbus.handler" in line and "Refused " in line]
+
+
+@pytest.fixture(params=["stand-alone", pytest.param("anaconda", marks=pytest.mark.anaconda)])
+def service(request, bus, bus_address, tmp_path):
+    """A fresh module in each of its two forms: the stand-alone service (``python3 -m
+    org_edns_addon.dbus.standalone``) and the Anaconda module (``python3 -m
+    org_edns_addon.service``, as start-module runs it; skipped, saying why, without
+    pyanaconda). Both publish the one interface through the one handler."""
+    if request.param == "stand-alone":
+        log_path = tmp_path / "service.log"
+        with running_template_service(bus, bus_address, log_path=log_path) as (proxy, process):
+            yield Service(request.param, proxy, process.pid, log_path)
+        return
+    require_pyanaconda()
+    module = "org_edns_addon.service"
+    proxy = request.getfixturevalue("start_module")(module, EDNS.service_name)
+    yield Service(request.param, proxy,
+                  bus.proxy.GetConnectionUnixProcessID(EDNS.service_name),
+                  tmp_path / ("%s.log" % module))
+
+
+def give_silent_server(proxy, silent):
+    """Make the module's only DNS server SILENT (a ``SilentServer``)."""
+    proxy.Servers = [server(silent.address, "silent.test", port=silent.port)]
+    # A loopback server is only warned about (dnsconfd's Unbound would not ask it).
+    assert [line for line in validation(proxy) if line.startswith("error")] == []
+
+
+def call_check_servers(calls, tag, seconds):
+    """Send CheckServers(SECONDS) through CALLS (an ``AsyncCalls``), as TAG."""
+    calls.call(tag, EDNS.interface_name, "CheckServers", GLib.Variant("(d)", (seconds,)))
+
+
+# A value under MAX_DBUS_CALL_BYTES, so that the rules see it (and must not echo all of it),
+# and each place it can be given, with the start of its refusal.
+HUGE = "x" * 1000000
+
+
+def _fields(**fields):
+    return [{name: get_variant(Str, value) for name, value in fields.items()}]
+
+
+HUGE_VALUES = [
+    ("ResolveMode", HUGE, "the resolve mode 'xxx"),
+    ("Backend", HUGE, "the backend 'xxx"),
+    ("SearchDomains", [HUGE], "the search domain 'xxx"),
+    ("CaNames", ["corp-ca.pem", HUGE], "the --ca name 'xxx"),
+    ("Servers", _fields(address=HUGE), "the address 'xxx"),
+    ("Servers", _fields(address="192.0.2.53", name=HUGE), "the TLS name 'xxx"),
+    ("Servers", [{"address": get_variant(Str, "192.0.2.53"),
+                  HUGE: get_variant(Str, "x")}], "there is no field 'xxx"),
+]
 
 
 class AsyncCalls:
@@ -112,7 +185,7 @@ class AsyncCalls:
         self.sent = 0
 
     def call(self, tag, interface, method, parameters=None, timeout_ms=-1,
-             object_path=EDNS.object_path, destination=EDNS.interface_name):
+             object_path=EDNS.object_path, destination=EDNS.service_name):
         self.sent += 1
         self._connection.call(destination, object_path, interface, method, parameters, None,
                               Gio.DBusCallFlags.NONE, timeout_ms, None, self._done, tag)

@@ -18,6 +18,21 @@ import pytest
 from lab import certs
 from org_edns_addon.ks.reader import parse_kickstart
 
+# Every kickstart the suite reads clean, with an encrypted DNS section (``parse``, and
+# conftest's ``run_cli`` for `validate`): at the end of the run each goes through staging
+# for both phases and the overlay (tests/test_validated_kickstarts_stage.py), so
+# validation and the installer's code path can never disagree.
+VALIDATED_KICKSTARTS = []
+
+
+def parse(path, now=None):
+    """``parse_kickstart(PATH)``, as a test reads a kickstart: a clean result with an
+    encrypted DNS section is kept in VALIDATED_KICKSTARTS."""
+    result = parse_kickstart(path, now)
+    if not result.errors and result.config is not None:
+        VALIDATED_KICKSTARTS.append(result)
+    return result
+
 
 def line_of(text, needle, occurrence=1):
     """1-based number of the line of TEXT holding NEEDLE (its OCCURRENCE-th such line)."""
@@ -29,12 +44,12 @@ def line_of(text, needle, occurrence=1):
 
 def messages(path, now=None):
     """What `edns-addon validate` prints for PATH, one string per problem."""
-    return [str(problem) for problem in parse_kickstart(path, now).problems]
+    return [str(problem) for problem in parse(path, now).problems]
 
 
 def only_error(path):
     """The one error of the kickstart at PATH (failing if there is not exactly one)."""
-    errors = [str(p) for p in parse_kickstart(path).errors]
+    errors = [str(p) for p in parse(path).errors]
     assert len(errors) == 1, errors
     return errors[0]
 

@@ -28,7 +28,7 @@ from org_edns_addon.staging.networkmanager import nm_keyfile
 from org_edns_addon.staging.plan import StagingInput
 from org_edns_addon.staging.unbound import unbound_conf
 from org_edns_addon.trust import DotTrust
-from org_edns_addon.ks.reader import parse_kickstart
+from tests.ks_fixtures import parse
 
 # Routed rows also need a server for all other names.
 DEFAULT_SERVER = "dns+tls://192.0.2.53#dot.corp.example"
@@ -60,7 +60,7 @@ class Row:
     def read(self, write_ks):
         """The kickstart of this row, parsed and checked (a ParsedKickstart)."""
         lines = list(self.beside) or ([DEFAULT_SERVER] if "domain=" in self.line else [])
-        return parse_kickstart(write_ks(edns_section(*lines, self.line,
+        return parse(write_ks(edns_section(*lines, self.line,
                                                      options=self.options)))
 
     def check(self, write_ks):

@@ -27,12 +27,12 @@ import pytest
 
 from org_edns_addon.staging import actions as staging_actions
 from org_edns_addon import constants as c
-from org_edns_addon.ks.reader import parse_kickstart
+from tests.ks_fixtures import parse
 
 
 def staging_input(write_ks, text):
     """The StagingInput of kickstart TEXT (which must be free of errors)."""
-    parsed = parse_kickstart(write_ks(text))
+    parsed = parse(write_ks(text))
     assert not parsed.errors, parsed.errors
     return parsed.staging_input()
 

@@ -40,8 +40,8 @@ from lab.kickstarts import certificate_section, edns_kickstart
 from lab import certs
 from lab.dotlab import TLS_NAME, free_port
 from org_edns_addon import constants as c
-from org_edns_addon.dbus_identifiers import EDNS
-from org_edns_addon.dbus_interface import InvalidConfigurationError
+from org_edns_addon.dbus.identifiers import EDNS
+from org_edns_addon.dbus.errors import InvalidConfigurationError
 from org_edns_addon.model import DotServer
 from org_edns_addon.service import edns as edns_module
 from org_edns_addon.service.edns import EdnsService
@@ -80,7 +80,7 @@ def test_boss_split_gives_the_module_only_its_sections(test_ca, tmp_path):
 
 def test_module_on_the_bus_reads_the_kickstart_the_boss_sends(start_module, bus, test_ca,
                                                                tmp_path):
-    proxy = start_module("org_edns_addon.service", EDNS.interface_name)
+    proxy = start_module("org_edns_addon.service", EDNS.service_name)
     path = tmp_path / "ks.cfg"
     path.write_text(kickstart(test_ca.pem))
     report = boss_read(bus, path)
@@ -95,7 +95,7 @@ def test_module_on_the_bus_reads_the_kickstart_the_boss_sends(start_module, bus,
 
 def test_invalid_content_comes_back_in_the_report_with_file_and_line(start_module, bus,
                                                                        tmp_path):
-    start_module("org_edns_addon.service", EDNS.interface_name)
+    start_module("org_edns_addon.service", EDNS.service_name)
     not_a_ca = certs.make_ca("Leaf", ca=False)
     text = kickstart(not_a_ca.pem, "%addon org_edns_addon --ca=dns-ca.pem\n"
                                    "dns+tls://192.0.2.53\n%end\n")
@@ -104,10 +104,10 @@ def test_invalid_content_comes_back_in_the_report_with_file_and_line(start_modul
     report = boss_read(bus, path)
     found = [(m.file_name, m.line_number, m.module_name, m.message)
              for m in report.error_messages]
-    assert (str(path), line_of(text, "%certificate"), EDNS.interface_name,
+    assert (str(path), line_of(text, "%certificate"), EDNS.service_name,
             "Not a valid CA certificate: CN=Leaf (basicConstraints CA:TRUE is missing); give "
             "the CA that issued the DNS servers' certificates") in found
-    assert (str(path), line_of(text, "%addon"), EDNS.interface_name,
+    assert (str(path), line_of(text, "%addon"), EDNS.service_name,
             "the DoT server dns+tls://192.0.2.53 has no TLS name, so it cannot be "
             "authenticated; append #NAME as in its certificate, like "
             "dns+tls://192.0.2.53#dot.example") in found
@@ -115,7 +115,7 @@ def test_invalid_content_comes_back_in_the_report_with_file_and_line(start_modul
 
 def test_without_cryptography_in_the_image_the_report_and_the_log_say_so(start_module, bus,
                                                                        test_ca, tmp_path):
-    start_module("org_edns_addon.service", EDNS.interface_name, hide=["cryptography"])
+    start_module("org_edns_addon.service", EDNS.service_name, hide=["cryptography"])
     text = kickstart(test_ca.pem)
     path = tmp_path / "ks.cfg"
     path.write_text(text)
@@ -135,7 +135,7 @@ def test_without_cryptography_in_the_image_the_report_and_the_log_say_so(start_m
 
 def test_without_dnspython_in_the_image_the_kickstart_is_read_with_a_warning(start_module, bus,
                                                                              test_ca, tmp_path):
-    proxy = start_module("org_edns_addon.service", EDNS.interface_name, hide=["dns"])
+    proxy = start_module("org_edns_addon.service", EDNS.service_name, hide=["dns"])
     path = tmp_path / "ks.cfg"
     path.write_text(kickstart(test_ca.pem))
     report = boss_read(bus, path)
@@ -179,7 +179,7 @@ def test_a_top_level_edns_is_refused_by_the_boss_as_our_tools_warn(start_module,
                                                                    tmp_path):
     # What `edns-addon validate` warns about, Anaconda's boss does: %edns never reaches
     # a module, so the module does not claim it.
-    start_module("org_edns_addon.service", EDNS.interface_name)
+    start_module("org_edns_addon.service", EDNS.service_name)
     path = tmp_path / "edns.cfg"
     path.write_text(kickstart(test_ca.pem).replace("%addon org_edns_addon", "%edns"))
     report = boss_read(bus, path)
@@ -205,7 +205,7 @@ def test_certificates_without_our_section_can_still_be_named_later(test_ca, anac
 
 
 def test_requirements_name_the_packages_with_reasons(start_module, bus, test_ca, tmp_path):
-    proxy = start_module("org_edns_addon.service", EDNS.interface_name)
+    proxy = start_module("org_edns_addon.service", EDNS.service_name)
     assert proxy.CollectRequirements() == []
     path = tmp_path / "ks.cfg"
     path.write_text(kickstart(test_ca.pem))
@@ -222,12 +222,12 @@ def test_requirements_name_the_packages_with_reasons(start_module, bus, test_ca,
 def test_install_task_stages_the_target_over_dbus(start_module, bus, anaconda_conf, test_ca,
                                                   tmp_path):
     _, sysroot = anaconda_conf
-    proxy = start_module("org_edns_addon.service", EDNS.interface_name)
+    proxy = start_module("org_edns_addon.service", EDNS.service_name)
     path = tmp_path / "ks.cfg"
     path.write_text(kickstart(test_ca.pem))
     assert boss_read(bus, path).is_valid()
     [task_path] = proxy.InstallWithTasks()
-    task = bus.get_proxy(EDNS.interface_name, task_path)
+    task = bus.get_proxy(EDNS.service_name, task_path)
     assert task.Name == "Configure encrypted DNS (target)"
     sync_run_task(task)
     keyfile = (sysroot / c.NM_KEYFILE_PATH.lstrip("/")).read_text()
@@ -243,10 +243,10 @@ def beside_security(start_module, bus, test_ca, tmp_path):
     """Anaconda's Security module and ours, both given kickstart(test_ca.pem) by the boss;
     yields our module's proxy."""
     start_module("pyanaconda.modules.security", SECURITY_SERVICE)
-    proxy = start_module("org_edns_addon.service", EDNS.interface_name)
+    proxy = start_module("org_edns_addon.service", EDNS.service_name)
     path = tmp_path / "ks.cfg"
     path.write_text(kickstart(test_ca.pem))
-    assert boss_read(bus, path, (SECURITY_SERVICE, EDNS.interface_name)).is_valid()
+    assert boss_read(bus, path, (SECURITY_SERVICE, EDNS.service_name)).is_valid()
     return proxy
 
 
@@ -255,7 +255,7 @@ def test_with_anacondas_security_module_the_certificate_is_not_imported_twice(
     _, sysroot = anaconda_conf
     proxy = beside_security
     [task_path] = proxy.InstallWithTasks()
-    sync_run_task(bus.get_proxy(EDNS.interface_name, task_path))
+    sync_run_task(bus.get_proxy(EDNS.service_name, task_path))
     assert not (sysroot / "etc/pki/dns/dns-ca.pem").exists()
     assert (sysroot / c.DOT_CA_BUNDLE_PATH.lstrip("/")).read_text() == test_ca.pem
     assert (sysroot / c.NM_KEYFILE_PATH.lstrip("/")).is_file()
@@ -271,7 +271,7 @@ def test_a_certificate_added_beside_the_security_module_is_written_and_generated
     assert validation(proxy) == []
 
     [task_path] = proxy.InstallWithTasks()
-    sync_run_task(bus.get_proxy(EDNS.interface_name, task_path))
+    sync_run_task(bus.get_proxy(EDNS.service_name, task_path))
     # Only this module has the added certificate, so it writes it; the Security module
     # writes the kickstart's own.
     assert (sysroot / "etc/pki/dns/corp-ca.pem").read_text() == corp_ca.pem
@@ -279,7 +279,7 @@ def test_a_certificate_added_beside_the_security_module_is_written_and_generated
     assert (sysroot / c.DOT_CA_BUNDLE_PATH.lstrip("/")).read_text() == \
         test_ca.pem + corp_ca.pem
 
-    generated = boss_kickstart_manager(bus, (SECURITY_SERVICE, EDNS.interface_name)) \
+    generated = boss_kickstart_manager(bus, (SECURITY_SERVICE, EDNS.service_name)) \
         .generate_kickstart()
     # Each %certificate as this branch's pykickstart prints it (quoted from 3.70 on).
     assert [line for line in generated.splitlines() if line.startswith("%certificate")] == [
@@ -335,14 +335,14 @@ def test_boot_options_that_differ_are_logged_and_the_kickstart_wins(test_ca, mon
 
 def test_check_servers_task_publishes_the_results(start_module, bus, dot_upstream, dot_pki,
                                                   tmp_path):
-    proxy = start_module("org_edns_addon.service", EDNS.interface_name)
+    proxy = start_module("org_edns_addon.service", EDNS.service_name)
     closed = free_port(dot_upstream.address)
     path = tmp_path / "ks.cfg"
     path.write_text("lang en_US.UTF-8\n" + edns_kickstart(dot_pki.ca.pem, servers=[
         dot_upstream.server_line(),
         "dns+tls://%s:%d#%s" % (dot_upstream.address, closed, TLS_NAME)], commands=""))
     assert boss_read(bus, path).is_valid()
-    task = bus.get_proxy(EDNS.interface_name, proxy.CheckServersWithTask())
+    task = bus.get_proxy(EDNS.service_name, proxy.CheckServersWithTask())
     assert task.Name == "Check the encrypted DNS servers"
     sync_run_task(task)
     good, refused = plain_structures(unwrap_variant(task.GetResult()))
@@ -355,7 +355,7 @@ def test_check_servers_task_publishes_the_results(start_module, bus, dot_upstrea
 
 
 def test_check_servers_task_is_refused_for_a_configuration_with_errors(start_module):
-    proxy = start_module("org_edns_addon.service", EDNS.interface_name)
+    proxy = start_module("org_edns_addon.service", EDNS.service_name)
     with pytest.raises(InvalidConfigurationError) as raised:
         proxy.CheckServersWithTask()
     assert "no DNS server is given" in str(raised.value)
@@ -363,15 +363,16 @@ def test_check_servers_task_is_refused_for_a_configuration_with_errors(start_mod
 
 
 def test_module_interface_has_the_template_members_and_the_task_method(start_module, bus):
-    start_module("org_edns_addon.service", EDNS.interface_name)
-    introspectable = bus.get_proxy(EDNS.interface_name, EDNS.object_path,
+    start_module("org_edns_addon.service", EDNS.service_name)
+    introspectable = bus.get_proxy(EDNS.service_name, EDNS.object_path,
                                    interface_name="org.freedesktop.DBus.Introspectable")
     node = Gio.DBusNodeInfo.new_for_xml(introspectable.Introspect())
     ours = node.lookup_interface(EDNS.interface_name)
     assert [m.name for m in ours.methods] == ["AddCertificate", "CheckServers",
                                               "CheckServersWithTask", "Validate"]
     assert [p.name for p in ours.properties] == ["Backend", "CaNames", "Certificates",
-                                                 "ResolveMode", "SearchDomains", "Servers"]
+                                                 "Configuration", "ResolveMode",
+                                                 "SearchDomains", "Servers"]
     assert ours.lookup_method("CheckServersWithTask").out_args[0].signature == "o"
     anacondas = node.lookup_interface(KICKSTART_MODULE.interface_name)
     assert anacondas.lookup_method("GenerateKickstart") is not None

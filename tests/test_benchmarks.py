@@ -80,7 +80,7 @@ def test_the_overlay_benchmark_prints_overlay_against_validate():
 
 def test_the_service_start_benchmark_prints_the_service_against_an_empty_one():
     printed = run_benchmark("service_start.py", "--runs", "1")
-    assert re.search(r"  addon \(org_edns_addon\.dbus_service\) +[\d.]+ ms +[\d.]+ MiB RSS",
+    assert re.search(r"  addon \(org_edns_addon\.dbus\.standalone\) +[\d.]+ ms +[\d.]+ MiB RSS",
                      printed), printed
     assert re.search(r"  ratio addon / baseline +[\d.]+x +[\d.]+x RSS +\(goal <= 1\.5x\)",
                      printed), printed

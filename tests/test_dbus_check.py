@@ -13,16 +13,22 @@
 pyanaconda) on a private dbus-daemon, against real Unbound DoT upstreams on loopback."""
 
 import subprocess
+import sys
+import time
 from contextlib import ExitStack
 
 import pytest
 from dasbus.typing import Str, get_variant
+from gi.repository import GLib
 
 from lab.kickstarts import edns_kickstart
 from lab.dotlab import TLS_NAME, free_port
-from lab.bus import TIMEOUT, python_env, template_service_argv
-from org_edns_addon.dbus_interface import InvalidConfigurationError, InvalidValueError
-from tests.dbus_fixtures import validation, plain_structures, running_template_service
+from lab.bus import TIMEOUT, python_env, template_service_argv, wait_for
+from org_edns_addon.dbus.errors import (CHECK_RUNNING_ERROR, InvalidConfigurationError,
+                                        InvalidValueError)
+from org_edns_addon.dbus.identifiers import EDNS
+from tests.dbus_fixtures import (give_silent_server, plain_structures, remote_error,
+                                 running_template_service, validation)
 
 CHECK_SECONDS = 5.0
 FIELDS = {"address", "port", "name", "outcome", "reason", "rtt-ms"}
@@ -109,3 +115,46 @@ def test_the_service_refuses_a_kickstart_with_errors_without_a_traceback(bus_add
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr.startswith("%s:2: " % path) and "has no TLS name" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+CALLER = """
+import sys, time
+from gi.repository import Gio, GLib
+connection = Gio.DBusConnection.new_for_address_sync(
+    sys.argv[1], Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+    Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+connection.call(%r, %r, %r, "CheckServers", GLib.Variant("(d)", (20.0,)), None,
+                Gio.DBusCallFlags.NONE, -1, None, None)
+connection.flush_sync(None)
+print("sent", flush=True)
+time.sleep(60)
+""" % (EDNS.service_name, EDNS.object_path, EDNS.interface_name)
+
+
+def test_callers_killed_after_calling_leave_one_check_and_the_next_caller_is_answered(
+        bus, bus_address, silent_server):
+    with running_template_service(bus, bus_address) as (proxy, process):
+        give_silent_server(proxy, silent_server)
+        callers = [subprocess.Popen([sys.executable, "-c", CALLER, bus_address],
+                                    stdout=subprocess.PIPE, text=True, env=python_env())
+                   for _ in range(30)]
+        try:
+            for caller in callers:
+                assert caller.stdout.readline() == "sent\n"
+        finally:
+            for caller in callers:
+                caller.kill()
+                caller.wait()
+                caller.stdout.close()
+        # The next caller: answered at once, while the one check nobody reads runs on.
+        assert proxy.ResolveMode == "exclusive"
+        with pytest.raises(GLib.Error) as raised:
+            bus.connection.call_sync(EDNS.service_name, EDNS.object_path,
+                                     EDNS.interface_name, "CheckServers",
+                                     GLib.Variant("(d)", (1.0,)), None, 0, -1, None)
+        assert remote_error(raised.value) == CHECK_RUNNING_ERROR
+        # The check's connection may still be on its way to the listener's accept().
+        wait_for(lambda: silent_server.accepted >= 1, what="the one check to connect")
+        time.sleep(0.2)   # a second check, were there one, would connect within this
+        assert silent_server.accepted == 1
+        assert process.poll() is None

@@ -9,24 +9,35 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""The addon's D-Bus interface, driven through a dasbus proxy over a private dbus-daemon.
+"""The addon's D-Bus interface (dbus/interface.py), driven through a dasbus proxy over a
+private dbus-daemon: what each member takes, stores, signals and refuses, and the bounds
+of what a call may give (too many items, too large a value: refused before it is read,
+and echoed short).
 
-The service is the stand-alone ``python3 -m org_edns_addon.dbus_service``
+The service is the stand-alone ``python3 -m org_edns_addon.dbus.standalone``
 (no pyanaconda): the same template Anaconda's module interface includes.
 """
 
+import re
+import time
+
 import pytest
-from dasbus.typing import Bool, Str, UInt16, get_variant, unwrap_variant
+from dasbus.typing import Bool, Str, Structure, UInt16, get_variant, unwrap_variant
 from gi.repository import Gio, GLib
 
 from lab.kickstarts import certificate_section
 from lab import certs
 from lab.bus import wait_for
-from org_edns_addon.dbus_identifiers import EDNS
-from org_edns_addon.dbus_interface import INVALID_VALUE_ERROR, InvalidValueError
-from org_edns_addon.dbus_structures import DotServerData
-from tests.dbus_fixtures import (validation, plain_structures, running_template_service, server,
-                                 servers_of)
+from org_edns_addon.constants import (ECHO_MAX_CHARS, MAX_DBUS_CALL_BYTES, MAX_DBUS_NAME_CHARS,
+                                      MAX_NAMES_PER_LIST, MAX_SERVERS)
+from org_edns_addon.dbus.errors import INVALID_VALUE_ERROR, InvalidValueError
+from org_edns_addon.dbus.identifiers import EDNS
+from org_edns_addon.dbus.structures import ConfigurationData, DotServerData
+from tests.dbus_fixtures import (HUGE, HUGE_VALUES, plain_structures, remote_error,
+                                 running_template_service, server, servers_of, validation)
+
+PROPERTIES = "org.freedesktop.DBus.Properties"
+BEGIN = "-----BEGIN CERTIFICATE-----\n"
 
 
 def unwrapped(changed):
@@ -50,7 +61,7 @@ def test_fresh_service_has_defaults_and_says_what_is_missing(edns_proxy):
 
 
 def test_introspection_shows_the_typed_properties(edns_proxy, bus):
-    introspectable = bus.get_proxy(EDNS.interface_name, EDNS.object_path,
+    introspectable = bus.get_proxy(EDNS.service_name, EDNS.object_path,
                                    interface_name="org.freedesktop.DBus.Introspectable")
     node = Gio.DBusNodeInfo.new_for_xml(introspectable.Introspect())
     interface = node.lookup_interface(EDNS.interface_name)
@@ -59,7 +70,8 @@ def test_introspection_shows_the_typed_properties(edns_proxy, bus):
     readwrite = int(Gio.DBusPropertyInfoFlags.READABLE | Gio.DBusPropertyInfoFlags.WRITABLE)
     assert types == {"Servers": ("aa{sv}", readwrite), "ResolveMode": ("s", readwrite),
                      "Backend": ("s", readwrite), "SearchDomains": ("as", readwrite),
-                     "CaNames": ("as", readwrite), "Certificates": ("aa{sv}", readable)}
+                     "CaNames": ("as", readwrite), "Certificates": ("aa{sv}", readable),
+                     "Configuration": ("a{sv}", readwrite)}
     assert [m.name for m in interface.methods] == ["AddCertificate", "CheckServers",
                                                    "Validate"]
     add = interface.lookup_method("AddCertificate")
@@ -111,6 +123,67 @@ def test_setting_servers_signals_the_new_list(edns_proxy):
     assert list(changes[0]) == ["Servers"]
     assert [(d.address, d.port, d.name) for d in DotServerData.from_structure_list(
         changes[0]["Servers"])] == [("192.0.2.53", 853, "dot.example")]
+
+
+def configuration(**fields):
+    """A Configuration structure of FIELDS (a ``ConfigurationData``'s, as keywords)."""
+    data = ConfigurationData()
+    for name, value in fields.items():
+        setattr(data, name, value)
+    return ConfigurationData.to_structure(data)
+
+
+def test_the_whole_configuration_is_set_at_once_and_signalled(edns_proxy):
+    proxy, _ = edns_proxy
+    changes = []
+    proxy.PropertiesChanged.connect(lambda iface, changed, invalid: changes.append(
+        (iface, sorted(unwrapped(changed)), invalid)))
+    proxy.Configuration = configuration(
+        servers=[server("192.0.2.53", "DOT.example")], resolve_mode="backup",
+        search_domains=["Corp.Example"], ca_names=["corp-ca.pem"])
+    assert (servers_of(proxy), proxy.ResolveMode, proxy.Backend, proxy.SearchDomains,
+            proxy.CaNames) == ([("192.0.2.53", 853, "dot.example", [], True)], "backup",
+                               "dnsconfd", ["corp.example"], ["corp-ca.pem"])
+    wait_for(lambda: changes, what="PropertiesChanged")
+    # The parts that changed with their values; Configuration itself is to be read again.
+    assert changes == [(EDNS.interface_name, ["CaNames", "ResolveMode", "SearchDomains",
+                                              "Servers"], ["Configuration"])]
+    read = unwrapped(proxy.Configuration)
+    assert plain_structures(read.pop("servers")) == plain_structures(proxy.Servers)
+    assert read == {"resolve-mode": "backup", "backend": "dnsconfd",
+                    "search-domains": ["corp.example"], "ca-names": ["corp-ca.pem"]}
+
+
+@pytest.mark.parametrize("fields, refusal", [
+    ({"backend": "bind"}, "'bind' is not a backend; use one of dnsconfd, unbound"),
+    ({"ca_names": ["../x.pem"]}, "--ca=../x.pem must be a plain file name, without '/'"),
+    ({"servers": [server("192.0.2.300", "dot.example")]}, "'192.0.2.300' is not an IPv4"),
+])
+def test_a_configuration_with_one_bad_part_is_refused_whole(edns_proxy, fields, refusal):
+    proxy, process = edns_proxy
+    proxy.Servers = [server("192.0.2.53", "dot.example")]
+    before = unwrapped(proxy.Configuration)
+    changes = []
+    proxy.PropertiesChanged.connect(lambda *change: changes.append(change))
+    given = dict({"servers": [server("198.51.100.1", "other.example")],
+                  "resolve_mode": "prefer", "search_domains": ["lab.example"]}, **fields)
+    with pytest.raises(InvalidValueError, match=refusal):
+        proxy.Configuration = configuration(**given)
+    assert unwrapped(proxy.Configuration) == before
+    assert_still_answering(proxy, process)
+    # Signals arrive in the order they were sent: the first to arrive is the next write's.
+    proxy.Backend = "unbound"
+    wait_for(lambda: changes, what="PropertiesChanged")
+    assert [sorted(unwrapped(change[1])) for change in changes] == [["Backend"]]
+
+
+def test_a_configuration_of_too_many_servers_is_refused_before_any_is_read(edns_proxy):
+    proxy, _ = edns_proxy
+    with pytest.raises(InvalidValueError, match="^%d DNS servers are too many; give at most "
+                                                "%d$" % (MAX_SERVERS + 1, MAX_SERVERS)):
+        proxy.Configuration = configuration(
+            servers=[server("192.0.2.53", "dot.example")] * (MAX_SERVERS + 1))
+    assert proxy.Servers == []
 
 
 BAD_VALUES = [
@@ -203,7 +276,7 @@ def test_a_property_of_another_type_is_refused_by_gdbus(edns_proxy, bus, prop, v
     before = getattr(proxy, prop)
     with pytest.raises(GLib.Error) as raised:
         bus.connection.call_sync(
-            EDNS.interface_name, EDNS.object_path, "org.freedesktop.DBus.Properties", "Set",
+            EDNS.service_name, EDNS.object_path, "org.freedesktop.DBus.Properties", "Set",
             GLib.Variant("(ssv)", (EDNS.interface_name, prop, value)), None,
             Gio.DBusCallFlags.NONE, -1, None)
     assert Gio.DBusError.get_remote_error(raised.value) == \
@@ -217,7 +290,7 @@ def test_bad_value_travels_as_the_invalid_value_dbus_error(edns_proxy, bus):
     proxy, process = edns_proxy
     with pytest.raises(GLib.Error) as raised:
         bus.connection.call_sync(
-            EDNS.interface_name, EDNS.object_path, "org.freedesktop.DBus.Properties", "Set",
+            EDNS.service_name, EDNS.object_path, "org.freedesktop.DBus.Properties", "Set",
             GLib.Variant("(ssv)", (EDNS.interface_name, "Backend", GLib.Variant("s", "bind"))),
             None, Gio.DBusCallFlags.NONE, -1, None)
     assert Gio.DBusError.get_remote_error(raised.value) == INVALID_VALUE_ERROR
@@ -363,3 +436,136 @@ def test_a_certificate_name_is_refused_twice(edns_proxy, test_ca):
         proxy.AddCertificate("corp-ca.pem", certs.make_ca("Other CA").pem)
     assert [c["filename"] for c in plain_structures(proxy.Certificates)] == ["corp-ca.pem"]
     assert_still_answering(proxy, process)
+
+
+def test_a_certificate_name_too_long_for_a_file_is_refused_over_d_bus(bus, bus_address,
+                                                                      test_ca):
+    name = "x" * 252 + ".pem"
+    with running_template_service(bus, bus_address) as (proxy, process):
+        with pytest.raises(InvalidValueError, match="is longer than a file name may be "
+                           r"\(255 bytes\); choose a shorter name"):
+            proxy.AddCertificate(name, test_ca.pem)
+        assert proxy.Certificates == []
+        assert process.poll() is None
+
+
+def add_certificate_seconds(proxy, pem, runs=3):
+    """The shortest of RUNS AddCertificate calls with PEM (each refused), in seconds."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        with pytest.raises(InvalidValueError, match="has no matching -----END line"):
+            proxy.AddCertificate("attack.pem", pem)
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def test_begin_lines_without_end_take_time_in_proportion_to_their_size(edns_proxy):
+    proxy, process = edns_proxy
+    small = BEGIN * (16 * 1024 // len(BEGIN))
+    large = BEGIN * (256 * 1024 // len(BEGIN))
+    ratio = add_certificate_seconds(proxy, large) / add_certificate_seconds(proxy, small)
+    # 16 times the text: a linear reader takes at most ~16 times as long (the fixed cost of
+    # a call makes it less); the old rescan to the end for every BEGIN took 256 times.
+    assert ratio < 64, "256 KiB took %.0f times as long as 16 KiB" % ratio
+    assert proxy.Certificates == [] and process.poll() is None
+
+
+def set_property_variant(bus, name, value):
+    """Set property NAME to the GLib.Variant VALUE with a plain call (built in C: dasbus
+    takes longer to build 100 000 structures than the service needs to refuse them)."""
+    bus.connection.call_sync(EDNS.service_name, EDNS.object_path, PROPERTIES, "Set",
+                             GLib.Variant("(ssv)", (EDNS.interface_name, name, value)),
+                             None, 0, -1, None)
+
+
+def test_a_write_of_100000_servers_is_refused_before_any_is_read(edns_proxy, bus):
+    proxy, process = edns_proxy
+    proxy.Servers = [server("192.0.2.53", "dot.example")]
+    one = get_variant(Structure, server("192.0.2.54", "dot.example"))
+    with pytest.raises(GLib.Error) as raised:
+        set_property_variant(bus, "Servers", GLib.Variant.new_array(None, [one] * 100000))
+    # Not "Timeout was reached" (after which the write used to be applied).
+    assert remote_error(raised.value) == INVALID_VALUE_ERROR
+    assert re.search(r": the values of this call take 108000\d\d bytes; give at most %d$"
+                     % MAX_DBUS_CALL_BYTES, raised.value.message), raised.value.message
+    with pytest.raises(GLib.Error) as raised:
+        set_property_variant(bus, "Servers", GLib.Variant.new_array(None, [one] * 1000))
+    assert raised.value.message.endswith("1000 DNS servers are too many; give at most %d"
+                                         % MAX_SERVERS)
+    assert servers_of(proxy) == [("192.0.2.53", 853, "dot.example", [], True)]
+    set_property_variant(bus, "Servers", GLib.Variant.new_array(None, [one] * MAX_SERVERS))
+    assert len(proxy.Servers) == MAX_SERVERS and process.poll() is None
+
+
+@pytest.mark.parametrize("prop", ["SearchDomains", "CaNames"])
+def test_a_list_of_too_many_names_is_refused(edns_proxy, prop):
+    proxy, _ = edns_proxy
+    with pytest.raises(InvalidValueError, match="%d .* are too many; give at most %d" % (
+            MAX_NAMES_PER_LIST + 1, MAX_NAMES_PER_LIST)):
+        setattr(proxy, prop, ["n%d.example" % i for i in range(MAX_NAMES_PER_LIST + 1)])
+    assert getattr(proxy, prop) == []
+
+
+@pytest.mark.parametrize("servers, per_server", [(1, MAX_NAMES_PER_LIST + 1),
+                                                  (MAX_SERVERS, 5)])
+def test_too_many_routed_domains_are_refused_before_any_is_read(edns_proxy, servers,
+                                                                per_server):
+    proxy, _ = edns_proxy
+    listed = [server("192.0.2.%d" % (number % 250 + 1), "dot.example",
+                     domains=["d%d-%d.example" % (number, i) for i in range(per_server)])
+              for number in range(servers)]
+    with pytest.raises(InvalidValueError) as raised:
+        proxy.Servers = listed
+    assert str(raised.value) == "%d routed domains are too many; give at most %d" % (
+        servers * per_server, MAX_NAMES_PER_LIST)
+    assert proxy.Servers == []
+
+
+@pytest.mark.parametrize("prop, value, start", HUGE_VALUES,
+                         ids=["%s-%d" % (v[0], i) for i, v in enumerate(HUGE_VALUES)])
+def test_a_refused_huge_value_is_echoed_short(edns_proxy, prop, value, start):
+    proxy, process = edns_proxy
+    with pytest.raises(InvalidValueError) as raised:
+        setattr(proxy, prop, value)
+    message = str(raised.value)
+    assert message.startswith(start) and "… (1000000 characters)" in message
+    assert len(message) < 2 * ECHO_MAX_CHARS + 150, message
+    assert process.poll() is None
+
+
+def test_a_huge_certificate_file_name_is_echoed_short(edns_proxy, test_ca):
+    proxy, _ = edns_proxy
+    with pytest.raises(InvalidValueError) as raised:
+        proxy.AddCertificate(HUGE, test_ca.pem)
+    assert str(raised.value) == (
+        "the certificate file name '%s… (1000000 characters) is longer than %d characters; "
+        "no certificate file name is" % ("x" * (ECHO_MAX_CHARS - 1), MAX_DBUS_NAME_CHARS))
+
+
+def test_a_10_mb_value_is_refused_unread_in_one_short_sentence(edns_proxy):
+    proxy, process = edns_proxy
+    for prop in ("ResolveMode", "Backend"):
+        with pytest.raises(InvalidValueError) as raised:
+            setattr(proxy, prop, "x" * 10000000)
+        assert re.fullmatch(r"the values of this call take 100000\d\d bytes; give at most %d"
+                            % MAX_DBUS_CALL_BYTES, str(raised.value)), str(raised.value)
+    with pytest.raises(InvalidValueError, match="^the values of this call take 10000"):
+        proxy.AddCertificate("corp-ca.pem", "x" * 10000000)
+    assert proxy.ResolveMode == "exclusive" and process.poll() is None
+
+
+def test_repeated_adds_signal_the_change_without_the_list(edns_proxy):
+    proxy, _ = edns_proxy
+    changes = []
+    proxy.PropertiesChanged.connect(lambda iface, changed, invalid: changes.append(
+        (iface, dict(changed), invalid)))
+    cas = [certs.make_ca("CA %d" % number) for number in range(100)]
+    for number, ca in enumerate(cas):
+        proxy.AddCertificate("ca%d.pem" % number, ca.pem)
+    wait_for(lambda: len(changes) == len(cas), what="a PropertiesChanged per add")
+    # The same few bytes after the 100th add as after the first (the list was sent whole:
+    # 2 000 adds took 917 s).
+    assert changes == [(EDNS.interface_name, {}, ["Certificates"])] * len(cas)
+    assert [c["filename"] for c in plain_structures(proxy.Certificates)] == \
+        ["ca%d.pem" % number for number in range(len(cas))]

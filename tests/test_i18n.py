@@ -18,7 +18,10 @@ import subprocess
 import pytest
 
 from org_edns_addon.constants import TRANSLATION_DOMAIN
-from org_edns_addon.model import ModelError, normalize_dns_name
+from org_edns_addon.model import DotServer, EdnsConfig
+from org_edns_addon.names import normalize_dns_name
+from org_edns_addon.problems import ModelError, Problem, Severity
+from org_edns_addon.tui.editor import status_line
 
 CATALOGUE = '''msgid ""
 msgstr ""
@@ -26,6 +29,17 @@ msgstr ""
 
 msgid "the %s is empty"
 msgstr "le %s est vide"
+
+msgid "error"
+msgstr "erreur"
+
+msgid "line %d: %s: %s"
+msgstr "ligne %d : %s : %s"
+
+msgid "%d DoT server, %s"
+msgid_plural "%d DoT servers, %s"
+msgstr[0] "%d serveur DoT, %s"
+msgstr[1] "%d serveurs DoT, %s"
 '''
 
 
@@ -56,3 +70,18 @@ def test_a_sentence_follows_the_language_the_environment_names_at_each_call(
     assert message("") == "the TLS name is empty"
     monkeypatch.setenv("LANGUAGE", "fr")
     assert message("") == "le TLS name est vide"
+
+
+def test_a_problem_says_its_severity_and_place_in_the_language_too(french_catalogue,
+                                                                    monkeypatch):
+    monkeypatch.setenv("LANGUAGE", "fr")
+    assert str(Problem(Severity.ERROR, "x", lineno=3)) == "ligne 3 : erreur : x"
+    assert Problem(Severity.ERROR, "x", 3, "ks.cfg").headline() == "erreur: x"
+
+
+def test_a_count_takes_the_plural_form_of_the_language(french_catalogue, monkeypatch):
+    monkeypatch.setenv("LANGUAGE", "fr")
+    servers = tuple(DotServer.parse_uri("dns+tls://192.0.2.%d#dot.example" % n)
+                    for n in (1, 2))
+    assert [status_line(EdnsConfig(servers=servers[:count]), ()) for count in (1, 2)] == [
+        "1 serveur DoT, exclusive", "2 serveurs DoT, exclusive"]

@@ -23,8 +23,8 @@ import tempfile
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from lab.kickstarts import ADDON, certificate_section, edns_section
-from org_edns_addon.ks.reader import parse_kickstart
 from tests.conftest import REPO
+from tests.ks_fixtures import parse
 
 EXAMPLES = REPO / "data" / "examples"
 
@@ -35,7 +35,7 @@ def read_back(text):
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as stream:
             stream.write(text)
-        result = parse_kickstart(path)
+        result = parse(path)
     finally:
         os.unlink(path)
     assert result.errors == [], "\n".join(map(str, result.errors)) + "\n" + text

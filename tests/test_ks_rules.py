@@ -12,7 +12,7 @@
 """Every rule of the kickstart syntax and every refused input, each reported as
 FILE:LINE: error: ... on exactly the line that holds the mistake.
 
-The messages are what `edns-addon validate` prints (test_validate_cli.py shows
+The messages are what `edns-addon validate` prints (test_cli_validate.py shows
 the command prints these very lines).
 """
 
@@ -21,9 +21,8 @@ import shlex
 import pytest
 
 from lab.kickstarts import ADDON, anchor_options, certificate_section, edns_section
-from org_edns_addon.ks.reader import parse_kickstart
 from tests.conftest import CERTIFICATE_TYPE, PYKICKSTART_REQUIRES_DIR, needs_certificate_type
-from tests.ks_fixtures import line_of, messages, only_error
+from tests.ks_fixtures import line_of, messages, only_error, parse
 
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"
 # A %certificate without --dir (or --type): EL9's pykickstart 3.32.x and Fedora 43's 3.66
@@ -93,7 +92,7 @@ def test_a_misspelled_option_is_named_also_where_argparse_speaks_another_languag
 
 def test_a_comment_after_a_space_on_the_header_is_fine(write_ks):
     path = write_ks(edns_section(GOOD, options="--backend=unbound   # local forwarder"))
-    result = parse_kickstart(path)
+    result = parse(path)
     assert result.errors == []
     assert result.config.backend.value == "unbound"
 
@@ -121,9 +120,9 @@ def test_a_search_domain_that_could_break_a_config_line_is_refused(write_ks, sea
                                                  " has '[' without a closing ']'"),
     ("dns+tls://[192.0.2.53]#dot.corp.example", "only IPv6 addresses go in brackets"),
     ("dns+tls://0.0.0.0#dot.corp.example", "0.0.0.0 cannot be a DNS server's address (it is "
-                                           "unspecified)"),
+                                           "the unspecified address)"),
     ("dns+tls://[::]#dot.corp.example", ":: cannot be a DNS server's address (it is "
-                                        "unspecified)"),
+                                        "the unspecified address)"),
     ("dns+tls://224.0.0.251#dot.corp.example", "224.0.0.251 cannot be a DNS server's address "
                                                "(it is multicast or broadcast)"),
     ("255.255.255.255#dot.corp.example", "255.255.255.255 cannot be a DNS server's address"),
@@ -191,7 +190,7 @@ def test_a_line_separator_inside_a_name_splits_the_line_and_the_rest_is_refused(
     # follows such a character is a line of its own; it never joins the name.
     text = edns_section(GOOD, "dns+tls://192.0.2.54#dot.corp.example%s[evil]" % separator)
     path = write_ks(text)
-    result = parse_kickstart(path)
+    result = parse(path)
     assert [str(p) for p in result.errors] == [
         error_at(path, 4, "'evil' is not an IPv4 or IPv6 address")]
     assert [s.name for s in result.edns.servers] == ["dot.corp.example", "dot.corp.example"]
@@ -201,7 +200,7 @@ def test_idna_names_and_domains_are_stored_as_ascii_a_labels(write_ks):
     path = write_ks(edns_section("dns+tls://192.0.2.53#DoT.Bücher.example",
                                  "dns+tls://192.0.2.54#dot.corp.example "
                                  "domain=ドメイン.example,Straße.example"))
-    result = parse_kickstart(path)
+    result = parse(path)
     assert result.errors == []
     first, second = result.config.servers
     assert first.name == "dot.xn--bcher-kva.example"
@@ -228,7 +227,7 @@ def test_a_link_local_server_with_its_interface_is_accepted_by_the_unbound_forwa
         write_ks):
     path = write_ks(edns_section("dns+tls://[fe80::53%eth0]:8853#dot.corp.example",
                                  options="--backend=unbound"))
-    result = parse_kickstart(path)
+    result = parse(path)
     assert result.errors == []
     assert [p.message for p in result.warnings] == [
         "the link-local server dns+tls://[fe80::53%eth0]:8853#dot.corp.example is used by "
@@ -260,7 +259,7 @@ def test_a_server_given_twice_is_reported_on_the_second_line_naming_the_first(wr
 
 def test_the_same_server_for_different_domains_is_not_a_duplicate(write_ks):
     path = write_ks(edns_section(GOOD, GOOD + " domain=lab.example"))
-    assert parse_kickstart(path).errors == []
+    assert parse(path).errors == []
 
 
 def test_routing_every_server_to_a_domain_leaves_no_server_for_the_rest(write_ks):
@@ -305,7 +304,7 @@ def test_a_plaintext_server_is_refused_with_the_unbound_backend(write_ks):
 def test_a_plaintext_server_is_allowed_with_resolve_mode_backup(write_ks):
     path = write_ks(edns_section(GOOD, "192.0.2.99", "dns+udp://[2001:db8::99]:5353",
                                  options="--resolve-mode=backup"))
-    result = parse_kickstart(path)
+    result = parse(path)
     assert result.errors == []
     assert [s.uri() for s in result.config.servers] == [
         GOOD, "dns+udp://192.0.2.99", "dns+udp://[2001:db8::99]:5353"]
@@ -481,7 +480,7 @@ def test_an_expired_ca_names_its_end_date(write_ks, pems):
 def test_an_expired_certificate_not_used_for_dns_is_only_a_warning(write_ks, pems):
     text = certificate_section(pems.expired.pem, "other.pem") + edns_section(GOOD)
     path = write_ks(text)
-    result = parse_kickstart(path)
+    result = parse(path)
     assert result.errors == []
     assert [str(w) for w in result.warnings] == [
         "%s:%d: warning: the certificate CN=Expired CA expired on %s; replace it with a "
@@ -502,7 +501,7 @@ def test_a_bundle_puts_every_certificate_in_the_dot_bundle_in_order_once(write_k
             + certificate_section(pems.ca.pem, "corp-ca.pem")
             + edns_section(GOOD, options="--ca=bundle.pem,corp-ca.pem"))
     path = write_ks(text)
-    result = parse_kickstart(path)
+    result = parse(path)
     assert result.errors == []
     trust = result.staging_input().trust
     subjects = [block.subject for block in trust.blocks]
@@ -513,7 +512,7 @@ def test_a_bundle_puts_every_certificate_in_the_dot_bundle_in_order_once(write_k
 def test_without_ca_the_dot_bundle_is_empty(write_ks, pems):
     path = write_ks(certificate_section(pems.ca.pem, options=anchor_options()) +
                     edns_section(GOOD))
-    result = parse_kickstart(path)
+    result = parse(path)
     assert result.errors == []
     trust = result.staging_input().trust
     assert (trust.bundle, trust.blocks, len(trust.anchors)) == (None, (), 1)
@@ -562,7 +561,7 @@ def test_errors_in_an_included_file_name_that_file_and_its_line(write_ks, pems):
     main = ("text\n%include ca.ks\n" + ADDON + " --ca=dns-ca.pem\n%include servers.ks\n"
             "dns+tls://192.0.2.60#dot.lab.example\nbad line\n%end\n")
     path = write_ks(main)
-    assert [str(p) for p in parse_kickstart(path).errors] == [
+    assert [str(p) for p in parse(path).errors] == [
         error_at(path, line_of(main, "bad line"), "unexpected 'line' after the server; the "
                  "only option of a server line is domain=DOMAIN[,DOMAIN]"),
         error_at(included_ca, line_of(certificate, "BEGIN CERTIFICATE"),
@@ -597,3 +596,16 @@ def test_a_binary_include_is_an_error_on_the_include_line(write_ks, tmp_path):
     path = write_ks(text)
     assert_one_error(path, text, "%include", "%%include %s: the file holds NUL bytes"
                      % (tmp_path / "blob.ks"))
+
+
+def test_a_comma_in_a_certificate_file_name_is_refused_on_its_line(write_ks, pems):
+    # --ca splits its value at ',': no --ca could ever name this certificate.
+    text = certificate_section(pems.ca.pem, "a,b.pem") + edns_section(GOOD, options="--ca=a,b.pem")
+    path = write_ks(text)
+    assert messages(path) == [
+        error_at(path, line_of(text, "%certificate"), "--filename=a,b.pem holds ',', which "
+                 "separates --ca names; choose a file name without it"),
+        error_at(path, line_of(text, ADDON), "--ca=a names no %certificate --filename "
+                 "(known: a,b.pem); add that %certificate or fix the name"),
+        error_at(path, line_of(text, ADDON), "--ca=b.pem names no %certificate --filename "
+                 "(known: a,b.pem); add that %certificate or fix the name")]

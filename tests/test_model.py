@@ -22,8 +22,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from org_edns_addon.constants import DOT_PORT
-from org_edns_addon.model import (DotServer, EdnsConfig, ModelError, ResolveMode,
-                                  normalize_dns_name)
+from org_edns_addon.model import DotServer, EdnsConfig, ResolveMode
+from org_edns_addon.names import normalize_dns_name
+from org_edns_addon.problems import ModelError
 
 # Characters that end or split a keyfile value, an Unbound line or a URI.
 BREAKING = set("\n\r,;#[]\"' \t\\=")

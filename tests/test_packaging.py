@@ -28,8 +28,8 @@ import pytest
 from packaging.specifiers import SpecifierSet
 
 from org_edns_addon.constants import CARRIED_LIBRARIES_DIR as CARRIED
-from org_edns_addon.dbus_identifiers import EDNS
-from tests.conftest import REPO, run_cli
+from org_edns_addon.dbus.identifiers import EDNS
+from tests.conftest import REPO, assert_sentence, run_cli
 
 ADDON = "usr/share/anaconda/addons/org_edns_addon"
 SERVICE_FILE = "usr/share/anaconda/dbus/services/org.fedoraproject.Anaconda.Addons.Edns.service"
@@ -141,9 +141,8 @@ def test_in_the_image_the_addon_loads_the_carried_dnspython_where_the_system_has
 import os, sys
 sys.path[:] = [p for p in sys.path if not os.path.isdir(os.path.join(p, "dns"))]
 sys.path.insert(0, sys.argv[1])
-from org_edns_addon.dependencies import installer_gaps
-import dns.message
-print(dns.message.__file__)
+from org_edns_addon.dependencies import installer_gaps, load
+print(load("dns.message", "the check").__file__)
 print("\\n".join(installer_gaps()))
 """, str(addons)], env={"PATH": os.environ["PATH"]}, capture_output=True, text=True,
                             timeout=60)
@@ -194,7 +193,7 @@ def test_dbus_service_file_starts_the_module_with_start_module():
     parser = configparser.ConfigParser()
     parser.read_string((REPO / "data" / os.path.basename(SERVICE_FILE)).read_text())
     section = parser["D-BUS Service"]
-    assert section["Name"] == EDNS.interface_name
+    assert section["Name"] == EDNS.service_name
     assert section["Exec"] == "/usr/libexec/anaconda/start-module org_edns_addon.service"
     assert section["User"] == "root"
 
@@ -202,10 +201,10 @@ def test_dbus_service_file_starts_the_module_with_start_module():
 def test_dbus_policy_lets_only_root_own_the_name():
     tree = ElementTree.parse(REPO / "data" / os.path.basename(CONF_FILE))
     policies = {(p.get("user") or p.get("context")): p for p in tree.getroot()}
-    assert policies["root"].find("allow[@own='%s']" % EDNS.interface_name) is not None
-    assert policies["default"].find("deny[@own='%s']" % EDNS.interface_name) is not None
+    assert policies["root"].find("allow[@own='%s']" % EDNS.service_name) is not None
+    assert policies["default"].find("deny[@own='%s']" % EDNS.service_name) is not None
     assert policies["default"].find(
-        "allow[@send_destination='%s']" % EDNS.interface_name) is not None
+        "allow[@send_destination='%s']" % EDNS.service_name) is not None
 
 
 def rpmspec(*args):
@@ -260,7 +259,7 @@ def test_rpmbuild_makes_the_addon_package_and_the_command_subpackage(built_rpms)
     command_files = rpm_query(built_rpms["edns-addon"], "-l").split()
     assert "/usr/bin/edns-addon" in command_files
     sitelib = "/usr/lib/python%d.%d/site-packages" % sys.version_info[:2]
-    assert "%s/org_edns_addon/cli.py" % sitelib in command_files
+    assert "%s/org_edns_addon/cli/__init__.py" % sitelib in command_files
     assert not any(f.startswith("/usr/share/anaconda") for f in command_files)
 
 
@@ -298,6 +297,37 @@ def test_rpmlint_accepts_the_spec_and_both_packages(built_rpms):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "2 packages and 1 specfiles checked; 0 errors, 0 warnings" in result.stdout
+
+
+def make_install(destdir):
+    return subprocess.run(["make", "-s", "install", "DESTDIR=%s" % destdir], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_make_install_refuses_a_symlink_leading_out_of_destdir(tmp_path):
+    destdir, outside = tmp_path / "dest", tmp_path / "outside"
+    destdir.mkdir()
+    outside.mkdir()
+    (destdir / "usr").symlink_to(outside)
+    result = make_install(destdir)
+    assert_sentence(result, 2, "not installed: nothing was written: %s/usr is a symlink to "
+                    "%s, outside %s" % (destdir, outside, destdir))
+    assert list(outside.iterdir()) == []
+
+
+def test_make_install_onto_a_file_is_a_sentence(tmp_path):
+    destdir = tmp_path / "file"
+    destdir.write_text("x\n")
+    result = make_install(destdir)
+    assert_sentence(result, 2, "not installed: cannot install below %s: %s: File exists"
+                    % (destdir, destdir))
+    assert destdir.read_text() == "x\n"
+
+
+def test_install_to_an_empty_destdir_is_refused(tmp_path):
+    result = run_cli("--destdir", "", module="org_edns_addon.packaging", cwd=tmp_path)
+    assert_sentence(result, 1, "not installed: the destination directory is empty")
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.fixture

@@ -30,8 +30,8 @@ import pytest
 from lab.kickstarts import edns_section
 from org_edns_addon import constants as c
 from org_edns_addon import initrd
-from org_edns_addon.ks.reader import parse_kickstart
 from tests.conftest import run_cli
+from tests.ks_fixtures import parse
 
 HEADER = "Linux arch/x86/boot/header.S cmdline_size"
 GRUB = "GRUB (rhboot/grub2) grub-core/lib/cmdline.c grub_create_loader_cmdline"
@@ -61,7 +61,7 @@ def name_of_length(length):
 
 
 def options_of(write_ks, servers):
-    return initrd.boot_args(parse_kickstart(write_ks(edns_section(*servers))).config)
+    return initrd.boot_args(parse(write_ks(edns_section(*servers))).config)
 
 
 def test_the_limit_is_the_one_a_real_kernel_gives_its_boot_loader():

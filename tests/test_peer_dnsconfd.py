@@ -28,10 +28,10 @@ import ctypes.util
 import pytest
 
 from lab.kickstarts import edns_section
-from org_edns_addon.ks.reader import parse_kickstart
 
 from tests.conftest import run_cli
 from tests.peer_fixtures import Row, keyfile_servers
+from tests.ks_fixtures import parse
 
 PLUGIN = "NetworkManager src/core/dns/nm-dns-dnsconfd.c parse_global_config"
 USED_SERVERS = "dnsconfd unittests/test_unbound_manager.c "
@@ -185,7 +185,7 @@ def _idn2_lookup(domain):
 def test_a_routing_domain_is_what_dnsconfd_reads_or_is_refused(write_ks, source, domain,
                                                              written):
     path = write_ks(edns_section(GOOD, "dns+tls://192.0.2.60#dot.lab.example domain=" + domain))
-    parsed = parse_kickstart(path)
+    parsed = parse(path)
     dnsconfd_reads = None if ".." in domain else _idn2_lookup(domain)
     if written is None:
         assert len(parsed.errors) == 1 and parsed.errors[0].lineno == 3, parsed.errors

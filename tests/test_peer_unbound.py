@@ -29,9 +29,9 @@ from org_edns_addon import constants as c
 from org_edns_addon.staging.plan import StagingInput
 from org_edns_addon.staging.unbound import unbound_conf
 from org_edns_addon.trust import DotTrust
-from org_edns_addon.ks.reader import parse_kickstart
 from tests.peer_fixtures import Row, unbound_forward_addrs
 from tests.staging_fixtures import require_tools, unbound_checkconf
+from tests.ks_fixtures import parse
 
 DONOTQ = "unbound iterator/iter_donotq.c donotq_apply_cfg"
 CHECKCONF = "unbound smallapp/unbound-checkconf.c donotquerylocalhostcheck"
@@ -54,11 +54,11 @@ ROWS = [
     # Since 1.25.2 the list also holds 0.0.0.0/8, ::, ::ffff:0:0/96 and
     # ::ffff:127.0.0.0/104: never a server, and a mapped address is its IPv4 one.
     Row(DONOTQ, "dns+tls://0.0.0.0" + NAME, UNBOUND,
-        refuses="0.0.0.0 cannot be a DNS server's address (it is unspecified)"),
+        refuses="0.0.0.0 cannot be a DNS server's address (it is the unspecified address)"),
     Row(DONOTQ, "dns+tls://0.1.2.3" + NAME, UNBOUND,
         refuses="0.1.2.3 cannot be a DNS server's address: 0.0.0.0/8 means 'this network'"),
     Row(DONOTQ, "dns+tls://[::]" + NAME, UNBOUND,
-        refuses=":: cannot be a DNS server's address (it is unspecified)"),
+        refuses=":: cannot be a DNS server's address (it is the unspecified address)"),
     Row(DONOTQ, "dns+tls://[::ffff:192.0.2.53]" + NAME, UNBOUND,
         refuses="::ffff:192.0.2.53 is an IPv4-mapped IPv6 address (::ffff:0:0/96), which "
                 "Unbound never queries; write the IPv4 address 192.0.2.53 itself"),
@@ -127,7 +127,7 @@ def test_a_running_unbound_never_asks_a_loopback_server_unless_told_to(
         write_ks, tmp_path, dot_pki, dot_upstream, query_localhost):
     require_tools("unbound")
     path = write_ks(edns_section(dot_upstream.server_line(), options=UNBOUND))
-    parsed = parse_kickstart(path)
+    parsed = parse(path)
     assert [p.message for p in parsed.warnings] == [
         "Unbound never queries the loopback server %s while 'do-not-query-localhost' is "
         "yes, its default, which this addon leaves alone; give the server's own address on "
@@ -173,7 +173,7 @@ def test_an_address_as_tls_name_is_checked_against_the_certificates_ip_addresses
                                          tmp_path / "server.key")
     try:
         line = "dns+tls://%s:%d#%s" % (address, upstream.port, address)
-        parsed = parse_kickstart(write_ks(edns_section(line, options=UNBOUND)))
+        parsed = parse(write_ks(edns_section(line, options=UNBOUND)))
         assert parsed.errors == []
         assert parsed.config.servers[0].unbound_forward_addr() == "%s@%d#%s" % (
             address, upstream.port, address)

@@ -12,22 +12,22 @@
 """What authenticates the DNS servers (trust.py): one decision, and the rules about it."""
 
 import pytest
+from hypothesis import given, strategies as st
 
 from lab.kickstarts import anchor_section, certificate_section, edns_section
 from lab import certs
 from org_edns_addon import constants as c
-from org_edns_addon.certificates import CaCertificate
-from org_edns_addon.ks.reader import parse_kickstart
+from org_edns_addon.certificates import KickstartCertificate
 from org_edns_addon.model import DotServer, EdnsConfig
-from org_edns_addon.trust import dot_trust, trust_problems
-from tests.ks_fixtures import line_of
+from org_edns_addon.trust import _first_below, dot_trust, trust_problems
+from tests.ks_fixtures import line_of, parse
 
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"
 CONFIG = EdnsConfig(servers=(DotServer.parse_uri(GOOD),))
 
 
 def ca(filename, pem, directory="/etc/pki/dns/", cert_type=None):
-    return CaCertificate.from_section(filename, pem, directory, cert_type)
+    return KickstartCertificate.from_section(filename, pem, directory, cert_type)
 
 
 def test_a_self_signed_v1_anchor_is_a_ca_as_openssl_takes_it(write_ks, tmp_path):
@@ -35,7 +35,7 @@ def test_a_self_signed_v1_anchor_is_a_ca_as_openssl_takes_it(write_ks, tmp_path)
     # check_ca() (crypto/x509/v3_purp.c) calls a self-signed v1 certificate a CA.
     v1 = certs.make_v1_root("V1 Root", tmp_path)
     path = write_ks(anchor_section(v1, "v1.pem") + edns_section(GOOD))
-    result = parse_kickstart(path)
+    result = parse(path)
     assert result.errors == []
     assert [block.subject for block in result.staging_input().trust.anchors] == ["CN=V1 Root"]
 
@@ -56,13 +56,13 @@ def test_a_certificate_in_the_anchors_directory_is_an_anchor_also_without_type(p
 def test_without_an_encrypted_dns_section_no_anchor_is_judged_as_a_dns_ca(write_ks, pems):
     # The certificates belong to Anaconda's Security module alone then.
     path = write_ks(anchor_section(pems.not_ca.pem, "leaf.pem"))
-    assert [str(p) for p in parse_kickstart(path).errors] == []
+    assert [str(p) for p in parse(path).errors] == []
 
 
 def test_an_anchor_that_is_no_ca_is_an_error_where_it_authenticates_servers(write_ks, pems):
     text = anchor_section(pems.not_ca.pem, "leaf.pem") + edns_section(GOOD)
     path = write_ks(text)
-    assert [str(p) for p in parse_kickstart(path).errors] == [
+    assert [str(p) for p in parse(path).errors] == [
         "%s:%d: error: Not a valid CA certificate: CN=Not a CA (basicConstraints CA:TRUE is "
         "missing); give the CA that issued the DNS servers' certificates"
         % (path, line_of(text, "BEGIN CERTIFICATE"))]
@@ -73,7 +73,7 @@ def test_a_certificate_at_the_bundle_path_without_ca_is_the_trust_and_a_warning(
     text = certificate_section(pems.ca.pem, "tls-ca-bundle.pem",
                                "--dir=/etc/pki/dns/extracted/pem/") + edns_section(GOOD)
     path = write_ks(text)
-    result = parse_kickstart(path)
+    result = parse(path)
     assert [str(p) for p in result.problems] == [
         "%s:1: warning: this certificate is placed at %s, which dnsconfd reads before the "
         "system trust store: it alone will authenticate the DNS servers; name it in --ca to "
@@ -88,7 +88,7 @@ def test_a_certificate_at_the_bundle_path_beside_other_ca_names_is_refused(write
             + certificate_section(pems.second_ca.pem, "corp.pem")
             + edns_section(GOOD, options="--ca=corp.pem"))
     path = write_ks(text)
-    assert [str(p) for p in parse_kickstart(path).errors] == [
+    assert [str(p) for p in parse(path).errors] == [
         "%s:1: error: this certificate is placed at %s, where the DoT CA bundle of "
         "--ca=corp.pem is written; place it elsewhere (like --dir=/etc/pki/dns/) and name it "
         "in --ca" % (path, c.DOT_CA_BUNDLE_PATH)]
@@ -103,7 +103,7 @@ def test_a_certificate_on_a_file_the_addon_writes_is_refused(write_ks, pems, dir
                                                              filename, written):
     path = write_ks(certificate_section(pems.ca.pem, filename, "--dir=%s" % directory) +
                     edns_section(GOOD))
-    assert [str(p) for p in parse_kickstart(path).errors] == [
+    assert [str(p) for p in parse(path).errors] == [
         "%s:1: error: --dir and --filename place this certificate at %s, a file this addon "
         "writes; choose another --dir or --filename" % (path, written)]
 
@@ -112,7 +112,7 @@ def test_a_certificate_where_another_file_needs_a_directory_is_refused(write_ks,
     text = (certificate_section(pems.ca.pem, "pki", "--dir=/etc") +
             certificate_section(pems.second_ca.pem, "corp.pem") + edns_section(GOOD))
     path = write_ks(text)
-    assert [str(p) for p in parse_kickstart(path).errors] == [
+    assert [str(p) for p in parse(path).errors] == [
         "%s:1: error: --dir and --filename place this certificate at /etc/pki, but "
         "/etc/pki/dns/extracted/pem/tls-ca-bundle.pem must be written below that path, as a "
         "directory; choose another --dir or --filename" % path]
@@ -137,6 +137,31 @@ def test_a_file_name_with_a_space_is_one_name_in_certificate_and_ca(write_ks, pe
     # The --filename bug: the same name validated as a %certificate was refused in --ca.
     text = (certificate_section(pems.ca.pem, '"ca cert.pem"') +
             edns_section(GOOD, options="'--ca=ca cert.pem'"))
-    result = parse_kickstart(write_ks(text))
+    result = parse(write_ks(text))
     assert result.errors == []
     assert result.staging_input().trust.bundle == pems.ca.pem.encode()
+
+
+@pytest.mark.parametrize("ca_names, placed, said", [
+    (("corp.pem",), "/etc/pki/dns/", "corp.pem (--ca) alone, as the bundle %s"
+     % c.DOT_CA_BUNDLE_PATH),
+    ((), c.DOT_CA_BUNDLE_PATH.rsplit("/", 1)[0], "tls-ca-bundle.pem alone, placed at %s"
+     % c.DOT_CA_BUNDLE_PATH),
+    ((), c.CA_TRUST_ANCHORS_DIR, "the system trust store and the anchors root.pem"),
+    ((), "/etc/pki/elsewhere/", "the system trust store"),
+])
+def test_the_trust_says_in_words_what_authenticates_the_servers(pems, ca_names, placed, said):
+    name = "corp.pem" if ca_names else ("tls-ca-bundle.pem" if "dns" in placed else "root.pem")
+    config = EdnsConfig(servers=CONFIG.servers, ca_names=ca_names)
+    assert dot_trust(config, [ca(name, pems.ca.pem, placed)]).describe() == said
+
+
+# Which certificate stands in another path's way: found in one pass over all paths.
+_PATHS = st.lists(st.lists(st.sampled_from(["a", "b", "ab", "etc", "pki"]), min_size=1,
+                           max_size=4).map(lambda parts: "/" + "/".join(parts)), max_size=12)
+
+
+@given(_PATHS, st.sampled_from(["/a", "/a/b", "/etc", "/ab", "/etc/pki/a", "/b/ab"]))
+def test_the_first_path_below_a_directory_is_the_first_in_order(paths, directory):
+    below = [path for path in paths if path.startswith(directory + "/")]
+    assert _first_below(paths).get(directory) == (below[0] if below else None)

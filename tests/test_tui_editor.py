@@ -14,16 +14,17 @@
 import pytest
 
 from lab import certs
-from org_edns_addon.certificates import CaCertificate
+from org_edns_addon.certificates import KickstartCertificate
 from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, DOT_CA_DIR, SYSTEM_CA_BUNDLE_PATH
 from org_edns_addon.model import Backend, EdnsConfig, ResolveMode
+from org_edns_addon.problems import ModelError
 from org_edns_addon.state import EdnsState
 from org_edns_addon.tui.editor import (EditError, EdnsEditor, read_ca_pem, read_ca_pem_file,
                                        status_line)
 
 
 def ca(filename, pem, directory=DOT_CA_DIR, cert_type=None):
-    return CaCertificate.from_section(filename, pem, directory, cert_type)
+    return KickstartCertificate.from_section(filename, pem, directory, cert_type)
 
 
 def editor_with(*lines, mode=ResolveMode.EXCLUSIVE):
@@ -154,13 +155,14 @@ def test_pasted_ca_is_added_selected_and_bundled(test_ca):
 
 
 @pytest.mark.parametrize("make_text, words", [
-    (lambda ca: ca.pem + ca.key_pem, "line 11: a private key is pasted here"),
+    (lambda ca: ca.pem + ca.key_pem, "the PEM text, line 11: a private key is pasted here"),
     (lambda ca: certs.make_server(ca).pem, "Not a valid CA certificate: CN=dot.test"),
     (lambda ca: certs.make_ca("Old CA", not_before=certs.now() - 10 * certs.DAY,
                               not_after=certs.now() - certs.DAY).pem, "expired on"),
     (lambda ca: certs.make_ca("Future CA", not_before=certs.now() + certs.DAY).pem,
      "is not valid before"),
-    (lambda ca: "hello\n" + ca.pem, "line 1: unexpected text 'hello' outside a PEM block"),
+    (lambda ca: "hello\n" + ca.pem,
+     "the PEM text, line 1: unexpected text 'hello' outside a PEM block"),
     (lambda ca: "", "no -----BEGIN CERTIFICATE----- block is found"),
 ])
 def test_pasted_pem_is_checked_as_the_kickstart_rules_do(test_ca, make_text, words):
@@ -174,7 +176,8 @@ def test_pem_file_is_read_and_its_name_suggested(tmp_path, test_ca):
     editor = EdnsEditor()
     pem = read_ca_pem_file(str(path))
     assert editor.suggest_filename(pem, str(path)) == "corp-ca.pem"
-    with pytest.raises(EditError, match="corp-ca.key:1: a private key"):
+    with pytest.raises(EditError, match="^the PEM text of .*corp-ca.key, line 1: a private "
+                                        "key"):
         read_ca_pem_file(str(key_path))
     with pytest.raises(EditError, match="cannot read .*missing.pem: No such file"):
         read_ca_pem_file(str(tmp_path / "missing.pem"))
@@ -211,7 +214,7 @@ def test_existing_certificate_is_checked_when_selected(test_ca):
     editor = EdnsEditor(EdnsState(EdnsConfig(), known))
     editor.toggle_ca("ca.pem")
     assert editor.config.ca_names == ("ca.pem",)
-    with pytest.raises(EditError, match="server.pem cannot authenticate the DNS servers: "
+    with pytest.raises(EditError, match="^the PEM text of server.pem, line 1: "
                                         "Not a valid CA certificate"):
         editor.toggle_ca("server.pem")
     editor.toggle_ca("ca.pem")
@@ -288,3 +291,24 @@ def test_a_kickstart_over_the_server_limit_can_be_shrunk_but_not_grown():
     with pytest.raises(EditError, match="too many"):
         editor.add_server("dns+tls://198.51.100.1#dot.example")
     assert len(editor.config.servers) == MAX_SERVERS
+
+
+def test_a_certificate_that_cannot_authenticate_is_refused_in_one_sentence_everywhere(
+        tmp_path, test_ca):
+    # One rule (a CA, valid now) and one sentence, whichever edge the certificate comes in
+    # by: the module's state (AddCertificate), a PEM file or a kickstart's certificate
+    # selected in the text UI.
+    leaf = certs.make_server(test_ca)
+    sentence = ("the PEM text of %s, line 1: Not a valid CA certificate: CN=dot.test "
+                "(basicConstraints CA:TRUE is missing); give the CA that issued the DNS "
+                "servers' certificates")
+    with pytest.raises(ModelError) as state_said:
+        EdnsState().add_certificate(ca("leaf.pem", leaf.pem))
+    path = tmp_path / "leaf.pem"
+    path.write_text(leaf.pem)
+    with pytest.raises(EditError) as file_said:
+        read_ca_pem_file(str(path))
+    with pytest.raises(EditError) as toggle_said:
+        EdnsEditor(EdnsState(EdnsConfig(), [ca("leaf.pem", leaf.pem)])).toggle_ca("leaf.pem")
+    assert [str(state_said.value), str(file_said.value), str(toggle_said.value)] == [
+        sentence % "leaf.pem", sentence % path, sentence % "leaf.pem"]

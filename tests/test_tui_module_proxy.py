@@ -11,7 +11,7 @@
 
 """The editor read from and written to the module over a private bus (no pyanaconda).
 
-The module is the stand-alone ``python3 -m org_edns_addon.dbus_service``: the
+The module is the stand-alone ``python3 -m org_edns_addon.dbus.standalone``: the
 same interface template the Anaconda module publishes.
 """
 
@@ -21,19 +21,20 @@ from dasbus.typing import Str, get_variant
 from lab.kickstarts import certificate_section
 from lab import certs
 from lab.bus import wait_for
-from org_edns_addon.model import EdnsConfig
+from org_edns_addon.model import Backend, DotServer, EdnsConfig, ResolveMode
 from org_edns_addon.tui.editor import EditError, read_ca_pem
-from org_edns_addon.dbus_identifiers import EDNS
-from org_edns_addon.tui.module_proxy import (ModuleView, module_state, read_certificates,
-                                             read_editor, write_config, write_editor)
+from org_edns_addon.dbus.identifiers import EDNS
+from org_edns_addon.tui.module_proxy import (ModuleView, hub_status, read_certificates,
+                                             read_config, read_editor, write_config,
+                                             write_editor)
 from tests.conftest import needs_certificate_type
 from tests.dbus_fixtures import plain_structures, running_template_service
 
 
 def test_fresh_module_is_not_configured(edns_proxy):
     proxy, _ = edns_proxy
-    state = module_state(proxy)
-    assert (state.configured, state.completed, state.status) == (False, False, "Not configured")
+    status = hub_status(proxy)
+    assert (status.configured, status.completed, status.line) == (False, False, "Not configured")
     assert read_editor(proxy).config.servers == ()
 
 
@@ -47,20 +48,20 @@ def test_edits_written_to_the_module_come_back(edns_proxy):
     editor.set_searches("corp.example")
     write_config(proxy, editor.config)
     assert read_editor(proxy).config == editor.config
-    state = module_state(proxy)
-    assert (state.configured, state.completed, state.status) == (
+    status = hub_status(proxy)
+    assert (status.configured, status.completed, status.line) == (
         True, True, "2 DoT servers + 1 plaintext, backup")
 
 
-def test_module_errors_make_the_state_incomplete(edns_proxy):
+def test_module_errors_make_the_status_incomplete(edns_proxy):
     proxy, _ = edns_proxy
     editor = read_editor(proxy)
     editor.add_server("dns+tls://192.0.2.53#dot.example")
     write_config(proxy, editor.config)
     proxy.CaNames = ["missing.pem"]
-    state = module_state(proxy)
-    assert state.configured and not state.completed
-    assert state.status == ("Error: --ca=missing.pem names no %certificate --filename "
+    status = hub_status(proxy)
+    assert status.configured and not status.completed
+    assert status.line == ("Error: --ca=missing.pem names no %certificate --filename "
                             "(known: none); add that %certificate or fix the name")
 
 
@@ -73,6 +74,23 @@ def test_a_refused_value_becomes_an_edit_error(edns_proxy):
     with pytest.raises(EditError, match="^the installer refused the configuration: "
                                         "--ca=../x must be a plain file name, without '/'$"):
         write_config(proxy, config)
+
+
+def test_a_configuration_the_module_refuses_leaves_it_as_it_was(edns_proxy):
+    proxy, _ = edns_proxy
+    editor = read_editor(proxy)
+    editor.add_server("dns+tls://192.0.2.53#dot.example")
+    write_config(proxy, editor.config)
+    written = read_config(proxy)
+    # New servers, mode and backend, and a search domain no editor makes, which the
+    # module refuses: the whole configuration is refused, none of it half-applied.
+    config = EdnsConfig(servers=(DotServer.parse_uri("dns+tls://192.0.2.99#other.example"),),
+                        resolve_mode=ResolveMode.BACKUP, backend=Backend.UNBOUND,
+                        searches=("not a domain",))
+    with pytest.raises(EditError, match="^the installer refused the configuration: 'not a "
+                                        "domain' is not a valid DNS search domain"):
+        write_config(proxy, config)
+    assert read_config(proxy) == written
 
 
 def test_certificates_of_anaconda_structures(test_ca):
@@ -97,7 +115,7 @@ def test_a_certificate_added_in_the_editor_reaches_the_module_once(edns_proxy, t
     assert [(c["filename"], c["cert"], c["added"]) for c in plain_structures(
         proxy.Certificates)] == [("corp-ca.pem", test_ca.pem.rstrip("\n"), True)]
     assert proxy.CaNames == ["corp-ca.pem"]
-    assert module_state(proxy).completed
+    assert hub_status(proxy).completed
     editor = read_editor(proxy)
     [cert] = editor.certificates
     assert (cert.filename, editor.source(cert), editor.removable(cert), cert.is_anchor) == (
@@ -158,12 +176,11 @@ def test_a_hub_redraw_asks_the_module_once_and_again_only_after_it_changed(edns_
     view = ModuleView(counting)
     # What a hub asks a spoke at every redraw: status, completed, mandatory.
     for _ in range(3):
-        assert (view.state.status, view.state.completed, view.state.configured) == (
+        assert (view.status.line, view.status.completed, view.status.configured) == (
             "1 DoT server, exclusive", True, True)
-    assert sorted(counting.calls) == sorted(["Servers", "ResolveMode", "Backend",
-                                             "SearchDomains", "CaNames", "Validate"])
+    assert sorted(counting.calls) == ["Configuration", "Validate"]
     # Another client changes the module: PropertiesChanged makes the view read it again.
-    other = bus.get_proxy(EDNS.interface_name, EDNS.object_path)
+    other = bus.get_proxy(EDNS.service_name, EDNS.object_path)
     other.ResolveMode = "backup"
-    wait_for(lambda: view.state.status == "1 DoT server, backup", what="PropertiesChanged")
+    wait_for(lambda: view.status.line == "1 DoT server, backup", what="PropertiesChanged")
     assert counting.calls.count("Validate") == 2

@@ -16,8 +16,8 @@ from simpleline import App
 from simpleline.render.screen import InputState
 
 from org_edns_addon.model import EdnsConfig, ResolveMode
-from org_edns_addon.certificates import CaCertificate
-from org_edns_addon.constants import DOT_CA_DIR
+from org_edns_addon.certificates import KickstartCertificate
+from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, DOT_CA_DIR
 from org_edns_addon.state import EdnsState
 from org_edns_addon.tui.editor import EditError, EdnsEditor
 from org_edns_addon.tui.kickstart_file import load_kickstart
@@ -50,7 +50,7 @@ def test_first_screen_of_a_new_configuration():
     assert text.splitlines()[0] == "Encrypted DNS (DNS over TLS)"
     assert "1) Servers: none yet; add at least one" in text
     assert "2) Resolve mode: exclusive" in text
-    assert "5) CA certificates: system trust store + %certificate --type=anchor" in text
+    assert "5) CA certificates: the system trust store" in text
     assert "6) Check servers (TLS handshake and one query each)" in text
     assert "7) Summary of what will be configured" in text
     assert "Status: Not configured" in text
@@ -138,7 +138,7 @@ def test_server_screen_edits_and_removes():
 
 
 def test_ca_screen_marks_selected_certificates(test_ca):
-    editor = EdnsEditor(EdnsState(EdnsConfig(), [CaCertificate.from_section(
+    editor = EdnsEditor(EdnsState(EdnsConfig(), [KickstartCertificate.from_section(
         "corp-ca.pem", test_ca.pem, DOT_CA_DIR)]))
     editor.toggle_ca("corp-ca.pem")
     text = render(CaScreen(editor))
@@ -158,7 +158,7 @@ def test_summary_shows_the_section_and_the_messages():
 
 
 def test_check_screen_reaches_a_loopback_dot_server(dot_pki, dot_upstream):
-    editor = EdnsEditor(EdnsState(EdnsConfig(), [CaCertificate.from_section(
+    editor = EdnsEditor(EdnsState(EdnsConfig(), [KickstartCertificate.from_section(
         "dns-ca.pem", dot_pki.ca.pem, DOT_CA_DIR)]))
     editor.add_server(dot_upstream.server_line())
     editor.add_server(dot_upstream.server_line("wrong.test"))
@@ -189,3 +189,17 @@ def test_save_refusal_keeps_the_first_screen(capsys):
     assert screen.input(None, "c") == InputState.DISCARDED
     assert not screen.saved
     assert "error: not written" in capsys.readouterr().out
+
+
+def test_every_sentence_naming_the_trust_says_what_staging_uses(test_ca):
+    # A %certificate at dnsconfd's bundle path, without --ca: staging and the check use
+    # that certificate alone (trust.dot_trust), and so must the screens say.
+    editor = EdnsEditor(EdnsState(EdnsConfig(), [KickstartCertificate.from_section(
+        "tls-ca-bundle.pem", test_ca.pem, DOT_CA_BUNDLE_PATH.rsplit("/", 1)[0] + "/")]))
+    editor.add_server("dns+tls://192.0.2.53#dot.example")
+    assert editor.staging_input().trust.blocks == editor.certificates[0].blocks
+    said = "tls-ca-bundle.pem alone, placed at %s" % DOT_CA_BUNDLE_PATH
+    assert "5) CA certificates: %s" % said in " ".join(render(main_screen(editor)).split())
+    summary = " ".join(render(SummaryScreen(editor)).split())
+    assert "Servers authenticated by: %s" % said in summary
+    assert "system trust store" not in summary.split("%addon")[0]

@@ -42,7 +42,7 @@ from simpleline.render.screen import InputState
 from lab import certs
 from lab.bus import python_env, start_service, stop_service, wait_for
 from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, NM_KEYFILE_PATH
-from org_edns_addon.dbus_identifiers import EDNS
+from org_edns_addon.dbus.identifiers import EDNS
 from org_edns_addon.tui.screens import CaScreen
 from org_edns_addon.tui.spokes.edns import EncryptedDnsSpoke
 from tests.dbus_fixtures import validation, plain_structures
@@ -84,20 +84,20 @@ def installer(bus, bus_address, anaconda_conf, tmp_path, monkeypatch):
                                        log_path=tmp_path / "security.log"))
         processes.append(start_service(
             ["unshare", "--mount", "--propagation", "private", "sh", "-c", NAMESPACED_MODULE,
-             str(upper), str(work), sys.executable], bus, EDNS.interface_name, env=env,
+             str(upper), str(work), sys.executable], bus, EDNS.service_name, env=env,
             log_path=tmp_path / "edns.log"))
         monkeypatch.setenv(DBUS_ANACONDA_SESSION_ADDRESS, bus_address)
 
         def load(text):
             path = tmp_path / "ks.cfg"
             path.write_text(text)
-            report = boss_read(bus, path, (SECURITY_SERVICE, EDNS.interface_name))
+            report = boss_read(bus, path, (SECURITY_SERVICE, EDNS.service_name))
             assert report.is_valid(), [str(m) for m in report.get_messages()]
-        yield bus.get_proxy(EDNS.interface_name, EDNS.object_path), upper, load
+        yield bus.get_proxy(EDNS.service_name, EDNS.object_path), upper, load
     finally:
         for process in processes:
             stop_service(process)
-        for name in (SECURITY_SERVICE, EDNS.interface_name):
+        for name in (SECURITY_SERVICE, EDNS.service_name):
             wait_for(lambda name=name: not bus.proxy.NameHasOwner(name), what="%s to go" % name)
 
 
@@ -169,7 +169,7 @@ def test_a_ca_pasted_in_the_spoke_reaches_the_module_and_the_installer(
     load(kickstart(test_ca.pem, edns=EDNS_SECTION.replace(" --ca=dns-ca.pem", "")))
     terminal.start_command(["env", *("%s=%s" % item for item in spoke_environment(
         bus_address, anaconda_conf[0]).items()), sys.executable, "-c", SPOKE_IN_A_TERMINAL])
-    assert "5) CA certificates: system trust store" in terminal.wait_for(PROMPT)
+    assert "5) CA certificates: the system trust store" in terminal.wait_for(PROMPT)
     terminal.type("5")
     assert "2) Paste a PEM certificate" in terminal.wait_for(PROMPT)
     terminal.type("2")

@@ -11,15 +11,16 @@
 
 """Validation and the installer's code path never disagree.
 
-Every kickstart that the rest of the suite validated as clean (recorded by
-tests/conftest.py, generated ones included) is staged here for both phases
-and packed as an overlay: any refusal or exception fails.
+Every kickstart that the rest of the suite validated as clean (kept by
+tests/ks_fixtures.py's ``parse`` and by ``run_cli``'s validate, generated ones
+included) is staged here for both phases and packed as an overlay: any refusal
+or exception fails.
 """
 
 from org_edns_addon import initrd
 from org_edns_addon.staging.apply import stage
 from org_edns_addon.staging.plan import Phase
-from tests.conftest import VALIDATED_KICKSTARTS
+from tests.ks_fixtures import VALIDATED_KICKSTARTS
 from tests.staging_fixtures import RecordingRunner
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from org_edns_addon.i18n import _
 from org_edns_addon.constants import ADDON_SECTION_OPEN, SECTION_OPEN
-from org_edns_addon.fileio import write_atomically
+from org_edns_addon.fileio import error_text, write_atomically
 from org_edns_addon.ks.reader import parse_kickstart
 
 _HEADER = re.compile(r"^(\s*)%s(?=\s|$)" % re.escape(SECTION_OPEN))
@@ -79,6 +79,6 @@ def convert_kickstart(path, output=None):
             # Never looser than the kickstart read, nor than an OUTPUT already there.
             write_atomically(output, converted.encode("utf-8"), mode, never_loosen=True)
         except OSError as error:
-            raise ConvertError(_("cannot write %s: %s") % (output, error.strerror or error)) \
+            raise ConvertError(_("cannot write %s: %s") % (output, error_text(error))) \
                 from None
     return Converted(converted, len(ours))

@@ -14,8 +14,9 @@
 ``EdnsData`` is the one data object for both spellings. It has the methods
 Anaconda's ``AddonSection`` drives (``handle_header``, ``handle_line``,
 ``handle_end``, ``__str__``), so the Anaconda module can register it as the
-``org_edns_addon`` addon, and ``EdnsSection`` drives it for a top-level
-``%edns``. Options are declared once, in ``option_parser()``.
+``org_edns_addon`` addon; the kickstart reader's ``EdnsSection``
+(``ks/sections.py``) drives it for a top-level ``%edns``. Options are declared
+once, in ``option_parser()``.
 """
 
 import re
@@ -24,14 +25,14 @@ import shlex
 from pykickstart.errors import KickstartParseError
 from pykickstart.ko import KickstartObject
 from pykickstart.options import KSOptionParser, commaSplit
-from pykickstart.sections import Section
 from pykickstart.version import DEVEL
 
 from org_edns_addon.i18n import _
-from org_edns_addon.constants import ADDON_NAME, ADDON_SECTION_OPEN, SECTION_OPEN
+from org_edns_addon.constants import ADDON_NAME, ADDON_SECTION_OPEN
 from org_edns_addon.certificates import file_name_problem
-from org_edns_addon.model import (Backend, DotServer, EdnsConfig, ModelError, ResolveMode,
-                                  normalize_domains)
+from org_edns_addon.model import Backend, DotServer, EdnsConfig, ResolveMode
+from org_edns_addon.names import normalize_domains
+from org_edns_addon.problems import ModelError
 
 # A comment starts at a '#' that begins the line or follows whitespace; a '#'
 # inside a server word is the TLS name separator.
@@ -62,9 +63,9 @@ class _EdnsOptionParser(KSOptionParser):
         self.error(_("%s; the options are %s") % ("; ".join(hints), ", ".join(known)))
 
 
-def option_parser(prog=ADDON_SECTION_OPEN):
+def option_parser():
     """The options of the section header, with their user documentation."""
-    op = _EdnsOptionParser(prog=prog, version=DEVEL, description="""
+    op = _EdnsOptionParser(prog=ADDON_SECTION_OPEN, version=DEVEL, description="""
         Configure system-wide encrypted DNS (DNS over TLS) for the installer,
         the installed system and its initramfs. The body lists one server per
         line: ``dns+tls://ADDR[:PORT]#NAME`` (IPv6 in brackets), or FreeIPA's
@@ -91,8 +92,9 @@ def option_parser(prog=ADDON_SECTION_OPEN):
                     default=[], help="""
                     Comma-separated ``%certificate --filename`` names whose
                     certificates alone form the CA bundle that authenticates
-                    the DNS servers. Without it, the system trust store plus
-                    every ``%certificate --type=anchor`` is used.""")
+                    the DNS servers. Without it, a ``%certificate`` placed at
+                    dnsconfd's bundle path authenticates them alone, and else
+                    the system trust store plus every anchor does.""")
     return op
 
 
@@ -190,33 +192,6 @@ class EdnsData(KickstartObject):
         lines += [server.kickstart_line() for server in self.servers]
         lines.append("%end")
         return "\n".join(lines) + "\n"
-
-
-class EdnsSection(Section):
-    """A top-level ``%edns`` section: feeds ``handler.edns`` like ``%addon`` does."""
-    sectionOpen = SECTION_OPEN
-    # Every line reaches handleLine, so the line count below stays exact.
-    allLines = True
-
-    def __init__(self, handler=None, **kwargs):
-        super().__init__(handler, **kwargs)
-        self.line_number = None
-
-    def handleHeader(self, lineno, args):
-        super().handleHeader(lineno, args)
-        self.line_number = lineno
-        data = self.handler.edns
-        data.handle_header(args[1:], lineno)
-
-    def handleLine(self, line):
-        if not self.handler:
-            return
-        self.line_number += 1
-        self.handler.edns.handle_line(line, self.line_number)
-
-    def finalize(self):
-        super().finalize()
-        self.handler.edns.handle_end()
 
 
 def is_our_addon(args):

@@ -25,7 +25,7 @@ from org_edns_addon.constants import ADDON_SECTION_OPEN
 from org_edns_addon.dependencies import installer_gaps
 from org_edns_addon.ks.result import ParsedKickstart
 from org_edns_addon.ks.rules import certificate_value, check_rules
-from org_edns_addon.model import Problem, SectionPlace, Severity
+from org_edns_addon.problems import Problem, SectionPlace, Severity
 
 # Problems found in the module's part carry no file name: the boss adds the
 # name of the file the section came from.

@@ -14,11 +14,11 @@
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from org_edns_addon.certificates import CaCertificate
+from org_edns_addon.certificates import KickstartCertificate
 from org_edns_addon.constants import ADDON_SECTION_OPEN, MAX_PROBLEMS
 from org_edns_addon.i18n import _
 from org_edns_addon.ks.edns import EdnsData
-from org_edns_addon.model import Problem, SectionPlace, Severity, ValidationError
+from org_edns_addon.problems import Problem, SectionPlace, Severity, ValidationError
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class ParsedKickstart:
     filename: str
     edns: EdnsData
     edns_places: List[SectionPlace] = field(default_factory=list)
-    certificates: List[CaCertificate] = field(default_factory=list)
+    certificates: List[KickstartCertificate] = field(default_factory=list)
     certificate_names: List[str] = field(default_factory=list)
     problems: List[Problem] = field(default_factory=list)
     text: Optional[str] = None

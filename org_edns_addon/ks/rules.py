@@ -20,17 +20,18 @@ import re
 
 from pykickstart.constants import KS_SCRIPT_POST
 
-from org_edns_addon.certificates import CaCertificate, CertificateError, \
+from org_edns_addon.certificates import CertificateError, KickstartCertificate, \
     load_pem_certificates, placement_problems
 from org_edns_addon import constants as c
 from org_edns_addon.constants import ADDON_SECTION_OPEN, SECTION_OPEN
 from org_edns_addon.i18n import _
-from org_edns_addon.model import Backend, EdnsConfig, Problem, Severity
+from org_edns_addon.model import Backend, EdnsConfig
+from org_edns_addon.problems import Problem, Severity
 from org_edns_addon.trust import trust_problems
 
 
 def certificate_value(data, place, body_places, add):
-    """The ``CaCertificate`` of pykickstart's ``Certificate`` DATA read at PLACE (a
+    """The ``KickstartCertificate`` of pykickstart's ``Certificate`` DATA read at PLACE (a
     ``SectionPlace``; BODY_PLACES the (file, line) of each body line, a sequence that is
     not changed afterwards), or None after reporting its problems with
     ADD(severity, message, (file, line))."""
@@ -48,7 +49,7 @@ def certificate_value(data, place, body_places, add):
         return None
     if problems:
         return None
-    return CaCertificate(data.filename, data.cert, blocks, data.dir, cert_type,
+    return KickstartCertificate(data.filename, data.cert, blocks, data.dir, cert_type,
                          origin=place, body_places=body_places)
 
 

@@ -22,7 +22,7 @@ from dasbus.typing import List, Structure, get_variant
 from pyanaconda.modules.common.task import Task, TaskInterface
 
 from org_edns_addon.constants import CHECK_TIMEOUT_SECONDS
-from org_edns_addon.dbus_structures import ServerCheckData
+from org_edns_addon.dbus.structures import ServerCheckData
 
 
 @dbus_class

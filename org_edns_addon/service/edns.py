@@ -28,11 +28,12 @@ from pyanaconda.modules.common.structures.kickstart import KickstartMessage
 from pyanaconda.modules.common.structures.requirement import Requirement
 
 from org_edns_addon.constants import ADDON_NAME
-from org_edns_addon.dbus_identifiers import edns_service
-from org_edns_addon.dbus_interface import register_errors
-from org_edns_addon.dbus_server import EdnsObjectHandler
+from org_edns_addon.dbus.identifiers import EDNS
+from org_edns_addon.dbus.errors import register_errors
+from org_edns_addon.dbus.handler import EdnsObjectHandler
 from org_edns_addon.ks.module import parsed_kickstart
-from org_edns_addon.model import Phase, Severity
+from org_edns_addon.model import Phase
+from org_edns_addon.problems import Severity
 from org_edns_addon.service.check import CheckServersTask
 from org_edns_addon.service.edns_interface import EdnsInterface
 from org_edns_addon.service.installation import StageEncryptedDnsTask
@@ -44,7 +45,6 @@ from org_edns_addon.state import EdnsState
 
 log = get_module_logger(__name__)
 
-EDNS = edns_service(DBus)
 INSTALLER_ROOT = "/"
 
 
@@ -75,7 +75,7 @@ class EdnsService(KickstartService, EdnsState):
         register_errors(error_mapper)
         TaskContainer.set_namespace(EDNS.namespace)
         # Our handler: no memory kept per call, one short line per refusal, and
-        # CheckServers answered from a worker thread (see dbus_server).
+        # CheckServers answered from a worker thread (see dbus/handler.py).
         DBus.publish_object(EDNS.object_path, EdnsInterface(self),
                             server_factory=EdnsObjectHandler)
         DBus.register_service(EDNS.service_name)

@@ -17,8 +17,9 @@ from dasbus.typing import ObjPath
 from pyanaconda.modules.common.base import KickstartModuleInterface
 from pyanaconda.modules.common.containers import TaskContainer
 
-from org_edns_addon.dbus_identifiers import EDNS
-from org_edns_addon.dbus_interface import EdnsInterfaceMembers, refusing_invalid_configuration
+from org_edns_addon.dbus.identifiers import EDNS
+from org_edns_addon.dbus.errors import refusing_invalid_configuration
+from org_edns_addon.dbus.interface import EdnsInterfaceMembers
 
 
 # The members, not EdnsInterfaceTemplate: declaring the interface name over the

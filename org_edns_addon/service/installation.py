@@ -20,7 +20,7 @@ from pyanaconda.modules.common.errors.installation import NonCriticalInstallatio
 from pyanaconda.modules.common.task import Task
 
 from org_edns_addon.i18n import _
-from org_edns_addon.model import ValidationError
+from org_edns_addon.problems import ValidationError
 from org_edns_addon.staging import StagingError
 
 

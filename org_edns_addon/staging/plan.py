@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Optional, Tuple
 
 from org_edns_addon import constants as c
-from org_edns_addon.certificates import CaCertificate
+from org_edns_addon.certificates import KickstartCertificate
 from org_edns_addon.i18n import N_, _
 from org_edns_addon.model import Backend, EdnsConfig, Phase
 from org_edns_addon.staging.dracut import dracut_conf
@@ -33,7 +33,7 @@ class StagingInput:
     """A validated configuration, the certificates staging writes, and the DoT trust
     (decided from every certificate, also those another writer places)."""
     config: EdnsConfig
-    certificates: Tuple[CaCertificate, ...]
+    certificates: Tuple[KickstartCertificate, ...]
     trust: DotTrust
 
     @classmethod

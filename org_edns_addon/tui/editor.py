@@ -23,17 +23,18 @@ reported by ``problems()``, so a user can build it up step by step.
 
 import os
 import re
-from dataclasses import dataclass, replace
-from typing import Tuple
+from dataclasses import replace
 
-from org_edns_addon.certificates import (CaCertificate, CertificateBlock, CertificateError,
-                                         ca_problem, canonical_pem, file_name_problem,
-                                         load_pem_certificates, validity_problem)
+from org_edns_addon.certificates import (CertificateError, KickstartCertificate, canonical_pem,
+                                         check_authenticates, file_name_problem,
+                                         load_pem_certificates)
 from org_edns_addon.constants import CHECK_TIMEOUT_SECONDS, DOT_CA_DIR, MAX_PEM_BYTES
-from org_edns_addon.i18n import _
+from org_edns_addon.fileio import error_text
+from org_edns_addon.i18n import P_, _
 from org_edns_addon.ks.edns import EdnsData
-from org_edns_addon.model import DotServer, ModelError, Severity, ValidationError, \
-    normalize_domains
+from org_edns_addon.model import DotServer
+from org_edns_addon.names import normalize_domains
+from org_edns_addon.problems import ModelError, Severity, ValidationError
 from org_edns_addon.state import EdnsState
 
 # Typed instead of a list to clear a list of domains.
@@ -44,34 +45,20 @@ class EditError(ValueError):
     """An edit is refused; the message says what is wrong and how to fix it."""
 
 
-@dataclass(frozen=True)
-class CaPem:
-    """PEM text a user gave for a new CA certificate, and its blocks (each a CA valid now)."""
-    text: str
-    blocks: Tuple[CertificateBlock, ...]
-
-
 def read_ca_pem(text, source=None):
-    """TEXT as a ``CaPem`` if every block is a CA valid now, else raise EditError.
+    """The certificate blocks of TEXT if every one can authenticate the DNS servers, else
+    raise EditError.
 
     The same checks as a ``%certificate`` named by ``--ca``: certificates
-    only (a private key is refused), a CA, within validity. SOURCE (a file
-    name) prefixes the message as ``FILE:LINE:``.
+    only (a private key is refused), a CA, within validity. SOURCE (the file
+    it was read from) is named in the message.
     """
     try:
         blocks = load_pem_certificates(text)
-        for block in blocks:
-            problem = ca_problem(block) or validity_problem(block)
-            if problem:
-                raise CertificateError(problem, block.line)
+        check_authenticates(blocks)
     except CertificateError as error:
-        line = error.line + 1 if error.line is not None else None
-        if source is not None:
-            where = "%s:%d: " % (source, line) if line else "%s: " % source
-        else:
-            where = _("line %d: ") % line if line else ""
-        raise EditError(where + error.message) from None
-    return CaPem(canonical_pem(blocks), blocks)
+        raise EditError(error.sentence(source)) from None
+    return blocks
 
 
 def read_ca_pem_file(path):
@@ -80,7 +67,7 @@ def read_ca_pem_file(path):
         with open(os.path.expanduser(path), "rb") as stream:
             data = stream.read(MAX_PEM_BYTES + 1)
     except OSError as error:
-        raise EditError(_("cannot read %s: %s") % (path, error.strerror or error)) from None
+        raise EditError(_("cannot read %s: %s") % (path, error_text(error))) from None
     if len(data) > MAX_PEM_BYTES:
         raise EditError(_("%s is larger than %d KiB; that is not a PEM certificate")
                         % (path, MAX_PEM_BYTES // 1024))
@@ -121,11 +108,12 @@ def status_line(config, errors):
     if errors:
         return _("Error: %s") % errors[0]
     dot = sum(1 for server in config.servers if server.tls)
-    text = _("%d DoT server") % dot if dot == 1 else _("%d DoT servers") % dot
     plain = len(config.servers) - dot
     if plain:
-        text += _(" + %d plaintext") % plain
-    return "%s, %s" % (text, config.resolve_mode.value)
+        return P_("%d DoT server + %d plaintext, %s", "%d DoT servers + %d plaintext, %s",
+                  dot) % (dot, plain, config.resolve_mode.value)
+    return P_("%d DoT server, %s", "%d DoT servers, %s", dot) % (dot,
+                                                                 config.resolve_mode.value)
 
 
 class EdnsEditor:
@@ -276,28 +264,25 @@ class EdnsEditor:
             cert = self.certificate(filename)
             if cert is None:
                 raise EditError(_("there is no %%certificate --filename=%s") % filename)
-            for block in cert.blocks:
-                problem = ca_problem(block) or validity_problem(block)
-                if problem:
-                    raise EditError(_("%s cannot authenticate the DNS servers: %s")
-                                    % (filename, problem))
+            try:
+                check_authenticates(cert.blocks)
+            except CertificateError as error:
+                raise EditError(error.sentence(filename)) from None
             names.append(filename)
         self._commit(EdnsState.set_ca_names, names)
 
     def check_filename(self, filename):
         """Raise EditError unless FILENAME can name a new ``%certificate`` and a ``--ca``."""
         problem = file_name_problem(filename)
-        if problem is None and "," in filename:
-            problem = _("--filename=%s holds ',', which separates --ca names; choose a name "
-                        "without it") % filename
         if problem:
             raise EditError(problem)
         if self.certificate(filename) is not None:
             raise EditError(_("a %%certificate --filename=%s is already there; choose another "
                               "name") % filename)
 
-    def suggest_filename(self, pem, path=None):
-        """A free file name for PEM (a ``CaPem``): PATH's base name, or from the subject."""
+    def suggest_filename(self, blocks, path=None):
+        """A free file name for the certificate BLOCKS (from ``read_ca_pem``): PATH's base
+        name, or one made of the first block's subject."""
         if path:
             candidate = os.path.basename(path)
             try:
@@ -306,9 +291,9 @@ class EdnsEditor:
             except EditError:
                 pass
         from cryptography.x509.oid import NameOID
-        common_names = pem.blocks[0].certificate.subject.get_attributes_for_oid(
+        common_names = blocks[0].certificate.subject.get_attributes_for_oid(
             NameOID.COMMON_NAME)
-        stem = common_names[0].value if common_names else pem.blocks[0].subject
+        stem = common_names[0].value if common_names else blocks[0].subject
         stem = re.sub(r"[^a-z0-9]+", "-", str(stem).lower()).strip("-") or "dns-ca"
         candidate, number = stem + ".pem", 1
         while self.certificate(candidate) is not None:
@@ -316,11 +301,13 @@ class EdnsEditor:
             candidate = "%s-%d.pem" % (stem, number)
         return candidate
 
-    def add_certificate(self, pem, filename):
-        """Add PEM (from ``read_ca_pem``) as ``%certificate --filename=FILENAME
-        --dir=/etc/pki/dns/`` and select it as a CA for the DNS servers."""
+    def add_certificate(self, blocks, filename):
+        """Add the certificate BLOCKS (from ``read_ca_pem``) as ``%certificate
+        --filename=FILENAME --dir=/etc/pki/dns/`` and select it as a CA for the DNS
+        servers."""
         self.check_filename(filename)
-        cert = CaCertificate(filename, pem.text, pem.blocks, DOT_CA_DIR, added=True)
+        cert = KickstartCertificate(filename, canonical_pem(blocks), blocks, DOT_CA_DIR,
+                                    added=True)
 
         def add(state):
             state.add_certificate(cert)

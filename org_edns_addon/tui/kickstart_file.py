@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from org_edns_addon.i18n import _
-from org_edns_addon.fileio import write_atomically
+from org_edns_addon.fileio import error_text, write_atomically
 from org_edns_addon.ks.reader import parse_kickstart
-from org_edns_addon.model import Problem, SectionPlace, Severity
+from org_edns_addon.problems import Problem, SectionPlace, Severity
 from org_edns_addon.state import EdnsState
 from org_edns_addon.tui.editor import EdnsEditor
 
@@ -115,6 +115,6 @@ def save_kickstart(source, editor, output):
     try:
         write_atomically(output, data, source.mode)
     except OSError as error:
-        raise KickstartFileError(_("cannot write %s: %s") % (output, error.strerror or error)) \
+        raise KickstartFileError(_("cannot write %s: %s") % (output, error_text(error))) \
             from None
 

@@ -12,7 +12,7 @@
 """The text UI and the encrypted DNS module over D-Bus: read, write and judge its state.
 
 Pure (dasbus only, no pyanaconda): the Anaconda spoke uses it on Anaconda's
-bus, tests on a private bus with the module of ``org_edns_addon.dbus_service``.
+bus, tests on a private bus with the module of ``org_edns_addon.dbus.standalone``.
 MODULE is a proxy of the addon's interface (``EdnsInterfaceTemplate``).
 """
 
@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from dasbus.error import DBusError
 
 from org_edns_addon.certificates import CertificateError
-from org_edns_addon.dbus_structures import CertificateData, DotServerData, ValidationReport
+from org_edns_addon.dbus.structures import (CertificateData, ConfigurationData, DotServerData,
+                                            ValidationReport)
 from org_edns_addon.i18n import _
 from org_edns_addon.model import Backend, EdnsConfig, ResolveMode
 from org_edns_addon.state import EdnsState
@@ -32,18 +33,19 @@ log = logging.getLogger(__name__)
 
 
 def read_config(module):
-    """The module's configuration as an ``EdnsConfig``."""
+    """The module's configuration as an ``EdnsConfig``, read at once (``Configuration``)."""
+    data = ConfigurationData.from_structure(module.Configuration)
     return EdnsConfig(
-        servers=tuple(data.to_server()
-                      for data in DotServerData.from_structure_list(module.Servers)),
-        resolve_mode=ResolveMode(module.ResolveMode),
-        backend=Backend(module.Backend),
-        searches=tuple(module.SearchDomains),
-        ca_names=tuple(module.CaNames))
+        servers=tuple(server.to_server()
+                      for server in DotServerData.from_structure_list(data.servers)),
+        resolve_mode=ResolveMode(data.resolve_mode),
+        backend=Backend(data.backend),
+        searches=tuple(data.search_domains),
+        ca_names=tuple(data.ca_names))
 
 
 def read_certificates(structures):
-    """``CaCertificate``s of ``CertificateData`` structures (the module's ``Certificates``,
+    """``KickstartCertificate``s of ``CertificateData`` structures (the module's ``Certificates``,
     or the Security module's, whose fields they share); one that is not valid cannot be
     named and is left out."""
     found = []
@@ -61,14 +63,11 @@ def read_editor(module):
 
 
 def write_config(module, config):
-    """Set every property of the module from CONFIG; a refusal becomes EditError."""
+    """Set the module's whole configuration to CONFIG in one call (``Configuration``):
+    the module takes it all or refuses it all, and a refusal becomes EditError."""
     try:
-        module.Servers = DotServerData.to_structure_list(
-            [DotServerData.from_server(server) for server in config.servers])
-        module.ResolveMode = config.resolve_mode.value
-        module.Backend = config.backend.value
-        module.SearchDomains = list(config.searches)
-        module.CaNames = list(config.ca_names)
+        module.Configuration = ConfigurationData.to_structure(
+            ConfigurationData.from_config(config))
     except DBusError as error:
         raise EditError(_("the installer refused the configuration: %s") % error) from None
 
@@ -90,29 +89,32 @@ def write_editor(module, editor):
 
 
 @dataclass(frozen=True)
-class ModuleState:
-    """What a hub shows of the module: configured at all, its errors, a status line."""
+class HubStatus:
+    """What a hub shows of the spoke, as the module judges its configuration: whether
+    there is one at all (``configured``: the spoke is mandatory then), its ``errors``,
+    and the status ``line``."""
     configured: bool
     errors: tuple
-    status: str
+    line: str
 
     @property
     def completed(self):
         return self.configured and not self.errors
 
 
-def module_state(module):
-    """Judge the module: not configured without servers, else by its ``Validate()``."""
+def hub_status(module):
+    """The ``HubStatus`` of MODULE: not configured without servers, else judged by its
+    ``Validate()``."""
     config = read_config(module)
     if not config.servers:
-        return ModuleState(False, (), status_line(config, ()))
+        return HubStatus(False, (), status_line(config, ()))
     report = ValidationReport.from_structure(module.Validate())
     errors = tuple(report.error_messages)
-    return ModuleState(True, errors, status_line(config, errors))
+    return HubStatus(True, errors, status_line(config, errors))
 
 
 class ModuleView:
-    """The module's ``ModuleState``, read once and again only after the module changed.
+    """The module's ``HubStatus``, read once and again only after the module changed.
 
     A hub asks a spoke for its status, whether it is completed and whether it
     is mandatory at every redraw; they all come from one read, renewed when
@@ -121,18 +123,18 @@ class ModuleView:
 
     def __init__(self, module):
         self._module = module
-        self._state = None
+        self._status = None
         module.PropertiesChanged.connect(self._changed)
 
     def _changed(self, *_args):
-        self._state = None
+        self._status = None
 
     def forget(self):
         """Read the module again next time (after writing to it)."""
-        self._state = None
+        self._status = None
 
     @property
-    def state(self):
-        if self._state is None:
-            self._state = module_state(self._module)
-        return self._state
+    def status(self):
+        if self._status is None:
+            self._status = hub_status(self._module)
+        return self._status

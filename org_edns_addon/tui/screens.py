@@ -26,9 +26,8 @@ from simpleline.render.screen import InputState, UIScreen
 from simpleline.render.screen_handler import ScreenHandler
 from simpleline.render.widgets import CheckboxWidget, TextWidget
 
-from org_edns_addon.i18n import N_, _
-from org_edns_addon.constants import (ADDON_NAME, DOT_CA_BUNDLE_PATH, DOT_CA_DIR,
-                                      UNBOUND_LISTEN_ADDRESS)
+from org_edns_addon.i18n import N_, P_, _
+from org_edns_addon.constants import ADDON_NAME, DOT_CA_DIR, UNBOUND_LISTEN_ADDRESS
 from org_edns_addon.model import Backend, ResolveMode
 from org_edns_addon.tui.editor import (CLEAR_WORD, EditError, read_ca_pem,
                                        read_ca_pem_file)
@@ -66,13 +65,6 @@ def describe_server(server):
     else:
         how = _("plaintext, no TLS")
     return _("%s\n   %s; serves %s") % (server.uri(), how, describe_routes(server))
-
-
-def describe_ca(editor):
-    names = editor.config.ca_names
-    if not names:
-        return _("system trust store + %certificate --type=anchor")
-    return ", ".join(names)
 
 
 class ItemMenu:
@@ -129,7 +121,7 @@ def push(screen):
 def add_problems(window, editor):
     """The status line and every validation message, below the items."""
     lines = [_("Status: %s") % editor.status()]
-    lines += ["%s: %s" % (p.severity.value, p.message) for p in editor.problems()]
+    lines += [problem.headline() for problem in editor.problems()]
     window.add_with_separator(TextWidget("\n".join(lines)))
 
 
@@ -144,9 +136,10 @@ def add_main_menu(window, menu, editor):
              lambda: push(resolve_mode_screen(editor)))
     menu.add(TextWidget(_("Backend: %s") % editor.config.backend.value),
              lambda: push(backend_screen(editor)))
-    menu.add(TextWidget(_("Search domains: %s") % (", ".join(editor.config.searches) or "none")),
+    menu.add(TextWidget(_("Search domains: %s") % ", ".join(editor.config.searches)
+                        if editor.config.searches else _("Search domains: none")),
              lambda: push(search_screen(editor)))
-    menu.add(TextWidget(_("CA certificates: %s") % describe_ca(editor)),
+    menu.add(TextWidget(_("CA certificates: %s") % editor.state.trust.describe()),
              lambda: push(CaScreen(editor)))
     menu.add(TextWidget(_("Check servers (TLS handshake and one query each)")),
              lambda: push(CheckScreen(editor)))
@@ -357,9 +350,8 @@ class CaScreen(EditorScreen):
 
     def fill(self, window):
         window.add_with_separator(TextWidget(
-            _("The selected certificates alone authenticate the DNS servers (--ca). With "
-            "none selected, the system trust store plus every %certificate --type=anchor "
-            "is used.")))
+            _("The selected certificates alone authenticate the DNS servers (--ca). Now they "
+              "are authenticated by: %s.") % self.editor.state.trust.describe()))
         for cert in self.editor.certificates:
             kind = _("anchor; ") if cert.is_anchor else ""
             self.menu.add(CheckboxWidget(title="%s (%s%s)" % (cert.filename, kind,
@@ -411,14 +403,14 @@ class CertificateScreen(EditorScreen):
         return InputState.PROCESSED_AND_CLOSE
 
 
-def filename_screen(editor, pem, path=None):
-    """Ask the --filename of new certificate PEM (a ``CaPem``), offering a free name."""
+def filename_screen(editor, blocks, path=None):
+    """Ask the --filename of the new certificate BLOCKS, offering a free name."""
     return EntryScreen(
         _("File name of the new %certificate"),
         _("The certificate is written to %s<name> and selected for the DNS servers.\n%s")
-        % (DOT_CA_DIR, "; ".join(block.subject for block in pem.blocks)),
-        _("File name"), lambda name: editor.add_certificate(pem, name),
-        default=editor.suggest_filename(pem, path))
+        % (DOT_CA_DIR, "; ".join(block.subject for block in blocks)),
+        _("File name"), lambda name: editor.add_certificate(blocks, name),
+        default=editor.suggest_filename(blocks, path))
 
 
 def pem_file_screen(editor):
@@ -460,12 +452,12 @@ class PemPasteScreen(UIScreen):
             return InputState.PROCESSED_AND_CLOSE
         text, self._lines = "\n".join(self._lines) + "\n", []
         try:
-            pem = read_ca_pem(text)
+            blocks = read_ca_pem(text)
         except EditError as error:
-            self.error = _("the pasted text: %s; paste it again") % error
+            self.error = _("%s; paste it again") % error
             report(self.error)
             return InputState.DISCARDED
-        ScreenHandler.replace_screen(filename_screen(self._editor, pem))
+        ScreenHandler.replace_screen(filename_screen(self._editor, blocks))
         return InputState.PROCESSED
 
 
@@ -508,11 +500,7 @@ def summary_lines(editor):
         lines += ["%s: %s" % (domain, s.uri()) for s in servers]
     if config.searches:
         lines.append(_("Search domains: %s") % ", ".join(config.searches))
-    if config.ca_names:
-        lines.append(_("Servers authenticated by: %s, as the bundle %s")
-                     % (", ".join(config.ca_names), DOT_CA_BUNDLE_PATH))
-    else:
-        lines.append(_("Servers authenticated by: the system trust store"))
+    lines.append(_("Servers authenticated by: %s") % editor.state.trust.describe())
     added = editor.added_certificates
     if added:
         lines.append(_("New %%certificate sections: %s") % ", ".join(c.filename for c in added))
@@ -524,7 +512,7 @@ def summary_lines(editor):
     lines += ["  " + line for line in editor.kickstart_section().splitlines()]
     lines.append("")
     problems = editor.problems()
-    lines += ["%s: %s" % (p.severity.value, p.message) for p in problems] or [_("No problems.")]
+    lines += [problem.headline() for problem in problems] or [_("No problems.")]
     return lines
 
 
@@ -539,8 +527,7 @@ class CheckScreen(TextScreen):
         servers = self._editor.config.servers
         if not servers:
             return [_("No server to check; add one first.")]
-        print((_("Checking %d server…") if len(servers) == 1 else _("Checking %d servers…"))
-              % len(servers))
+        print(P_("Checking %d server…", "Checking %d servers…", len(servers)) % len(servers))
         try:
             return [check.describe() for check in self._editor.check_servers()]
         except EditError as error:

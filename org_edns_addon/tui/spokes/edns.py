@@ -33,15 +33,13 @@ from pyanaconda.modules.common.util import is_module_available
 from pyanaconda.ui.categories.system import SystemCategory
 from pyanaconda.ui.tui.spokes import NormalTUISpoke
 
-from org_edns_addon.dbus_identifiers import edns_service
+from org_edns_addon.dbus.identifiers import EDNS, edns_proxy
 from org_edns_addon.i18n import N_
 from org_edns_addon.tui.editor import EditError
 from org_edns_addon.tui.module_proxy import ModuleView, read_editor, write_editor
 from org_edns_addon.tui.screens import ItemMenu, add_main_menu
 
 log = get_module_logger(__name__)
-
-EDNS = edns_service(DBus)
 
 __all__ = ["EncryptedDnsSpoke"]
 
@@ -64,7 +62,7 @@ class EncryptedDnsSpoke(NormalTUISpoke):
     def __init__(self, data, storage, payload):
         super().__init__(data, storage, payload)
         self.title = N_("Encrypted DNS")
-        self._module = EDNS.get_proxy()
+        self._module = edns_proxy(DBus)
         self._view = ModuleView(self._module)
         self._editor = None
         self._menu = ItemMenu()
@@ -114,16 +112,16 @@ class EncryptedDnsSpoke(NormalTUISpoke):
             log.info("Encrypted DNS not applied to the installer: %s", self.status)
             return
         for path in self._module.ConfigureWithTasks():
-            sync_run_task(EDNS.get_proxy(path))
+            sync_run_task(edns_proxy(DBus, path))
 
     @property
     def mandatory(self):
-        return self._view.state.configured
+        return self._view.status.configured
 
     @property
     def completed(self):
-        return self._view.state.completed
+        return self._view.status.completed
 
     @property
     def status(self):
-        return self._view.state.status
+        return self._view.status.line

@@ -91,7 +91,7 @@ def test_pasted_ca_joins_the_kickstart_and_the_rest_is_untouched(terminal, tmp_p
 
     terminal.paste(certs.make_server(test_ca).pem)
     terminal.type("")
-    assert "error: the pasted text: line 1: Not a valid CA certificate: CN=dot.test" in \
+    assert "error: the PEM text, line 1: Not a valid CA certificate: CN=dot.test" in \
         terminal.wait_for("paste it again")
     terminal.paste(test_ca.pem)
     terminal.type("")

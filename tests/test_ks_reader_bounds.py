@@ -30,7 +30,7 @@ from hypothesis import given, settings, strategies as st
 
 from lab.kickstarts import ADDON, certificate_section, edns_section
 from org_edns_addon import constants as c
-from org_edns_addon.ks.reader import LinePlaces, iter_lines
+from org_edns_addon.ks.source import LinePlaces, iter_lines
 from tests.conftest import REPO
 
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"

@@ -11,7 +11,7 @@
 
 """How the module answers D-Bus calls: dasbus's object handler, with four changes.
 
-Both the stand-alone service (``dbus_service``) and the Anaconda module
+Both the stand-alone service (``dbus.standalone``) and the Anaconda module
 (``service/edns.py``) publish the interface with ``EdnsObjectHandler``:
 
 - **No memory kept per call.** PyGObject's ``register_object`` is GLib's

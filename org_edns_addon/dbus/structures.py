@@ -24,7 +24,8 @@ from dasbus.typing import Bool, Double, List, Str, Structure, UInt16, get_dbus_t
 from org_edns_addon.constants import MAX_DBUS_NAME_CHARS, MAX_NAMES_PER_LIST
 from org_edns_addon.echo import echo
 from org_edns_addon.i18n import _
-from org_edns_addon.model import DotServer, ModelError
+from org_edns_addon.model import Backend, DotServer, ResolveMode
+from org_edns_addon.problems import ModelError
 
 
 def checked_name(value, what):
@@ -150,6 +151,86 @@ class DotServerData(ServerAddressData):
                                                   _("routed domains")), self.tls)
 
 
+class ConfigurationData(TypeChecked, DBusData):
+    """The whole configuration in one structure, so that it is read and set at once:
+    ``servers`` (``DotServerData`` structures), ``resolve-mode``, ``backend``,
+    ``search-domains`` and ``ca-names``, each as its own property has it. A field
+    left out takes the value of a fresh module."""
+
+    def __init__(self):
+        self._servers = []
+        self._resolve_mode = ResolveMode.EXCLUSIVE.value
+        self._backend = Backend.DNSCONFD.value
+        self._search_domains = []
+        self._ca_names = []
+
+    @property
+    def servers(self) -> List[Structure]:
+        return self._servers
+
+    @servers.setter
+    def servers(self, value: List[Structure]):
+        self._servers = list(value)
+
+    @property
+    def resolve_mode(self) -> Str:
+        return self._resolve_mode
+
+    @resolve_mode.setter
+    def resolve_mode(self, value: Str):
+        self._resolve_mode = value
+
+    @property
+    def backend(self) -> Str:
+        return self._backend
+
+    @backend.setter
+    def backend(self, value: Str):
+        self._backend = value
+
+    @property
+    def search_domains(self) -> List[Str]:
+        return self._search_domains
+
+    @search_domains.setter
+    def search_domains(self, value: List[Str]):
+        self._search_domains = list(value)
+
+    @property
+    def ca_names(self) -> List[Str]:
+        return self._ca_names
+
+    @ca_names.setter
+    def ca_names(self, value: List[Str]):
+        self._ca_names = list(value)
+
+    @classmethod
+    def from_config(cls, config):
+        """The structure of a model ``EdnsConfig``."""
+        data = cls()
+        data.servers = DotServerData.to_structure_list(
+            [DotServerData.from_server(server) for server in config.servers])
+        data.resolve_mode = config.resolve_mode.value
+        data.backend = config.backend.value
+        data.search_domains = list(config.searches)
+        data.ca_names = list(config.ca_names)
+        return data
+
+    def to_values(self):
+        """The keyword arguments of ``EdnsState.set_configuration``: each field read as
+        its own property reads it (names checked for their size, servers made
+        ``DotServer``s); the rules on the values are the state's. ``ModelError`` for a
+        bad field."""
+        return {
+            "servers": [data.to_server()
+                        for data in DotServerData.from_structure_list(self.servers)],
+            "resolve_mode": checked_name(self.resolve_mode, _("resolve mode")),
+            "backend": checked_name(self.backend, _("backend")),
+            "search_domains": checked_names(self.search_domains, _("search domain"),
+                                            _("search domains")),
+            "ca_names": checked_names(self.ca_names, _("--ca name"), _("--ca names"))}
+
+
 class ServerCheckData(ServerAddressData):
     """The pre-flight check of one server: its ``address``, ``port`` and TLS
     ``name``; the ``outcome`` ("ok", else why not: a ``probe.Outcome`` value);
@@ -200,7 +281,7 @@ class ServerCheckData(ServerAddressData):
 
 
 class CertificateData(TypeChecked, DBusData):
-    """One ``%certificate`` (a ``CaCertificate`` on the wire): the fields of Anaconda's
+    """One ``%certificate`` (a ``KickstartCertificate`` on the wire): the fields of Anaconda's
     ``CertificateData`` (the Security module's ``Certificates``), so one reader takes
     both lists: ``filename``, ``cert`` (the PEM text), ``dir`` and ``type`` ("" when not
     given); and ``added``: True when it was added in the installer (``AddCertificate``),
@@ -255,7 +336,7 @@ class CertificateData(TypeChecked, DBusData):
 
     @classmethod
     def of_certificate(cls, certificate):
-        """The structure of a ``CaCertificate``."""
+        """The structure of a ``KickstartCertificate``."""
         data = cls()
         data.filename = certificate.filename
         data.cert = certificate.pem
@@ -265,9 +346,9 @@ class CertificateData(TypeChecked, DBusData):
         return data
 
     def to_certificate(self):
-        """The ``CaCertificate``; raises ``CertificateError`` for a bad field or PEM."""
-        from org_edns_addon.certificates import CaCertificate
-        return CaCertificate.from_section(self.filename, self.cert, self.dir or None,
+        """The ``KickstartCertificate``; raises ``CertificateError`` for a bad field or PEM."""
+        from org_edns_addon.certificates import KickstartCertificate
+        return KickstartCertificate.from_section(self.filename, self.cert, self.dir or None,
                                           self.type or None, added=self.added)
 
 
@@ -301,7 +382,7 @@ class ValidationReport(TypeChecked, DBusData):
     @classmethod
     def of_problems(cls, problems):
         """The report of model ``Problem``s."""
-        from org_edns_addon.model import Severity
+        from org_edns_addon.problems import Severity
         report = cls()
         report.error_messages = [p.message for p in problems if p.severity == Severity.ERROR]
         report.warning_messages = [p.message for p in problems

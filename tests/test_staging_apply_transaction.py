@@ -31,7 +31,7 @@ import time
 
 import pytest
 
-from lab.kickstarts import certificate_section, edns_kickstart
+from lab.kickstarts import certificate_section, edns_kickstart, many_certificates_kickstart
 from lab import certs
 from org_edns_addon import constants as c
 from org_edns_addon.fileio import TEMPORARY_NAME
@@ -47,12 +47,9 @@ def certificates_kickstart(write_ks, count, common_name, server=SERVER, director
                            name=None):
     """A kickstart placing COUNT copies of one fresh CA as c0000.pem... in DIRECTORIES
     directories below /etc/pki/dns."""
-    pem = certs.make_ca(common_name).pem
-    sections = "".join(certificate_section(pem, "c%04d.pem" % n, "--dir=/etc/pki/dns/%s" % (
-        "d%04d/" % (n % directories) if directories > 1 else ""))
-        for n in range(count))
-    return write_ks(edns_kickstart(pem, "--ca=c0000.pem", servers=[server],
-                                   certificates=sections), name)
+    return write_ks(many_certificates_kickstart([certs.make_ca(common_name).pem], count,
+                                                directories=directories, servers=[server]),
+                    name)
 
 
 def environment(**extra):
@@ -381,33 +378,34 @@ def test_a_deep_directory_and_many_directories_need_few_descriptors(write_ks, te
     """A --dir of 1 000 components and 300 certificates in 300 directories, applied with
     64 descriptors allowed, then rolled back by a signal: no descriptor runs out."""
     deep = "/" + "/".join(["d"] * 1000) + "/"
-    sections = "".join(
-        certificate_section(test_ca.pem, "c%03d.pem" % n, "--dir=/etc/pki/many/%03d/" % n)
-        for n in range(300)) + certificate_section(test_ca.pem, "deep.pem", "--dir=" + deep)
-    kickstart = write_ks(edns_kickstart(test_ca.pem, certificates=certificate_section(
-        test_ca.pem) + sections))
+    kickstart = write_ks(many_certificates_kickstart([test_ca.pem], 300, directories=300) +
+                         certificate_section(test_ca.pem, "deep.pem", "--dir=" + deep))
     root = tmp_path / "root"
     root.mkdir()
-    result = subprocess.run([sys.executable, "-m", "org_edns_addon.cli", "apply", kickstart,
-                             "--root", str(root)], preexec_fn=_limit_descriptors,
-                            capture_output=True, text=True, env=environment(), timeout=300)
-    assert result.returncode == 0, result.stderr
     deepest = os.path.join(str(root), deep.strip("/"), "deep.pem")
-    with open(deepest) as stream:   # below PATH_MAX from the root
-        assert stream.read() == test_ca.pem
-    assert "wrote /etc/pki/many/299/c299.pem" in result.stdout
+    try:
+        result = subprocess.run([sys.executable, "-m", "org_edns_addon.cli", "apply", kickstart,
+                                 "--root", str(root)], preexec_fn=_limit_descriptors,
+                                capture_output=True, text=True, env=environment(), timeout=300)
+        assert result.returncode == 0, result.stderr
+        with open(deepest) as stream:   # below PATH_MAX from the root
+            assert stream.read() == test_ca.pem
+        assert "wrote /etc/pki/dns/d0299/c0299.pem" in result.stdout
 
-    again = tmp_path / "again"
-    again.mkdir()
-    process = start_apply(kickstart, again, preexec_fn=_limit_descriptors)
-    # Watched in one directory: os.walk of 3.11 recurses, and this tree is deep.
-    wait_for_temporaries(process, again, again / "etc/pki/many/000")
-    process.send_signal(signal.SIGTERM)
-    stderr = process.communicate(timeout=300)[1].decode()
-    assert process.returncode == 130, stderr
-    assert stderr.startswith("edns-addon apply: interrupted; nothing was applied: ")
-    assert list(again.iterdir()) == []
-    _remove_deep_tree(os.path.dirname(deepest), depth=1000)
+        again = tmp_path / "again"
+        again.mkdir()
+        process = start_apply(kickstart, again, preexec_fn=_limit_descriptors)
+        # Watched in one directory: os.walk of 3.11 recurses, and this tree is deep.
+        wait_for_temporaries(process, again, again / "etc/pki/dns/d0000")
+        process.send_signal(signal.SIGTERM)
+        stderr = process.communicate(timeout=300)[1].decode()
+        assert process.returncode == 130, stderr
+        assert stderr.startswith("edns-addon apply: interrupted; nothing was applied: ")
+        assert list(again.iterdir()) == []
+    finally:
+        # pytest's own clean-up recurses, and fails on this tree in later runs.
+        if os.path.isdir(os.path.dirname(deepest)):
+            _remove_deep_tree(os.path.dirname(deepest), depth=1000)
 
 
 def _remove_deep_tree(deepest, depth):

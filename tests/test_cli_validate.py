@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from lab.kickstarts import ADDON, certificate_section, edns_section
-from org_edns_addon.ks.reader import parse_kickstart
 from tests.conftest import REPO, run_cli
+from tests.ks_fixtures import parse
 
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"
 
@@ -58,7 +58,7 @@ def test_errors_are_printed_as_the_library_reports_them_and_exit_1(write_ks, pem
     path = write_ks(text)
     result = run_cli("validate", path)
     assert result.returncode == 1
-    expected = [str(p) for p in parse_kickstart(path).problems]
+    expected = [str(p) for p in parse(path).problems]
     assert len(expected) == 3
     assert result.stdout.splitlines() == expected + ["%s: 3 errors, 0 warnings" % path]
 
@@ -195,5 +195,13 @@ def test_a_file_name_that_is_not_utf8_is_printed_escaped(tmp_path):
 def test_any_text_gives_problems_never_an_exception(tmp_path_factory, text):
     path = tmp_path_factory.mktemp("fuzz") / "ks.cfg"
     path.write_text(text, encoding="utf-8", errors="surrogatepass")
-    for problem in parse_kickstart(str(path)).problems:
+    for problem in parse(str(path)).problems:
         assert problem.message and problem.filename
+
+
+def test_a_certificate_file_name_is_one_rule_also_in_ca(write_ks, test_ca):
+    # What a %certificate --filename may be, a --ca name may be (it names that file).
+    kickstart = write_ks(certificate_section(test_ca.pem, '"ca é.pem"') + edns_section(
+        "dns+tls://192.0.2.53#dot.example", options="'--ca=ca é.pem'"))
+    result = run_cli("validate", kickstart)
+    assert (result.returncode, result.stdout) == (0, "%s: 0 errors, 0 warnings\n" % kickstart)

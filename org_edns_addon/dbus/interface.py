@@ -12,78 +12,33 @@
 """The addon's own D-Bus interface: a plain dasbus interface template.
 
 Importable without pyanaconda: tests and the benchmark publish it on a
-private bus (``org_edns_addon.dbus_service``); the Anaconda module interface
+private bus (``org_edns_addon.dbus.standalone``); the Anaconda module interface
 (``service/edns_interface.py``) adds its members, and its task method, to
 Anaconda's ``KickstartModuleInterface``. It only translates between D-Bus
 types and the state; every value is checked at this edge, and a bad one is
 answered with the D-Bus error ``InvalidValue`` while the service keeps running.
 """
 
-from contextlib import contextmanager
-
-from dasbus.error import DBusError, ErrorRule
 from dasbus.server.interface import dbus_interface
 from dasbus.server.property import emits_properties_changed
 from dasbus.server.template import InterfaceTemplate
-from dasbus.structure import DBusStructureError
 from dasbus.typing import Double, List, Str, Structure
 
-from org_edns_addon.certificates import CaCertificate, CertificateError
+from org_edns_addon.certificates import CertificateError, KickstartCertificate
 from org_edns_addon.constants import (DBUS_CHECK_TIMEOUT_MAX_SECONDS, DOT_CA_DIR,
                                       MAX_DBUS_CALL_BYTES, MAX_NAMES_PER_LIST, MAX_SERVERS)
-from org_edns_addon.dbus_identifiers import EDNS
-from org_edns_addon.dbus_server import ReplyLater, WorkQueue
-from org_edns_addon.dbus_structures import (CertificateData, DotServerData, ServerCheckData,
-                                            ValidationReport, checked_name, checked_names)
+from org_edns_addon.dbus.errors import (CheckRunningError, InvalidValueError,
+                                        refusing_invalid_configuration, refusing_invalid_values)
+from org_edns_addon.dbus.handler import ReplyLater, WorkQueue
+from org_edns_addon.dbus.identifiers import EDNS
+from org_edns_addon.dbus.structures import (CertificateData, ConfigurationData, DotServerData,
+                                            ServerCheckData, ValidationReport, checked_name,
+                                            checked_names)
 from org_edns_addon.echo import echo
 from org_edns_addon.i18n import N_, _
-from org_edns_addon.model import ModelError, ValidationError
+from org_edns_addon.problems import ModelError
 
-INVALID_VALUE_ERROR = EDNS.interface_name + ".Error.InvalidValue"
-INVALID_CONFIGURATION_ERROR = EDNS.interface_name + ".Error.InvalidConfiguration"
-CHECK_RUNNING_ERROR = EDNS.interface_name + ".Error.CheckRunning"
 PROPERTIES_INTERFACE = "org.freedesktop.DBus.Properties"
-
-
-class InvalidValueError(DBusError):
-    """A value given over D-Bus is not valid; the message says why and how to fix it."""
-
-
-class InvalidConfigurationError(DBusError):
-    """The configuration has errors, so it cannot be used yet; the message lists them."""
-
-
-class CheckRunningError(DBusError):
-    """A pre-flight check is running already; only one runs at a time."""
-
-
-def register_errors(error_mapper):
-    """Map our exceptions to their D-Bus error names in ERROR_MAPPER (both ways)."""
-    error_mapper.add_rule(ErrorRule(exception_type=InvalidValueError,
-                                    error_name=INVALID_VALUE_ERROR))
-    error_mapper.add_rule(ErrorRule(exception_type=InvalidConfigurationError,
-                                    error_name=INVALID_CONFIGURATION_ERROR))
-    error_mapper.add_rule(ErrorRule(exception_type=CheckRunningError,
-                                    error_name=CHECK_RUNNING_ERROR))
-
-
-@contextmanager
-def refusing_invalid_values():
-    """Turn a model error (or a malformed structure) into ``InvalidValueError``."""
-    try:
-        yield
-    except (ModelError, CertificateError, DBusStructureError, TypeError) as error:
-        raise InvalidValueError(str(error)) from None
-
-
-@contextmanager
-def refusing_invalid_configuration():
-    """Turn a configuration with errors (``ValidationError``) into
-    ``InvalidConfigurationError``."""
-    try:
-        yield
-    except ValidationError as error:
-        raise InvalidConfigurationError(str(error)) from None
 
 
 class EdnsInterfaceMembers(InterfaceTemplate):
@@ -98,12 +53,16 @@ class EdnsInterfaceMembers(InterfaceTemplate):
 
     # Sent as invalidated in PropertiesChanged, without their value: a client that wants
     # it reads it. Certificates can hold megabytes; sending the whole list after each
-    # AddCertificate made adding N certificates cost O(N²) on the bus.
-    INVALIDATED_PROPERTIES = frozenset(["Certificates"])
+    # AddCertificate made adding N certificates cost O(N²) on the bus. Configuration
+    # repeats the properties whose values are sent.
+    INVALIDATED_PROPERTIES = frozenset(["Certificates", "Configuration"])
     # The most items of each list property, counted before dasbus reads any of them.
     MAX_ITEMS = {"Servers": (MAX_SERVERS, N_("DNS servers")),
                  "SearchDomains": (MAX_NAMES_PER_LIST, N_("search domains")),
                  "CaNames": (MAX_NAMES_PER_LIST, N_("--ca names"))}
+    # The same lists as fields of the Configuration structure.
+    CONFIGURATION_LISTS = {"servers": "Servers", "search-domains": "SearchDomains",
+                           "ca-names": "CaNames"}
 
     def __init__(self, implementation):
         # Before the template's __init__, which connects the signals.
@@ -115,7 +74,7 @@ class EdnsInterfaceMembers(InterfaceTemplate):
 
     def check_call(self, interface_name, method_name, parameters):
         """Refuse a call to these members whose values are too large before they are read:
-        PARAMETERS is the call's ``GLib.Variant`` (``dbus_server.EdnsObjectHandler`` asks).
+        PARAMETERS is the call's ``GLib.Variant`` (``dbus.handler.EdnsObjectHandler`` asks).
         Other interfaces' calls pass: Anaconda's boss sends the module its part of a
         kickstart (up to ``MAX_KICKSTART_BYTES``) in one ``ReadKickstart``."""
         if parameters is None:
@@ -130,17 +89,29 @@ class EdnsInterfaceMembers(InterfaceTemplate):
         if setting:
             name = parameters.get_child_value(1).get_string()
             value = parameters.get_child_value(2).get_variant()
-            limit, what = self.MAX_ITEMS.get(name, (None, None))
-            if limit is not None and value.get_type_string().startswith("a") and \
-                    value.n_children() > limit:
-                raise InvalidValueError(_("%d %s are too many; give at most %d")
-                                        % (value.n_children(), _(what), limit))
-            if name == "Servers":
-                routed = sum(_routed_domains(value.get_child_value(index))
-                             for index in range(value.n_children()))
-                if routed > MAX_NAMES_PER_LIST:
-                    raise InvalidValueError(_("%d routed domains are too many; give at most %d")
-                                            % (routed, MAX_NAMES_PER_LIST))
+            if name != "Configuration":
+                self._check_items(name, value)
+            elif value.get_type_string() == "a{sv}":
+                for field, list_property in self.CONFIGURATION_LISTS.items():
+                    part = value.lookup_value(field, None)
+                    if part is not None:
+                        self._check_items(list_property, part)
+
+    def _check_items(self, name, value):
+        """Refuse VALUE (a ``GLib.Variant``) for the list property NAME when it holds more
+        items than ``MAX_ITEMS`` allows (or its servers route too many domains)."""
+        limit, what = self.MAX_ITEMS.get(name, (None, None))
+        if limit is None or not value.get_type_string().startswith("a"):
+            return
+        if value.n_children() > limit:
+            raise InvalidValueError(_("%d %s are too many; give at most %d")
+                                    % (value.n_children(), _(what), limit))
+        if name == "Servers":
+            routed = sum(_routed_domains(value.get_child_value(index))
+                         for index in range(value.n_children()))
+            if routed > MAX_NAMES_PER_LIST:
+                raise InvalidValueError(_("%d routed domains are too many; give at most %d")
+                                        % (routed, MAX_NAMES_PER_LIST))
 
     def report_changed_property(self, property_name):
         if property_name in self.INVALIDATED_PROPERTIES:
@@ -165,6 +136,28 @@ class EdnsInterfaceMembers(InterfaceTemplate):
         self.watch_property("SearchDomains", self.implementation.search_domains_changed)
         self.watch_property("CaNames", self.implementation.ca_names_changed)
         self.watch_property("Certificates", self.implementation.certificates_changed)
+        for changed in (self.implementation.servers_changed,
+                        self.implementation.resolve_mode_changed,
+                        self.implementation.backend_changed,
+                        self.implementation.search_domains_changed,
+                        self.implementation.ca_names_changed):
+            self.watch_property("Configuration", changed)
+
+    @property
+    def Configuration(self) -> Structure:
+        """The whole configuration in one ``ConfigurationData`` structure: the servers,
+        the resolve mode, the backend, the search domains and the ``--ca`` names, as
+        their own properties have them. Set it to change them all at once: a value the
+        module refuses (``InvalidValue``) refuses the whole, and nothing changes."""
+        return ConfigurationData.to_structure(
+            ConfigurationData.from_config(self.implementation.config))
+
+    @Configuration.setter
+    @emits_properties_changed
+    def Configuration(self, configuration: Structure):
+        with refusing_invalid_values():
+            self.implementation.set_configuration(
+                **ConfigurationData.from_structure(configuration).to_values())
 
     @property
     def Servers(self) -> List[Structure]:
@@ -288,15 +281,13 @@ def _routed_domains(server):
 
 
 def _certificate_of(filename, pem):
-    """The ``CaCertificate`` FILENAME of the PEM text, in a worker thread; ``InvalidValue``
+    """The ``KickstartCertificate`` FILENAME of the PEM text, in a worker thread; ``InvalidValue``
     naming the line of a problem."""
     with refusing_invalid_values():
         try:
-            return CaCertificate.from_section(filename, pem, DOT_CA_DIR, added=True)
+            return KickstartCertificate.from_section(filename, pem, DOT_CA_DIR, added=True)
         except CertificateError as error:
-            where = _(", line %d") % (error.line + 1) if error.line is not None else ""
-            raise ModelError(_("the PEM text of %s%s: %s")
-                             % (filename, where, error.message)) from None
+            raise ModelError(error.sentence(filename)) from None
 
 
 def _checked_servers(data, timeout):

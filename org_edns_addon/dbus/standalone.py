@@ -11,10 +11,10 @@
 
 """The addon's interface template as a stand-alone D-Bus service, without pyanaconda.
 
-    python3 -m org_edns_addon.dbus_service --address ADDRESS [--kickstart FILE]
+    python3 -m org_edns_addon.dbus.standalone --address ADDRESS [--kickstart FILE]
 
 publishes ``EdnsInterfaceTemplate`` at the module's object path and owns its
-service name (``dbus_identifiers``) on the bus at ADDRESS (a private ``dbus-daemon``), until
+service name (``dbus.identifiers``) on the bus at ADDRESS (a private ``dbus-daemon``), until
 SIGINT, SIGTERM or SIGHUP, which end it at once with exit status 130 (a call
 in progress is not waited for: no call blocks the main loop for long). Its
 state is fresh, or what FILE says (the section and its ``%certificate``
@@ -34,9 +34,10 @@ from dasbus.error import DBusError, ErrorMapper
 from dasbus.loop import EventLoop
 from gi.repository import GLib
 
-from org_edns_addon.dbus_identifiers import edns_service
-from org_edns_addon.dbus_interface import EdnsInterfaceTemplate, register_errors
-from org_edns_addon.dbus_server import EdnsObjectHandler
+from org_edns_addon.dbus.identifiers import EDNS
+from org_edns_addon.dbus.errors import register_errors
+from org_edns_addon.dbus.interface import EdnsInterfaceTemplate
+from org_edns_addon.dbus.handler import EdnsObjectHandler
 from org_edns_addon.i18n import _
 from org_edns_addon.state import EdnsState
 
@@ -80,11 +81,10 @@ def serve(address, state):
     error_mapper = ErrorMapper()
     register_errors(error_mapper)
     bus = AddressedMessageBus(address, error_mapper=error_mapper)
-    service = edns_service(bus)
     try:
-        bus.publish_object(service.object_path, EdnsInterfaceTemplate(state),
+        bus.publish_object(EDNS.object_path, EdnsInterfaceTemplate(state),
                            server_factory=EdnsObjectHandler)
-        bus.register_service(service.service_name)
+        bus.register_service(EDNS.service_name)
     except (GLib.Error, DBusError) as error:
         raise ServeError(_("cannot serve on the D-Bus bus at %r: %s; give the address that "
                          "dbus-daemon --print-address printed, like unix:path=/tmp/bus.socket")
@@ -92,7 +92,7 @@ def serve(address, state):
     except ConnectionError:
         # dasbus's answer when the bus gives the name to someone else.
         raise ServeError(_("%s is already owned on the bus at %s; stop the service that owns "
-                         "it first") % (service.service_name, address)) from None
+                         "it first") % (EDNS.service_name, address)) from None
     loop.run()
     if received:
         raise KeyboardInterrupt
@@ -118,7 +118,7 @@ def _path(text):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        prog="python3 -m org_edns_addon.dbus_service",
+        prog="python3 -m org_edns_addon.dbus.standalone",
         description=_("Serve the encrypted DNS addon's D-Bus interface (no Anaconda needed)."))
     parser.add_argument("--address", required=True,
                         help=_("the D-Bus address of the bus to serve on"))

@@ -15,7 +15,9 @@ import string
 
 from hypothesis import example, given, settings, strategies as st
 
-from org_edns_addon.model import _LABEL, ModelError, _idna_name, normalize_dns_name
+from org_edns_addon.names import _LABEL, _idna_name
+from org_edns_addon.names import normalize_dns_name
+from org_edns_addon.problems import ModelError
 
 # Characters that decide the rules: label characters in both cases, the separator, the
 # hyphens of "xn--", and ASCII that IDNA refuses.
@@ -61,7 +63,7 @@ def test_an_ascii_name_gives_what_idna_gives(text):
 
 def idna_path_any(text, what, underscore):
     """The normalization with IDNA on the whole name, as before the label-wise path."""
-    from org_edns_addon.model import _DOMAIN_LABEL
+    from org_edns_addon.names import _DOMAIN_LABEL
     given = text
     if text.endswith(".") and text != ".":
         text = text[:-1]

@@ -15,18 +15,19 @@ Pure dasbus: the Anaconda service, the stand-alone service, the text UI and
 the tests all take the names from here.
 """
 
-from dasbus.identifier import DBusObjectIdentifier, DBusServiceIdentifier
+from dasbus.identifier import DBusServiceIdentifier
 
 # pyanaconda.modules.common.constants.namespaces.ADDONS_NAMESPACE
 ADDONS_NAMESPACE = ("org", "fedoraproject", "Anaconda", "Addons")
-EDNS_BASENAME = "Edns"
 
-# The interface name and object path: org.fedoraproject.Anaconda.Addons.Edns and
-# /org/fedoraproject/Anaconda/Addons/Edns; the service has the interface's name.
-EDNS = DBusObjectIdentifier(namespace=ADDONS_NAMESPACE, basename=EDNS_BASENAME)
+# The module's service, as Anaconda's modules identify theirs (modules/common/constants/
+# services.py): its service and interface name org.fedoraproject.Anaconda.Addons.Edns,
+# its object path /org/fedoraproject/Anaconda/Addons/Edns. It holds no bus (Anaconda's
+# own, DBus, needs pyanaconda): a client asks its bus for a proxy (``edns_proxy``).
+EDNS = DBusServiceIdentifier(message_bus=None, namespace=ADDONS_NAMESPACE, basename="Edns")
 
 
-def edns_service(message_bus):
-    """The module's service on MESSAGE_BUS (Anaconda's bus, or a private one)."""
-    return DBusServiceIdentifier(message_bus=message_bus, namespace=ADDONS_NAMESPACE,
-                                 basename=EDNS_BASENAME)
+def edns_proxy(message_bus, object_path=None):
+    """A proxy of the module on MESSAGE_BUS (Anaconda's bus, or a private one), or of its
+    object at OBJECT_PATH (a task it returned)."""
+    return message_bus.get_proxy(EDNS.service_name, object_path or EDNS.object_path)

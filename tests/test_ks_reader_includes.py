@@ -18,9 +18,11 @@ import re
 import pytest
 
 from lab.kickstarts import ADDON, certificate_section, edns_section
-from org_edns_addon.ks.reader import parse_kickstart, without_text_of
+from org_edns_addon import constants as c
+from org_edns_addon.ks.source import without_text_of
 from org_edns_addon.ks.result import Include
 from tests.conftest import run_cli
+from tests.ks_fixtures import parse
 
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"
 
@@ -39,7 +41,7 @@ def test_each_include_pykickstart_follows_is_recorded_on_its_line(tmp_path, spel
     (tmp_path / "part.ks").write_text("# nothing\n")
     main = tmp_path / "ks.cfg"
     main.write_text("text\n" + spelling.format("part.ks") + edns_section(GOOD))
-    result = parse_kickstart(str(main))
+    result = parse(str(main))
     assert result.includes == [Include(str(main), lineno, "part.ks")]
     assert result.errors == []
 
@@ -52,7 +54,7 @@ def test_includes_in_sections_and_included_files_are_recorded_in_reading_order(t
     main.write_text("%certificate --filename=dns-ca.pem --dir=/etc/pki/dns/\n%include ca.ks\n"
                     "%end\n" + ADDON + " --ca=dns-ca.pem\n%include servers.ks\n%end\n"
                     "%include http://192.0.2.1/ks.cfg\n%include /nonexistent/x.ks\n")
-    result = parse_kickstart(str(main))
+    result = parse(str(main))
     assert result.includes == [
         Include(str(main), 2, "ca.ks"),
         Include(str(main), 5, "servers.ks"),
@@ -64,7 +66,7 @@ def test_includes_in_sections_and_included_files_are_recorded_in_reading_order(t
 
 def test_a_kickstart_without_include_records_none(write_ks):
     text = "text\n# %include x.ks\n%post\necho '%include y.ks'\n%end\n" + edns_section(GOOD)
-    assert parse_kickstart(write_ks(text)).includes == []
+    assert parse(write_ks(text)).includes == []
 
 
 # --- an included file's text is never printed ------------------------------------------
@@ -161,3 +163,18 @@ def test_a_problem_in_the_kickstart_itself_quotes_its_line(write_ks):
 ])
 def test_runs_copied_from_the_line_are_elided_but_kickstart_words(line, message, shown):
     assert without_text_of(line, message, {"%certificate", "user"}) == shown
+
+
+def test_includes_nested_too_deep_are_an_error_with_the_fix(tmp_path):
+    depth = c.MAX_INCLUDE_DEPTH + 20
+    for level in range(depth):
+        (tmp_path / ("%d.ks" % level)).write_text("%%include %d.ks\n" % (level + 1))
+    (tmp_path / ("%d.ks" % depth)).write_text("text\n")
+    result = run_cli("validate", tmp_path / "0.ks")
+    assert result.returncode == 1
+    last = tmp_path / ("%d.ks" % (c.MAX_INCLUDE_DEPTH - 1))
+    assert "%s:1: error: %%include %s is nested more than %d files deep; include the files " \
+        "from fewer levels, or flatten the kickstart (ksflatten)" % (
+            last, tmp_path / ("%d.ks" % c.MAX_INCLUDE_DEPTH), c.MAX_INCLUDE_DEPTH) \
+        in result.stdout
+    assert "recursion" not in result.stdout

@@ -9,8 +9,10 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""`edns-addon --help` and each command's --help print their text (argparse %-formats
-help texts, so a '%' of a section name once ended `tui --help` in a traceback)."""
+"""The arguments of `edns-addon` (cli/parser.py): `--help` and each command's --help print
+their text (argparse %-formats help texts, so a '%' of a section name once ended
+`tui --help` in a traceback), and an argument that is not what it must be is a usage
+error naming what it must be."""
 
 import os
 import subprocess
@@ -18,9 +20,11 @@ import sys
 
 import pytest
 
+from org_edns_addon import constants as c
 from org_edns_addon.cli import build_parser
+from tests.conftest import ASCII_LOCALE, REPO, assert_sentence, run_cli
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SERVER = "dns+tls://192.0.2.53#dot.example\n"
 
 
 def command_names():
@@ -34,9 +38,25 @@ def command_names():
 def test_help_prints_the_section_names_with_one_percent_sign(command):
     result = subprocess.run([sys.executable, "-m", "org_edns_addon.cli", *command, "--help"],
                             capture_output=True, text=True, timeout=60,
-                            env=dict(os.environ, PYTHONPATH=REPO))
+                            env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert (result.returncode, result.stderr) == (0, ""), result.stderr
     assert result.stdout.startswith("usage: edns-addon"), result.stdout
     assert "%%" not in result.stdout, result.stdout
     if command in ([], ["tui"]):
         assert "%certificate and %addon org_edns_addon" in " ".join(result.stdout.split())
+
+
+def test_an_idna_query_name_typed_in_an_ascii_locale_is_understood(write_ks):
+    kickstart = write_ks("%addon org_edns_addon\ndns+tls://127.0.0.1:1#dot.example\n%end\n")
+    result = run_cli("check", kickstart, "--timeout", "2", "--name", "bücher.example",
+                 env=ASCII_LOCALE)
+    assert result.returncode == 1, result.stderr      # port 1 refuses: the check ran
+    assert "dns+tls://127.0.0.1:1#dot.example: connection refused" in result.stdout
+
+
+@pytest.mark.parametrize("timeout", ["0", "-1", "nan", "inf", "300.5", "1e9", "soon"])
+def test_a_check_timeout_out_of_range_is_a_usage_error_naming_the_range(write_ks, timeout):
+    kickstart = write_ks("%addon org_edns_addon\n" + SERVER + "%end\n")
+    result = run_cli("check", kickstart, "--timeout", timeout)
+    assert_sentence(result, 2, "argument --timeout: %r is not a number of seconds above 0 and "
+                    "at most %g" % (timeout, c.CHECK_TIMEOUT_MAX_SECONDS))

@@ -48,7 +48,8 @@ from org_edns_addon.ks.convert import convert_text
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.model import Backend
 from org_edns_addon.trust import dot_trust
-from tests.conftest import KICKSTART_CORPUS_ENV, REPO, VALIDATED_KICKSTARTS
+from tests.conftest import KICKSTART_CORPUS_ENV, REPO
+from tests.ks_fixtures import VALIDATED_KICKSTARTS
 from tests.staging_fixtures import require_namespaces, require_tools
 
 pytestmark = pytest.mark.anaconda

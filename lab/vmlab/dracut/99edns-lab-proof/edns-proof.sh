@@ -21,14 +21,38 @@ resolve() {
     if [ -n "$answer" ]; then say "resolve $1 ok $answer"; else say "resolve $1 fail"; fi
 }
 
-# fetch URL CA: the file at URL over HTTPS, verified against CA; prints its sha256.
+# fetch URL CA [ADDRESS]: the file at URL over HTTPS, verified against CA; prints its
+# sha256. With ADDRESS the name is not resolved: the host is pinned there (curl --resolve),
+# which shows the network and the CA apart from DNS.
 fetch() {
-    sum=$(timeout 40 curl -sS --max-time 35 --cacert "$2" "$1" 2>/tmp/curl.err | sha256sum \
-          | cut -c1-64)
+    pin=""
+    if [ -n "${3:-}" ]; then
+        host=${1#https://}; host=${host%%/*}
+        pin="--resolve $host:443:$3"
+    fi
+    # shellcheck disable=SC2086
+    sum=$(timeout 40 curl -sS --max-time 35 $pin --cacert "$2" "$1" 2>/tmp/curl.err \
+          | sha256sum | cut -c1-64)
+    label="fetch"
+    [ -n "$pin" ] && label="fetch-pinned"
     if [ -s /tmp/curl.err ]; then
-        say "fetch $1 fail $(tr '\n' ' ' </tmp/curl.err)"
+        say "$label $1 fail $(tr '\n' ' ' </tmp/curl.err)"
     else
-        say "fetch $1 ok $sum"
+        say "$label $1 ok $sum"
+    fi
+}
+
+# address IFACE: the interface's addresses, as the guest has them.
+address() {
+    say "address $1 $(ip -brief addr show dev "$1" 2>&1)"
+}
+
+# digest FILE: the file's sha256 (or "absent").
+digest() {
+    if [ -e "$1" ]; then
+        say "digest $1 $(sha256sum "$1" | cut -c1-64)"
+    else
+        say "digest $1 absent"
     fi
 }
 
@@ -41,10 +65,11 @@ show() {
     fi
 }
 
-# unit UNIT: its state as systemd has it.
+# unit UNIT: its state as systemd has it (LoadState=not-found: it is not installed;
+# ExecMainStartTimestampMonotonic=0: it never started).
 unit() {
-    say "unit $1 $(systemctl show -p ActiveState -p Result -p ExecMainStatus "$1" \
-        | tr '\n' ' ')"
+    say "unit $1 $(systemctl show -p LoadState -p ActiveState -p Result -p ExecMainStatus \
+        -p ExecMainStartTimestampMonotonic -p NRestarts "$1" | tr '\n' ' ')"
 }
 
 # journal UNIT...: the last journal lines of the units (why a service failed).
@@ -53,6 +78,18 @@ journal() {
     for unit in "$@"; do args="$args -u $unit"; done
     timeout 10 journalctl --no-pager -o short-monotonic $args 2>&1 | tail -n 60 \
         | sed "s|^|EDNS-PROOF journal: |"
+}
+
+# grep_journal PATTERN UNIT...: how many journal lines of the units match PATTERN, and
+# the first of them (why a fail-closed case failed, in the resolver's own words).
+grep_journal() {
+    pattern=$1; shift
+    args=""
+    for unit in "$@"; do args="$args -u $unit"; done
+    # shellcheck disable=SC2086
+    timeout 10 journalctl --no-pager -o cat $args 2>/dev/null | grep -e "$pattern" \
+        >/tmp/journal.grep || true
+    say "journal-grep $(wc -l </tmp/journal.grep) $pattern :: $(head -n 1 /tmp/journal.grep)"
 }
 
 # global_dns: what NetworkManager runs with (its D-Bus GlobalDnsConfiguration).

@@ -28,11 +28,14 @@ from lab.vmlab import site
 # TCG boots the image to the proof in about 40 s on 2 cores; a stuck guest is cut here.
 BOOT_SECONDS = 300
 MEMORY_MB = 1024
-_PROOF_LINE = re.compile(r"^EDNS-PROOF (.*)$", re.MULTILINE)
+# Anywhere in a line: stage 2's systemd writes terminal queries before a service's first
+# line on the console.
+_PROOF_LINE = re.compile(r"EDNS-PROOF (.*)$", re.MULTILINE)
 
 
-def proof_cpio(script_text):
-    """A gzip'd newc archive with /etc/edns-proof/run.sh (the proof module runs it).
+def proof_cpio(script_text, files=None):
+    """A gzip'd newc archive with /etc/edns-proof/run.sh (the proof module runs it) and
+    FILES ({path below /: bytes}), all owned by root.
 
     Compressed: the kernel does not find an uncompressed archive right after a
     zstd one (dracut's), but does after a gzip one.
@@ -41,14 +44,21 @@ def proof_cpio(script_text):
     import os
     import tempfile
 
+    files = dict(files or {})
+    files["etc/edns-proof/run.sh"] = script_text.encode()
     with tempfile.TemporaryDirectory(prefix="edns-proof.") as tree:
-        os.makedirs(os.path.join(tree, "etc/edns-proof"))
-        with open(os.path.join(tree, "etc/edns-proof/run.sh"), "w") as script:
-            script.write(script_text)
-        names = b"etc\0etc/edns-proof\0etc/edns-proof/run.sh\0"
+        names = set()
+        for path, content in files.items():
+            target = os.path.join(tree, path)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "wb") as out:
+                out.write(content)
+            parts = path.split("/")
+            names.update("/".join(parts[:depth]) for depth in range(1, len(parts) + 1))
         archive = subprocess.run(["cpio", "--create", "--format=newc", "--owner=0:0",
-                                  "--quiet", "--null"], input=names, cwd=tree,
-                                 capture_output=True, check=True, timeout=60).stdout
+                                  "--quiet", "--null"],
+                                 input=b"".join(name.encode() + b"\0" for name in sorted(names)),
+                                 cwd=tree, capture_output=True, check=True, timeout=60).stdout
         return gzip.compress(archive, mtime=0)
 
 
@@ -130,6 +140,17 @@ class Boot:
                 except ValueError:
                     return None
         return None
+
+    def step(self, name):
+        """The Boot of the lines between "step NAME" and the next step (stage 2)."""
+        inside, lines = False, []
+        for line in self.lines:
+            if line.startswith("step "):
+                inside = line == "step %s" % name
+                continue
+            if inside:
+                lines.append(line)
+        return Boot(lines, "", self.seconds, self.guest_uptime, self.exit_code)
 
     def serial_matches(self, pattern):
         return re.findall(pattern, self.serial, re.MULTILINE)

@@ -45,8 +45,8 @@ from pathlib import Path
 from typing import Callable
 
 from lab import certs
-from lab.kickstarts import CA_FILENAME, edns_kickstart
-from lab.vmlab import guest, initramfs, site, tapnet, trixie_tree
+from lab.kickstarts import CA_DIRECTORY_OPTION, CA_FILENAME, certificate_section, edns_kickstart
+from lab.vmlab import guest, initramfs, site, stage2, tapnet, trixie_tree
 from org_edns_addon import constants as c
 
 REPO = Path(__file__).resolve().parents[2]
@@ -286,13 +286,13 @@ def global_dns_checks(proof, boot, expect, routed=True):
                     % (expect.mode, global_dns.get("resolve-mode")))
 
 
-def run_boot(proof, lab, name, images, options, checks, disks=()):
+def run_boot(proof, lab, name, images, options, checks, disks=(), files=None):
     capture_path = lab.workdir / ("%s.pcap" % name)
     tcpdump = lab.network.start_capture(capture_path)
     try:
         boot = guest.boot(lab.network, lab.tree, lab.kernel,
-                          list(images) + [guest.proof_cpio(checks)], options, lab.workdir, name,
-                          disks=disks)
+                          list(images) + [guest.proof_cpio(checks, files)], options,
+                          lab.workdir, name, disks=disks)
     finally:
         lab.network.stop_capture(tcpdump)
     frames = tapnet.read_capture(capture_path)
@@ -373,6 +373,21 @@ class Lab:
 
     def sha256_of_served(self):
         return hashlib.sha256(self.ks_file).hexdigest()
+
+    def stage2_root(self):
+        """The stage-2 stand-in's root image, made once per run (it holds this tree's addon)."""
+        path = self.workdir / "stage2-root.img"
+        if not path.exists():
+            started = time.monotonic()
+            stage2.root_image(self.tree, REPO, self.dnsconfd, path)
+            print("        made the stage-2 root image (%.0f MB) in %.0f s" % (
+                path.stat().st_size / 1e6, time.monotonic() - started), flush=True)
+        return path
+
+    def stage2_has(self, path):
+        """Whether the stage-2 root holds PATH before the guest runs (from its layers)."""
+        return any((layer / path.lstrip("/")).exists() for layer in [self.tree] + (
+            [self.dnsconfd] if self.dnsconfd else []))
 
 
 def lease_of(dhcp):
@@ -513,6 +528,153 @@ def sysusers_fact(proof, lab, backend, upper):
                                             user, len(set(users)), user, SYSUSERS_RERUN))
 
 
+# The stage-2 case. Beacons: TCP connection attempts to the gateway that mark, in the
+# capture, where the start-up window and the installer phase begin and where it ends.
+BEACONS = {1001: "start-up window", 1002: "after the installer phase", 1003: "end"}
+# How long stage 2 gives a name to resolve (dnsconfd just started or restarted); without
+# dnsconfd nothing could answer, and one try is enough.
+RESOLVE_SECONDS = 30
+# Upstream's placement (rhinstaller/kickstart-tests dns-global-exclusive-tls*): the CA at
+# the path dnsconfd reads by default.
+UPSTREAM_CA_FILENAME = "tls-ca-bundle.pem"
+UPSTREAM_CA_OPTIONS = "--dir=/etc/pki/dns/extracted/pem/"
+
+
+def certificate_dump(ks_path):
+    """{path: bytes} of what parse-kickstart dumps under /run/install/certificates/path
+    for the kickstart at KS_PATH (each %certificate at its --dir, as its own
+    _dump_certificate writes it), read with pykickstart as it reads them."""
+    from pykickstart.parser import KickstartParser
+    from pykickstart.version import makeVersion
+
+    handler = makeVersion()
+    KickstartParser(handler, missingIncludeIsFatal=False).readKickstart(str(ks_path))
+    dump = {}
+    for cert in handler.certificates:
+        path = "run/install/certificates/path%s/%s" % (cert.dir.rstrip("/"), cert.filename)
+        dump[path.replace("//", "/")] = cert.cert.encode()
+    return dump
+
+
+def stage2_script(ca_path, resolve_seconds):
+    """What stage 2 runs: the start-up window (the payload's source set-up fetches by
+    name), then the installer phase as ConfigureWithTasks runs it, and the same again."""
+    probes = "\n".join([
+        "global_dns",
+        "digest %s" % c.NM_KEYFILE_PATH,
+        "digest %s" % c.DOT_CA_BUNDLE_PATH,
+        "unit dnsconfd.service",
+        "unit unbound.service",
+        "resolve_within %d %s" % (resolve_seconds, site.TEST_NAME),
+        "resolve_within %d %s" % (resolve_seconds, site.ROUTED_TEST_NAME),
+        "fetch %s %s" % (site.KS_URL, ca_path)])
+    return "\n".join([
+        "beacon %s 1001" % site.GATEWAY_IPV4, "say 'step start-up'", probes,
+        "beacon %s 1002" % site.GATEWAY_IPV4, "say 'step configured'",
+        "say \"apply $(python3 -m org_edns_addon.cli apply /run/install/ks.cfg --phase "
+        "installer --root / 2>&1 | tr '\\n' ' ')\"",
+        "wait_global_dns_ca || say 'no CA in the global DNS after 30 s'", probes,
+        "say 'step end'",
+        "grep_journal '%s' dnsconfd.service unbound.service" % VERIFY_FAILED,
+        "journal dnsconfd.service unbound.service NetworkManager.service",
+        "beacon %s 1003" % site.GATEWAY_IPV4]) + "\n"
+
+
+# The initramfs's part: hand over to stage 2 what the installer's initramfs leaves in /run
+# (the kickstart, as fetch-kickstart copies an inst.ks=file: one; parse-kickstart's
+# certificate dump), then go on to switch-root.
+STAGE2_INITRAMFS_CHECKS = NETWORK_CHECKS + """\
+global_dns
+cp -a /etc/edns-proof/transport/run/. /run/
+mkdir -p /run/install && cp %s /run/install/ks.cfg
+say "handed over $(ls -R /run/install | tr '\\n' ' ')"
+""" % c.OVERLAY_KICKSTART_PATH
+
+
+def split_by_beacons(frames):
+    """{window: frames} of FRAMES cut at the beacons (before the first: the initramfs)."""
+    windows, current = {"initramfs and switch-root": []}, "initramfs and switch-root"
+    for frame in frames:
+        if frame.syn and frame.destination == site.GATEWAY_IPV4 and frame.port in BEACONS:
+            current = BEACONS[frame.port]
+            windows.setdefault(current, [])
+            continue
+        windows[current].append(frame)
+    return windows
+
+
+def stage2_case(proof, lab, image, name, ks_text, ca_path):
+    ks = lab.write_ks(name, ks_text)
+    overlay = lab.workdir / ("%s-overlay.img" % name)
+    cli("overlay", ks, "-o", overlay)
+    boot_args = cli("boot-args", ks).stdout.split()
+    root = lab.stage2_root()
+    options = boot_args + ["rd.neednet=1"] + STATIC_IP + ["root=/dev/vda", "rootfstype=ext4",
+                                                         "rw"]
+    proof.figure("kernel options: %s" % " ".join(options))
+    files = {"etc/edns-proof/continue": b"",
+             "etc/edns-proof/transport/run/edns-proof/stage2.sh":
+                 stage2_script(ca_path, RESOLVE_SECONDS if lab.dnsconfd else 0).encode()}
+    files.update(("etc/edns-proof/transport/" + path, content)
+                 for path, content in certificate_dump(ks).items())
+    proof.fact("the stage-2 root %s holds none of the addon's files: %s" % (
+        root.name, ", ".join(path for path in (c.NM_KEYFILE_PATH, c.DOT_CA_BUNDLE_PATH)
+                             if lab.stage2_has(path)) or "none of the keyfile and bundle"))
+    offsets = lab.offsets()
+    boot, frames = run_boot(proof, lab, name, [image, overlay], options,
+                            STAGE2_INITRAMFS_CHECKS, disks=[root], files=files)
+    dnsconfd = bool(lab.dnsconfd)
+    expect = Expect(resolves=dnsconfd, dot_tried=dnsconfd)
+    proof.check(any(line.startswith("step end") for line in boot.lines)
+                and any(line == "beacon 1003" for line in boot.lines),
+                "switched root into the stage-2 stand-in and ran its proof there")
+    if not network_checks(proof, boot, frames, expect=expect):
+        return
+    windows = split_by_beacons(frames)
+    for window, seen in windows.items():
+        counts = tapnet.by_port(seen)
+        proof.figure("%s: packets by port: %s" % (window, ", ".join(
+            "%s %d" % item for item in sorted(counts.items())) or "none"))
+    capture_checks(proof, frames)
+    for step, title in (("start-up", "in the start-up window, before any module ran"),
+                        ("configured", "after the installer phase (ConfigureWithTasks)")):
+        seen = boot.step(step)
+        proof.figure("%s:" % title)
+        global_dns = seen.global_dns() or {}
+        domains = global_dns.get("domains", {})
+        proof.check(global_dns.get("certification-authority") == c.DOT_CA_BUNDLE_PATH
+                    and site.ROUTED_DOMAIN in domains
+                    and global_dns.get("resolve-mode") == MODE,
+                    "%s stage 2's NetworkManager runs the addon's keyfile: CA %s, domains %s, "
+                    "resolve-mode %s" % (title.split(",")[0], global_dns.get(
+                        "certification-authority"), sorted(domains),
+                        global_dns.get("resolve-mode")))
+        if step == "configured":
+            applied = [line for line in seen.lines if line.startswith("apply ")]
+            proof.figure((applied[0] if applied else "apply: no output")[:300])
+        if dnsconfd:
+            unit_checks(proof, seen, RESOLVER_UNITS)
+            answer, routed = seen.resolved(site.TEST_NAME), seen.resolved(site.ROUTED_TEST_NAME)
+            proof.check(answer == site.ANSWERS[site.TEST_NAME]
+                        and routed == site.ANSWERS[site.ROUTED_TEST_NAME],
+                        "%s: %s -> %s, %s -> %s over DoT" % (
+                            step, site.TEST_NAME, answer, site.ROUTED_TEST_NAME, routed))
+            ok, detail = seen.fetched(site.KS_URL)
+            proof.check(ok and detail == lab.sha256_of_served(),
+                        "%s: fetched %s over HTTPS by name, as the payload's source set-up "
+                        "would (%s)" % (step, site.KS_URL, detail[:60]))
+        else:
+            answer = seen.resolved(site.TEST_NAME)
+            proof.check(answer is None and seen.unit(c.DNSCONFD_UNIT).get("LoadState")
+                        == "not-found", "%s: nothing resolves (%s: %s), for want of a "
+                        "resolver that speaks DoT (%s is not installed)" % (
+                            step, site.TEST_NAME, answer or "no answer", c.DNSCONFD_UNIT))
+    if dnsconfd:
+        routed_log = lab.routed.log_since(offsets["routed"])
+        proof.figure("the routed server answered %d queries for %s" % (
+            routed_log.count("%s. A IN" % site.ROUTED_TEST_NAME), site.ROUTED_TEST_NAME))
+
+
 @dataclass
 class Case:
     """One case of the proof: its name (for --case), whether it needs dnsconfd, and how
@@ -534,6 +696,10 @@ def cases(lab):
     ks_unbound = edns_kickstart(lab.ca.pem, unbound_options, servers, commands=COMMANDS)
     ks_unbound_other = edns_kickstart(lab.other_ca.pem, unbound_options, servers,
                                       commands=COMMANDS)
+    ks_upstream = edns_kickstart(
+        lab.ca.pem, "--resolve-mode=%s --ca=%s" % (MODE, UPSTREAM_CA_FILENAME), servers,
+        certificates=certificate_section(lab.ca.pem, UPSTREAM_CA_FILENAME, UPSTREAM_CA_OPTIONS),
+        commands=COMMANDS)
     with_dnsconfd = bool(lab.dnsconfd)
     closed = Expect(resolves=False, dot_tried=False, resolver_units=())
     found = [
@@ -571,6 +737,15 @@ def cases(lab):
                  proof, lab, "unbound", "target-unbound-other-ca", ks_unbound_other,
                  Expect(resolves=False, ca_trusted=False, mode=None,
                         resolver_units=("unbound.service",)))),
+        Case("stage2", "Stage 2 before the installation starts, the README's placement (%s "
+             "--ca): the overlay's pre-pivot hook carries the keyfile and bundle across "
+             "switch-root" % CA_DIRECTORY_OPTION, False,
+             lambda proof, image: stage2_case(proof, lab, image, "stage2", ks_main,
+                                              c.DOT_CA_DIR + CA_FILENAME)),
+        Case("stage2-upstream", "Stage 2 before the installation starts, upstream's placement "
+             "(%s --filename=%s)" % (UPSTREAM_CA_OPTIONS, UPSTREAM_CA_FILENAME), False,
+             lambda proof, image: stage2_case(proof, lab, image, "stage2-upstream",
+                                              ks_upstream, c.DOT_CA_BUNDLE_PATH)),
     ]
     return found
 

@@ -21,6 +21,19 @@ resolve() {
     if [ -n "$answer" ]; then say "resolve $1 ok $answer"; else say "resolve $1 fail"; fi
 }
 
+# resolve_within SECONDS NAME: resolve NAME until it answers or SECONDS have passed (a
+# resolver that was just restarted or reconfigured is given that long).
+resolve_within() {
+    deadline=$(( $(cut -d. -f1 /proc/uptime) + $1 ))
+    while :; do
+        answer=$(timeout 25 getent hosts "$2" | head -n 1 | tr -s ' ' ' ')
+        [ -n "$answer" ] && break
+        [ "$(cut -d. -f1 /proc/uptime)" -ge "$deadline" ] && break
+        sleep 1
+    done
+    if [ -n "$answer" ]; then say "resolve $2 ok $answer"; else say "resolve $2 fail"; fi
+}
+
 # fetch URL CA [ADDRESS]: the file at URL over HTTPS, verified against CA; prints its
 # sha256. With ADDRESS the name is not resolved: the host is pinned there (curl --resolve),
 # which shows the network and the CA apart from DNS.
@@ -99,8 +112,31 @@ global_dns() {
         org.freedesktop.NetworkManager GlobalDnsConfiguration 2>&1)"
 }
 
+# beacon ADDRESS PORT: one TCP connection attempt to ADDRESS:PORT, where nothing listens
+# (it is refused at once), so the capture shows where a step of the proof begins.
+beacon() {
+    timeout 5 curl -s --max-time 3 "http://$1:$2/" >/dev/null 2>&1 || true
+    say "beacon $2"
+}
+
+# wait_global_dns_ca: until NetworkManager's global DNS names a CA (at most 30 s).
+wait_global_dns_ca() {
+    for try in $(seq 60); do
+        busctl --system get-property org.freedesktop.NetworkManager \
+            /org/freedesktop/NetworkManager org.freedesktop.NetworkManager \
+            GlobalDnsConfiguration 2>/dev/null | grep -q certification-authority && return 0
+        sleep 0.5
+    done
+    return 1
+}
+
+# The script to run: /etc/edns-proof/run.sh in the initramfs, or the one given (stage 2).
+script=${1:-/etc/edns-proof/run.sh}
 say "begin uptime $(cut -d' ' -f1 /proc/uptime)"
 say "online $(timeout 60 nm-online -s -q -t 60 && echo yes || echo no)"
-. /etc/edns-proof/run.sh
+. "$script"
 say "end uptime $(cut -d' ' -f1 /proc/uptime)"
-systemctl --no-block --force --force poweroff
+# /etc/edns-proof/continue: the boot goes on to switch-root (the stage-2 case).
+if [ -n "${1:-}" ] || [ ! -e /etc/edns-proof/continue ]; then
+    systemctl --no-block --force --force poweroff
+fi

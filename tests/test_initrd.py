@@ -179,6 +179,65 @@ def test_the_hook_says_which_file_it_could_not_copy(overlay_image, tmp_path):
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").rglob("*.pem"))
 
 
+def test_the_same_kickstart_gives_the_same_overlay_bytes(overlay_ks):
+    parsed = parse_kickstart(overlay_ks)
+    assert overlay_of(parsed) == overlay_of(parse_kickstart(overlay_ks))
+
+
+def test_overlay_of_an_unbound_kickstart_configures_dnsconfd_for_the_initramfs(write_ks,
+                                                                                  test_ca):
+    parsed = parse_kickstart(write_ks(edns_kickstart(test_ca.pem, "--backend=unbound")))
+    entries = walk_initramfs(overlay_of(parsed))
+    keyfile = entries[c.NM_KEYFILE_PATH.lstrip("/")].data.decode()
+    assert "dns=dnsconfd" in keyfile and "[global-dns-domain-*]" in keyfile
+    assert c.UNBOUND_CONF_PATH.lstrip("/") not in entries
+
+
+def test_overlay_prints_boot_options_and_both_ways_of_loading_it(overlay_ks, tmp_path):
+    result = run_cli("overlay", overlay_ks, "-o", tmp_path / "edns.img")
+    assert result.returncode == 0, result.stderr
+    assert ("inst.ks=file:/edns-ks.cfg rd.neednet=1 "
+            "rd.net.dns=dns+tls://192.0.2.53#dot.corp.example ") in result.stdout
+    assert "rd.net.dns-resolve-mode=exclusive rd.net.dns-backend=dnsconfd" in result.stdout
+    assert "initrd=initrd.img,edns.img" in result.stdout
+    assert "initrd /images/pxeboot/initrd.img /images/pxeboot/edns.img" in result.stdout
+    assert "cat initrd.img edns.img > initrd-edns.img" in result.stdout
+
+
+def test_boot_args_prints_one_line_of_options(overlay_ks):
+    result = run_cli("boot-args", overlay_ks)
+    assert result.returncode == 0
+    assert result.stdout.split() == networkmanager.boot_options(parse_kickstart(overlay_ks).config)
+    assert "routed domains (lab.example, test.lab.example)" in result.stderr
+
+
+@pytest.mark.parametrize("line, word, lineno", [
+    ("%include other.ks", "%include", 2),
+    ("'%include' other.ks", "%include", 2),      # quoted: pykickstart's shlex still reads it
+    ('"%include" other.ks', "%include", 2),
+    ("\u0085%include other.ks", "%include", 3),  # U+0085 ends a line for str.splitlines
+    ("  %ksappend other.ks", "%ksappend", 2),    # pykickstart's preprocessor fetches it
+])
+def test_a_kickstart_that_names_another_file_is_refused(write_ks, test_ca, tmp_path, line,
+                                                         word, lineno):
+    # Inside the initrd the name would be a file of this machine, or be fetched.
+    path = write_ks("text\n" + line + "\n" + edns_kickstart(test_ca.pem))
+    write_ks("", "other.ks")
+    result = run_cli("overlay", path, "-o", tmp_path / "o.img")
+    assert result.returncode == 1, result.stdout
+    assert "%s:%d: %s cannot be followed inside the initrd" % (path, lineno, word) \
+        in result.stderr
+    assert not (tmp_path / "o.img").exists()
+
+
+def test_a_kickstart_with_errors_writes_no_overlay(write_ks, tmp_path):
+    path = write_ks("%addon org_edns_addon\ndns+tls://192.0.2.53\n%end\n")
+    result = run_cli("overlay", path, "-o", tmp_path / "o.img")
+    assert result.returncode == 1
+    assert "has no TLS name" in result.stderr
+    assert not (tmp_path / "o.img").exists()
+
+
 @pytest.fixture
 def dracut_image(write_ks, test_ca, tmp_path):
     """A real dracut initramfs of a staged target (host dracut, /etc overlaid by the target's)."""

@@ -97,6 +97,12 @@ SABOTAGES = (
              (Edit("org_edns_addon/staging/networkmanager.py", _KEYFILE_MODE,
                    '    global_dns = [("resolve-mode", "backup")]\n'),),
              "installer-dhcp"),
+    Sabotage("no-pre-pivot-hook", "the overlay has no pre-pivot hook: the keyfile and the "
+             "bundle stay in the initramfs, and stage 2 starts without them",
+             (Edit("org_edns_addon/initrd.py",
+                   "    return Plan(Phase.INSTALLER, files + (hook, kickstart), ())\n",
+                   "    return Plan(Phase.INSTALLER, files + (kickstart,), ())\n"),),
+             "stage2"),
     Sabotage("bundle-not-in-target-initramfs", "the installed system's dracut drop-in leaves "
              "the DoT CA bundle out of its initramfs",
              (Edit("org_edns_addon/staging/dracut.py",

@@ -113,6 +113,10 @@ def lab_layer(stage, repo, dnsconfd):
         # module's files); dnsconfd enabled as anaconda-dnsconfd.sh enables it.
         (stage / "etc/unbound").mkdir(parents=True)
         shutil.copy(UNBOUND_MODULE / "unbound.conf", stage / "etc/unbound/unbound.conf")
+        # Fedora's unbound ships it; dnsconfd-prepare links it into conf.d.
+        as112 = stage / "usr/share/unbound/conf.d"
+        as112.mkdir(parents=True)
+        shutil.copy(UNBOUND_MODULE / "unbound-as112-networks.conf", as112)
         (units / "unbound.service").unlink()
         shutil.copy(UNBOUND_MODULE / "unbound.service", units / "unbound.service")
         (wants / "dnsconfd.service").symlink_to("/usr/lib/systemd/system/dnsconfd.service")

@@ -35,7 +35,13 @@ _PROOF_LINE = re.compile(r"EDNS-PROOF (.*)$", re.MULTILINE)
 
 def proof_cpio(script_text, files=None):
     """A gzip'd newc archive with /etc/edns-proof/run.sh (the proof module runs it) and
-    FILES ({path below /: bytes}), all owned by root.
+    FILES ({path below /: bytes})."""
+    return cpio(dict(files or {}, **{"etc/edns-proof/run.sh": script_text.encode()}))
+
+
+def cpio(files):
+    """A gzip'd newc archive of FILES ({path below /: bytes}) and their directories, all
+    owned by root.
 
     Compressed: the kernel does not find an uncompressed archive right after a
     zstd one (dracut's), but does after a gzip one.
@@ -44,8 +50,6 @@ def proof_cpio(script_text, files=None):
     import os
     import tempfile
 
-    files = dict(files or {})
-    files["etc/edns-proof/run.sh"] = script_text.encode()
     with tempfile.TemporaryDirectory(prefix="edns-proof.") as tree:
         names = set()
         for path, content in files.items():

@@ -556,7 +556,7 @@ def certificate_dump(ks_path):
     return dump
 
 
-def stage2_script(ca_path, resolve_seconds):
+def stage2_script(ca_path, resolve_seconds, post_nochroot=False):
     """What stage 2 runs: the start-up window (the payload's source set-up fetches by
     name), then the installer phase as ConfigureWithTasks runs it, and the same again."""
     probes = "\n".join([
@@ -573,7 +573,10 @@ def stage2_script(ca_path, resolve_seconds):
         "beacon %s 1002" % site.GATEWAY_IPV4, "say 'step configured'",
         "say \"apply $(python3 -m org_edns_addon.cli apply /run/install/ks.cfg --phase "
         "installer --root / 2>&1 | tr '\\n' ' ')\"",
-        "wait_global_dns_ca || say 'no CA in the global DNS after 30 s'", probes,
+        "wait_global_dns_ca || say 'no CA in the global DNS after 30 s'", probes] + ([
+            "mkdir -p /mnt/sysroot/root",
+            "bash /run/edns-proof/post-nochroot.sh >/dev/null 2>&1; say \"post-nochroot exit "
+            "$?\"", "show /mnt/sysroot/root/RESULT"] if post_nochroot else []) + [
         "say 'step end'",
         "grep_journal '%s' dnsconfd.service unbound.service" % VERIFY_FAILED,
         "journal dnsconfd.service unbound.service NetworkManager.service",
@@ -675,6 +678,120 @@ def stage2_case(proof, lab, image, name, ks_text, ca_path):
             routed_log.count("%s. A IN" % site.ROUTED_TEST_NAME), site.ROUTED_TEST_NAME))
 
 
+# The kickstart-tests case: data/kickstart-tests delivered as rhinstaller/kickstart-tests'
+# harness delivers them (scripts/launcher: virt-install --initrd-inject of the kickstart,
+# inst.ks=file:/NAME, the test's kernel_args(), no overlay), on the lab's DHCP.
+KICKSTART_TEST = "edns-dot-exclusive"
+# The harness's functions.sh DEFAULT_BOOTOPTS but debug=1, whose systemd debug log on a
+# TCG serial console would add minutes to the boot.
+HARNESS_BOOTOPTS = "inst.debug rd.shell=0 rd.emergency=poweroff"
+
+
+def harness_kernel_args(name, workdir):
+    """What the test's kernel_args() prints, its functions.sh a stand-in with the
+    harness's defaults; the words."""
+    (workdir / "functions.sh").write_text('DEFAULT_BOOTOPTS="%s"\n' % HARNESS_BOOTOPTS)
+    from lab.kickstarts import KICKSTART_TESTS_DIR
+
+    result = subprocess.run(["bash", "-c", '. "$0"; kernel_args',
+                             str(KICKSTART_TESTS_DIR / ("%s.sh" % name))],
+                            capture_output=True, text=True, timeout=60,
+                            env=dict(os.environ, KSTESTDIR=str(workdir), **site.KSTEST_VALUES))
+    if result.returncode != 0:
+        raise RuntimeError("kernel_args of %s.sh failed: %s" % (name, result.stderr))
+    return result.stdout.split()
+
+
+def post_nochroot_body(ks_text):
+    """The body of the kickstart's %post --nochroot section."""
+    match = re.search(r"^%post --nochroot\n(.*?)^%end", ks_text, re.MULTILINE | re.DOTALL)
+    return match.group(1)
+
+
+def kickstart_tests_case(proof, lab, image):
+    from lab.kickstarts import kickstart_tests_kickstart
+
+    workdir = lab.workdir / "kickstart-tests"
+    workdir.mkdir(exist_ok=True)
+    ks = kickstart_tests_kickstart(KICKSTART_TEST + ".ks.in", workdir, lab.ca.pem,
+                                   site.KSTEST_VALUES)
+    validated = cli("validate", ks, check=False)
+    proof.check(validated.returncode == 0, "edns-addon validate accepts %s as the harness "
+                "substitutes it (%s)" % (ks.name, validated.stdout.strip().splitlines()[-1]))
+    boot_args = cli("boot-args", ks).stdout.split()
+    kernel_args = harness_kernel_args(KICKSTART_TEST, workdir)
+    proof.check(kernel_args[len(HARNESS_BOOTOPTS.split()):] == boot_args,
+                "its kernel_args() are what edns-addon boot-args prints")
+    options = kernel_args + ["inst.ks=file:/%s" % ks.name, "rd.neednet=1"] + DHCP_IP + [
+        "root=/dev/vda", "rootfstype=ext4", "rw"]
+    proof.figure("kernel options: %s" % " ".join(options))
+    text = ks.read_text()
+    dump = certificate_dump(ks)
+    # parse-kickstart's results in the initramfs: each %certificate at its --dir (the
+    # images' own parse-kickstart is not in the lab's image), and its dump under /run.
+    files = {"etc/edns-proof/continue": b"",
+             "etc/edns-proof/transport/run/edns-proof/stage2.sh": stage2_script(
+                 c.DOT_CA_BUNDLE_PATH, RESOLVE_SECONDS, post_nochroot=True).encode(),
+             "etc/edns-proof/transport/run/edns-proof/post-nochroot.sh":
+                 post_nochroot_body(text).encode()}
+    for path, content in dump.items():
+        files["etc/edns-proof/transport/" + path] = content
+        files[path[len("run/install/certificates/path/"):]] = content
+    # virt-install --initrd-inject: the file at the initrd's top.
+    injected = guest.cpio({ks.name: ks.read_bytes()})
+    root = lab.stage2_root()
+    dhcp = lab.network.start_dhcp(workdir / "dhcp")
+    offsets = lab.offsets()
+    try:
+        boot, frames = run_boot(proof, lab, KICKSTART_TEST, [image, injected], options,
+                                KICKSTART_TESTS_INITRAMFS_CHECKS % ks.name, disks=[root],
+                                files=files)
+    finally:
+        dhcp.stop()
+    lease = lease_of(dhcp)
+    proof.fact("the DHCP server leased the guest %s and offered the plaintext DNS server %s"
+               % (lease or "no address", site.PLAINTEXT_DNS))
+    proof.check(any(line.startswith("step end") for line in boot.lines),
+                "switched root into the stage-2 stand-in and ran its proof there")
+    if not network_checks(proof, boot, frames, lease=lease or "no lease",
+                          expect=Expect(resolves=True)):
+        return
+    for window, seen in split_by_beacons(frames).items():
+        proof.figure("%s: packets by port: %s" % (window, ", ".join(
+            "%s %d" % item for item in sorted(tapnet.by_port(seen).items())) or "none"))
+    capture_checks(proof, frames, dhcp=True)
+    to_plain = [f for f in frames if f.destination == site.PLAINTEXT_DNS]
+    proof.check(not to_plain, "the plaintext DNS server DHCP offered (%s) received nothing "
+                "(%d packets)" % (site.PLAINTEXT_DNS, len(to_plain)))
+    start = boot.step("start-up")
+    answer = start.resolved(site.TEST_NAME)
+    proof.check(answer == site.ANSWERS[site.TEST_NAME],
+                "before any module ran, the boot options' server is authenticated by the "
+                "%%certificate at %s: %s -> %s" % (c.DOT_CA_BUNDLE_PATH, site.TEST_NAME, answer))
+    proof.fact("before the addon's ConfigureWithTasks nothing routes %s (no overlay): %s -> %s"
+               % (site.ROUTED_DOMAIN, site.ROUTED_TEST_NAME,
+                  start.resolved(site.ROUTED_TEST_NAME)))
+    done = boot.step("configured")
+    routed_log = lab.routed.log_since(offsets["routed"])
+    proof.check(done.resolved(site.ROUTED_TEST_NAME) == site.ANSWERS[site.ROUTED_TEST_NAME]
+                and "%s. A IN" % site.ROUTED_TEST_NAME in routed_log,
+                "after it, %s -> %s, asked of its own server %s" % (
+                    site.ROUTED_TEST_NAME, done.resolved(site.ROUTED_TEST_NAME),
+                    site.ROUTED_DOT))
+    result = boot.file_lines("/mnt/sysroot/root/RESULT")
+    ran = any(line.startswith("post-nochroot exit") for line in boot.lines)
+    proof.check(ran and result in ([], ["(absent)"]),
+                "the kickstart's own %%post --nochroot passes there (RESULT: %s)" % (
+                    " | ".join(result) or "empty"))
+
+
+KICKSTART_TESTS_INITRAMFS_CHECKS = NETWORK_CHECKS + """\
+cp -a /etc/edns-proof/transport/run/. /run/
+mkdir -p /run/install && cp /%s /run/install/ks.cfg
+say "handed over"
+"""
+
+
 @dataclass
 class Case:
     """One case of the proof: its name (for --case), whether it needs dnsconfd, and how
@@ -746,6 +863,10 @@ def cases(lab):
              "(%s --filename=%s)" % (UPSTREAM_CA_OPTIONS, UPSTREAM_CA_FILENAME), False,
              lambda proof, image: stage2_case(proof, lab, image, "stage2-upstream",
                                               ks_upstream, c.DOT_CA_BUNDLE_PATH)),
+        Case("kickstart-tests", "data/kickstart-tests/%s delivered as rhinstaller/"
+             "kickstart-tests' harness delivers it: the kickstart injected into the initrd, "
+             "its kernel_args(), no overlay" % KICKSTART_TEST, True,
+             lambda proof, image: kickstart_tests_case(proof, lab, image)),
     ]
     return found
 

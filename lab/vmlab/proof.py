@@ -552,7 +552,7 @@ def certificate_dump(ks_path):
     dump = {}
     for cert in handler.certificates:
         path = "run/install/certificates/path%s/%s" % (cert.dir.rstrip("/"), cert.filename)
-        dump[path.replace("//", "/")] = cert.cert.encode()
+        dump[path.replace("//", "/")] = cert.cert.encode() + b"\n"   # as it writes it
     return dump
 
 
@@ -702,6 +702,44 @@ def harness_kernel_args(name, workdir):
     return result.stdout.split()
 
 
+ANACONDA_ENV = "ANACONDA_SRC"
+PARSE_KICKSTART_SECONDS = 120
+# In a private mount namespace: tmpfs over /run, this machine's /etc under an overlay
+# whose upper layer keeps what parse-kickstart writes there, its --tmpdir a scratch one.
+_PARSE_KICKSTART = """
+mount -t tmpfs tmpfs /run
+mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/upper,workdir=$1/work" /etc
+mkdir -p "$1/tmp"
+cd "$2/dracut"
+"$3" parse-kickstart --tmpdir "$1/tmp" "$4"
+mkdir -p "$1/run"
+[ ! -d /run/install ] || cp -a /run/install "$1/run/"
+"""
+
+
+def parse_kickstart_results(src, ks_path, workdir):
+    """{path below /: bytes} of the certificate files the checkout SRC's
+    dracut/parse-kickstart writes for the kickstart at KS_PATH (at each --dir, and its dump
+    under /run/install/certificates), and its dracut output lines."""
+    scratch = Path(tempfile.mkdtemp(prefix="parse-kickstart.", dir=str(workdir)))
+    (scratch / "upper").mkdir()
+    (scratch / "work").mkdir()
+    result = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-ec",
+                             _PARSE_KICKSTART, "sh", str(scratch), str(src), sys.executable,
+                             str(ks_path)], capture_output=True, text=True,
+                            timeout=PARSE_KICKSTART_SECONDS)
+    if result.returncode != 0:
+        raise RuntimeError("%s/dracut/parse-kickstart failed: %s" % (src, result.stderr[-2000:]))
+    files = {}
+    for base, prefix in ((scratch / "upper" / "pki", "etc/pki/"),
+                         (scratch / "run" / "install" / "certificates",
+                          "run/install/certificates/")):
+        for path in sorted(base.rglob("*")) if base.exists() else ():
+            if path.is_file():
+                files[prefix + str(path.relative_to(base))] = path.read_bytes()
+    return files, result.stdout.splitlines()
+
+
 def post_nochroot_body(ks_text):
     """The body of the kickstart's %post --nochroot section."""
     match = re.search(r"^%post --nochroot\n(.*?)^%end", ks_text, re.MULTILINE | re.DOTALL)
@@ -726,17 +764,30 @@ def kickstart_tests_case(proof, lab, image):
         "root=/dev/vda", "rootfstype=ext4", "rw"]
     proof.figure("kernel options: %s" % " ".join(options))
     text = ks.read_text()
-    dump = certificate_dump(ks)
-    # parse-kickstart's results in the initramfs: each %certificate at its --dir (the
-    # images' own parse-kickstart is not in the lab's image), and its dump under /run.
+    # parse-kickstart's results in the initramfs: each %certificate at its --dir, and its
+    # dump under /run (the lab's image has no Anaconda module: they are made here, by the
+    # checkout's own parse-kickstart when ANACONDA_SRC names one).
+    src = os.environ.get(ANACONDA_ENV)
+    if src:
+        written, output = parse_kickstart_results(src, ks, workdir)
+        proof.fact("parse-kickstart of %s=%s wrote %s; its dracut options: %s" % (
+            ANACONDA_ENV, src, ", ".join("/" + path for path in written) or "nothing",
+            " ".join(output) or "none"))
+    else:
+        written = dict(certificate_dump(ks))
+        written.update((path[len("run/install/certificates/path/"):], content)
+                       for path, content in certificate_dump(ks).items())
+        proof.fact("no %s: parse-kickstart's certificate files made as it makes them, from "
+                   "pykickstart's reading (%s)" % (ANACONDA_ENV, ", ".join(
+                       "/" + path for path in written)))
     files = {"etc/edns-proof/continue": b"",
              "etc/edns-proof/transport/run/edns-proof/stage2.sh": stage2_script(
                  c.DOT_CA_BUNDLE_PATH, RESOLVE_SECONDS, post_nochroot=True).encode(),
              "etc/edns-proof/transport/run/edns-proof/post-nochroot.sh":
                  post_nochroot_body(text).encode()}
-    for path, content in dump.items():
-        files["etc/edns-proof/transport/" + path] = content
-        files[path[len("run/install/certificates/path/"):]] = content
+    for path, content in written.items():
+        files[("etc/edns-proof/transport/" + path) if path.startswith("run/") else path] = \
+            content
     # virt-install --initrd-inject: the file at the initrd's top.
     injected = guest.cpio({ks.name: ks.read_bytes()})
     root = lab.stage2_root()

@@ -29,7 +29,6 @@ does not package, is this machine's own installed copy (pure Python).
 
 import hashlib
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -139,13 +138,3 @@ def root_image(tree, repo, dnsconfd, out_path, log=print):
     if result.returncode != 0 or not out_path.exists():
         raise Stage2Error("mkfs.ext4 -d failed: %s" % (result.stdout + result.stderr)[-3000:])
     return out_path
-
-
-def check_tools():
-    """A sentence if this machine lacks what the stand-in needs, else None."""
-    if shutil.which("mkfs.ext4") is None:
-        return "mkfs.ext4 is not installed (e2fsprogs)"
-    probe = subprocess.run(["mkfs.ext4", "-V"], capture_output=True, text=True, timeout=30)
-    if probe.returncode != 0:
-        return "mkfs.ext4 -V failed: %s" % probe.stderr.strip()
-    return None

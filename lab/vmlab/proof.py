@@ -422,7 +422,7 @@ def installer_case(proof, lab, image, name, ks_text, ip, expect):
                           expect=expect):
         proof.figure("no network: nothing else this boot shows can be told apart from it")
         return boot, frames
-    global_dns_checks(proof, boot, expect)
+    global_dns_checks(proof, boot, expect, routed=expect.routed)
     generated = "\n".join(boot.file_lines("/run/NetworkManager/conf.d/16-global-dns.conf"))
     proof.check("resolve-mode=%s" % expect.mode in generated and boot_args[0].split("=", 1)[1]
                 in generated, "nm-initrd-generator wrote 16-global-dns.conf from the boot "

@@ -107,6 +107,12 @@ def lab_layer(stage, repo, dnsconfd):
                     ignore=shutil.ignore_patterns("__pycache__"))
     # NetworkManager manages resolv.conf; the tree's copy of this machine's is not stage 2's.
     (stage / "etc/resolv.conf").write_text("")
+    # The system trust where Fedora has it, dnsconfd's second default CA bundle (trixie's
+    # is /etc/ssl/certs/ca-certificates.crt). Without either of its bundles dnsconfd fails
+    # after starting Unbound, which then recurses from the root servers in plaintext.
+    pem = stage / "etc/pki/ca-trust/extracted/pem"
+    pem.mkdir(parents=True)
+    (pem / "tls-ca-bundle.pem").symlink_to("/etc/ssl/certs/ca-certificates.crt")
     if dnsconfd:
         # Unbound as Fedora has it, which dnsconfd starts itself (the lab's initramfs
         # module's files); dnsconfd enabled as anaconda-dnsconfd.sh enables it.

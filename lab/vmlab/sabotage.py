@@ -92,10 +92,16 @@ SABOTAGES = (
              (Edit("lab/vmlab/guest.py", '"virtio-net-pci,netdev=n0,mac=%s"',
                    '"virtio-net-pci,netdev=n0,addr=0x5,mac=%s"'),),
              "installer"),
-    Sabotage("plaintext-server-used", "the keyfile says resolve-mode backup for exclusive, "
-             "so DHCP's plaintext DNS server may serve the installer",
-             (Edit("org_edns_addon/staging/networkmanager.py", _KEYFILE_MODE,
-                   '    global_dns = [("resolve-mode", "backup")]\n'),),
+    # Neither dns=default in the keyfile nor resolve-mode backup made NetworkManager 1.52
+    # (exclusive from the boot options) or dnsconfd use DHCP's server, in the initramfs or
+    # in stage 2: so the guest's resolver itself is pointed at it, as one that fell back
+    # to DHCP's server would be.
+    Sabotage("plaintext-server-used", "the guest's resolver asks the DNS server DHCP "
+             "offered, which must stay unused",
+             (Edit("lab/vmlab/dracut/99edns-lab-proof/edns-proof.sh",
+                   "resolve() {\n",
+                   "resolve() {\n    echo 'nameserver %s' > /etc/resolv.conf\n"
+                   % site.PLAINTEXT_DNS),),
              "installer-dhcp"),
     Sabotage("no-pre-pivot-hook", "the overlay has no pre-pivot hook: the keyfile and the "
              "bundle stay in the initramfs, and stage 2 starts without them",

@@ -14,8 +14,10 @@ a ``%certificate`` section, an encrypted DNS section or a whole kickstart around
 and that finds pykickstart's own validator to run on one."""
 
 import os
+import re
 import shutil
 import sys
+from pathlib import Path
 
 from org_edns_addon import constants as c
 
@@ -107,3 +109,40 @@ def ksvalidator_command():
     if script is None:
         raise RuntimeError("pykickstart's ksvalidator is not installed")
     return [sys.executable, script]
+
+
+# data/kickstart-tests: the files in rhinstaller/kickstart-tests' format.
+KICKSTART_TESTS_DIR = Path(__file__).resolve().parents[1] / "data" / "kickstart-tests"
+KICKSTART_TESTS_CA_FRAGMENT = "data/edns-dot-ca.pem"
+_KSAPPEND = re.compile(r"^%ksappend\s+(\S+)", re.MULTILINE)
+
+
+def kickstart_tests_kickstart(name, workdir, ca_pem, values):
+    """The kickstart-tests file NAME (``*.ks.in``) as that harness runs it, written in
+    WORKDIR; returns its path. ``@KSTEST_*@`` are VALUES (lab/vmlab/site.py's
+    ``KSTEST_VALUES``), and every ``%ksappend`` fragment is resolved by pykickstart's
+    ``preprocessKickstart`` in a folder of fragments: the CA fragment is CA_PEM, the
+    harness's shared fragments (its lab's business) empty stand-ins."""
+    from pykickstart.parser import preprocessKickstart
+
+    workdir = Path(workdir)
+    text = (KICKSTART_TESTS_DIR / name).read_text()
+    for key, value in values.items():
+        text = text.replace("@%s@" % key, value)
+    fragments = workdir / "fragments"
+    for fragment in _KSAPPEND.findall(text):
+        path = fragments / fragment
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(ca_pem if fragment == KICKSTART_TESTS_CA_FRAGMENT else "")
+    source = workdir / name
+    source.write_text(text)
+    cwd = os.getcwd()
+    os.chdir(fragments)
+    try:
+        flat = preprocessKickstart(str(source))
+    finally:
+        os.chdir(cwd)
+    out = workdir / name.replace(".ks.in", ".ks")
+    out.write_text(Path(flat).read_text())
+    os.unlink(flat)
+    return out

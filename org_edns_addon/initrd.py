@@ -13,7 +13,11 @@
 
 The overlay holds the kickstart in its ``%addon`` form (stock Anaconda's
 ``parse-kickstart`` reads all of it), the certificates, the DoT CA bundle and
-the DoT configuration of the installer phase, all owned by root. The archive
+the DoT configuration of the installer phase, all owned by root, and a dracut
+pre-pivot hook that copies those files (not the kickstart) into the installer's
+root before switch-root: the initramfs's /etc does not survive it, and stage
+2's NetworkManager starts after it, long before the module's
+``ConfigureWithTasks`` (see ``pre_pivot_hook``). The archive
 is built in memory from the plan (no temporary tree) and is the same, byte
 for byte, as ``cpio --create --format=newc --owner=0:0 --reproducible`` makes
 of that tree: entries sorted, timestamps fixed, inode numbers counted from 0;
@@ -22,6 +26,7 @@ gzip carries no time stamp. So the same kickstart always gives the same bytes.
 
 import gzip
 import io
+import shlex
 import stat
 
 from org_edns_addon import constants as c
@@ -35,6 +40,18 @@ from org_edns_addon.staging.plan import Phase, Plan, PlannedFile, build_plan, in
 # the image file that carries it.
 KICKSTART_MODE = 0o600
 IMAGE_MODE = 0o600
+# dracut runs (sources) every *.sh of $hookdir/pre-pivot before switch-root, after the
+# root is mounted at $NEWROOT; dracut-lib.sh sets hookdir=/lib/dracut/hooks. Its parents
+# are symlinks in the images: /lib -> usr/lib everywhere, and from dracut-ng 103 on
+# usr/lib/dracut/hooks -> ../../../var/lib/dracut/hooks (EL9's dracut 057 has a real
+# directory there). The kernel, unpacking a directory entry over a symlink, removes the
+# symlink first (init/initramfs.c, clean_path), which would empty every hook directory;
+# a file entry follows them. So the archive holds the hook file alone, never its
+# directories: every dracut image has them (dracut makes each hook directory).
+# 93: after Anaconda's own certificate copy (92, anaconda-copy-certs.sh on main).
+PRE_PIVOT_HOOK_PATH = "/lib/dracut/hooks/pre-pivot/93-edns-addon.sh"
+IMAGE_DIRECTORIES = ("lib", "lib/dracut", "lib/dracut/hooks", "lib/dracut/hooks/pre-pivot")
+PRE_PIVOT_HOOK_MODE = 0o755
 
 
 class OverlayError(Exception):
@@ -123,14 +140,44 @@ def overlay_kickstart(parsed):
     return convert_text(text, headers)
 
 
+def pre_pivot_hook(files):
+    """The pre-pivot hook that copies FILES (``PlannedFile``s) from the initramfs into
+    the installer's root, at their paths and with the plan's modes.
+
+    Anaconda carries only the ``%certificate`` files across switch-root
+    (anaconda-copy-certs.sh on main, anaconda-import-initramfs-certs after it on
+    every line); the keyfile and the bundle would be gone until the module's
+    ``ConfigureWithTasks``, and stage 2's NetworkManager, its payload set-up
+    included, would run without them. dracut sources the hook in its own shell,
+    so it sets no option and ends with nothing but its own variables unset. The
+    paths were validated (no newline, no ``..``) and are quoted for the shell.
+    """
+    lines = ["# Written by org_edns_addon: copy the installer phase's files from the "
+             "initramfs", "# into the installer's root before switch-root (its /etc "
+             "does not survive it).",
+             '_edns_root="${NEWROOT:-/sysroot}"',
+             "_edns_copy() {",
+             '    if [ -f "$1" ] && mkdir -p "$_edns_root${1%/*}" && cp "$1" "$_edns_root$1" \\',
+             '            && chmod "$2" "$_edns_root$1"; then',
+             "        return 0",
+             "    fi",
+             '    echo "edns-addon: could not copy $1 into $_edns_root" >&2',
+             "}"]
+    lines += ["_edns_copy %s %o" % (shlex.quote(planned.path), planned.mode) for planned in files]
+    lines += ["unset -f _edns_copy", "unset _edns_root"]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
 def overlay_plan(parsed):
-    """The files of the overlay: the installer phase as its initramfs runs it, and the kickstart."""
+    """The files of the overlay: the installer phase as its initramfs runs it, the hook
+    that carries them into the installer's root, and the kickstart."""
     data = initramfs_input(parsed.staging_input())
     check_initramfs_servers(data.config.servers)
     files = build_plan(data, Phase.INSTALLER, "/").files
+    hook = PlannedFile(PRE_PIVOT_HOOK_PATH, pre_pivot_hook(files), PRE_PIVOT_HOOK_MODE)
     kickstart = PlannedFile(c.OVERLAY_KICKSTART_PATH, overlay_kickstart(parsed).encode("utf-8"),
                             KICKSTART_MODE)
-    return Plan(Phase.INSTALLER, files + (kickstart,), ())
+    return Plan(Phase.INSTALLER, files + (hook, kickstart), ())
 
 
 _NEWC_MAGIC = b"070701"
@@ -146,9 +193,12 @@ def _newc_entry(ino, mode, nlink, name, data):
     return [header, b"\0" * (-len(header) % 4), data, b"\0" * (-len(data) % 4)]
 
 
-def newc_archive(files):
+def newc_archive(files, image_directories=()):
     """A deterministic newc cpio of FILES (``PlannedFile``s, paths below a root) and the
-    directories that hold them (mode 0755), every entry owned by root."""
+    directories that hold them (mode 0755), every entry owned by root, except
+    IMAGE_DIRECTORIES (paths below the root): those the image it lands on has, which
+    may be symlinks there, are left out."""
+    skipped = {tuple(part.encode() for part in path.split("/")) for path in image_directories}
     contents = {}
     directories = {}     # components (bytes) -> number of subdirectories
     for planned in files:
@@ -161,9 +211,11 @@ def newc_archive(files):
         contents[parts] = planned
         for depth in range(1, len(parts)):   # a loop, not recursion: a --dir may be deep
             directory = parts[:depth]
+            if directory in skipped:
+                continue
             if directory not in directories:
                 directories[directory] = 0
-                if depth > 1:
+                if depth > 1 and parts[:depth - 1] in directories:
                     directories[parts[:depth - 1]] += 1
     for parts in contents:
         if parts in directories:
@@ -186,7 +238,7 @@ def newc_archive(files):
 
 def overlay_image(plan):
     """The overlay image (gzip'd newc cpio) of PLAN (from ``overlay_plan``)."""
-    return gzipped(newc_archive(plan.files))
+    return gzipped(newc_archive(plan.files, IMAGE_DIRECTORIES))
 
 
 def gzipped(data):

@@ -32,6 +32,7 @@ DEBIAN_PACKAGES=(
     mmdebstrap                # the Debian 13 tree: NetworkManager 1.52, dracut 106, kernel 6.12
     qemu-system-x86 tcpdump   # make vm-proof: boot the images, capture the guest's packets
     dnsmasq-base              # make vm-proof: a DHCP server that offers a plaintext DNS server
+    e2fsprogs                 # make vm-proof: mkfs.ext4 -d makes the stage-2 stand-in's root image
     gettext                   # msgfmt: a catalogue to prove the translation markers reach it
 )
 

@@ -17,7 +17,7 @@ import subprocess
 
 import pytest
 
-from lab.kickstarts import edns_kickstart
+from lab.kickstarts import certificate_section, edns_kickstart
 from org_edns_addon import constants as c
 from org_edns_addon import initrd
 from org_edns_addon.staging import apply as staging_apply
@@ -27,12 +27,13 @@ from tests.conftest import run_cli
 from tests.staging_fixtures import (in_mount_namespace, require_namespaces, require_tools,
                                     staging_input, walk_initramfs)
 
-OVERLAY_FILES = {
-    "edns-ks.cfg": 0o100600,
+INSTALLER_FILES = {
     "etc/pki/dns/dns-ca.pem": 0o100644,
     "etc/pki/dns/extracted/pem/tls-ca-bundle.pem": 0o100644,
     "etc/NetworkManager/conf.d/60-edns-global-dns.conf": 0o100644,
 }
+HOOK = initrd.PRE_PIVOT_HOOK_PATH.lstrip("/")
+OVERLAY_FILES = dict(INSTALLER_FILES, **{"edns-ks.cfg": 0o100600, HOOK: 0o100755})
 LISTED = re.compile(r"^[-dl][-rwxsStT]{9}\s")   # an `ls -l` style entry line
 OVERLAY_DIRS = ["etc", "etc/NetworkManager", "etc/NetworkManager/conf.d", "etc/pki",
                 "etc/pki/dns", "etc/pki/dns/extracted", "etc/pki/dns/extracted/pem"]
@@ -79,6 +80,7 @@ def test_cpio_and_lsinitrd_list_the_overlay_with_owners_and_modes(overlay_image)
         assert lines["edns-ks.cfg"][0] == "-rw-------"
         assert lines["etc/pki/dns/dns-ca.pem"][0] == "-rw-r--r--"
         assert lines["etc/pki/dns/extracted/pem"][0] == "drwxr-xr-x"
+        assert lines[HOOK][0] == "-rwxr-xr-x"
         assert {(fields[2], fields[3]) for fields in lines.values()} == {("root", "root")}
         assert set(lines) == set(OVERLAY_FILES) | set(OVERLAY_DIRS)
 
@@ -102,9 +104,79 @@ def test_the_overlay_files_are_the_installer_phase_files(overlay_image, overlay_
     root = tmp_path / "installer"
     root.mkdir()
     assert run_cli("apply", overlay_ks, "--root", root, "--phase", "installer").returncode == 0
-    for name in OVERLAY_FILES:
-        if name != "edns-ks.cfg":
-            assert entries[name].data == (root / name).read_bytes()
+    for name in INSTALLER_FILES:
+        assert entries[name].data == (root / name).read_bytes()
+
+
+def test_the_hook_is_a_file_below_lib_without_entries_for_its_directories(overlay_image):
+    # In the images /lib is a symlink to usr/lib, and (dracut-ng) usr/lib/dracut/hooks one to
+    # var/lib/dracut/hooks: the kernel would replace a symlink by a directory entry of that
+    # name, and with it every hook dracut put there.
+    names = set(walk_initramfs(overlay_image.read_bytes()))
+    assert HOOK == "lib/dracut/hooks/pre-pivot/93-edns-addon.sh" and HOOK in names
+    assert not {name for name in names if name in initrd.IMAGE_DIRECTORIES
+                or name.startswith(("usr", "var"))}
+
+
+def run_hook(entries, names, tmp_path):
+    """Source the overlay's hook as dracut does, with NEWROOT set and the files NAMES of
+    ENTRIES (the overlay) over /etc in a private mount namespace, as in the initramfs;
+    returns (the CompletedProcess, NEWROOT)."""
+    require_namespaces()
+    upper = tmp_path / "initramfs"
+    for name in names:
+        (upper / name).parent.mkdir(parents=True, exist_ok=True)
+        (upper / name).write_bytes(entries[name].data)
+        (upper / name).chmod(0o600)     # the hook sets the plan's mode, not this one
+    hook = tmp_path / "hook.sh"
+    hook.write_bytes(entries[HOOK].data)
+    newroot = tmp_path / "sysroot"
+    newroot.mkdir()
+    result = in_mount_namespace(
+        'mount -t overlay overlay -o "lowerdir=%s/etc:/etc" /etc\ncd %s\n'
+        'NEWROOT=%s; . %s; set | grep _edns || echo "nothing left"'
+        % (upper, tmp_path, newroot, hook))
+    return result, newroot
+
+
+def test_the_hook_copies_the_installer_files_into_the_new_root_with_their_modes(
+        overlay_image, tmp_path):
+    entries = walk_initramfs(overlay_image.read_bytes())
+    result, newroot = run_hook(entries, INSTALLER_FILES, tmp_path)
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "nothing left\n" and result.stderr == ""
+    copied = {str(path.relative_to(newroot)): path for path in newroot.rglob("*")
+              if path.is_file()}
+    assert sorted(copied) == sorted(INSTALLER_FILES)
+    for name, path in copied.items():
+        assert path.read_bytes() == entries[name].data
+        assert path.stat().st_mode == INSTALLER_FILES[name]
+
+
+def test_the_hook_quotes_every_path_for_the_shell(write_ks, test_ca, tmp_path):
+    name = "ca$HOME;`touch${IFS}x`&*(1).pem"
+    ks = write_ks(edns_kickstart(test_ca.pem, "--ca=" + name,
+                                 certificates=certificate_section(test_ca.pem, name)))
+    entries = walk_initramfs(overlay_of(parse_kickstart(ks)))
+    certificate = "etc/pki/dns/" + name
+    result, newroot = run_hook(entries, [certificate], tmp_path)
+
+    assert result.returncode == 0, result.stderr
+    assert (newroot / certificate).read_bytes() == entries[certificate].data
+    assert not (tmp_path / "x").exists()
+
+
+def test_the_hook_says_which_file_it_could_not_copy(overlay_image, tmp_path):
+    hook = tmp_path / "hook.sh"
+    hook.write_bytes(walk_initramfs(overlay_image.read_bytes())[HOOK].data)
+    # Not in the initramfs (nothing lies over /etc here): said on stderr, nothing copied.
+    result = subprocess.run(["sh", "-c", 'NEWROOT="$1"; . "$0"', str(hook), str(tmp_path / "r")],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0
+    assert "edns-addon: could not copy /etc/pki/dns/dns-ca.pem into %s" % (tmp_path / "r") \
+        in result.stderr
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").rglob("*.pem"))
 
 
 def test_the_same_kickstart_gives_the_same_overlay_bytes(overlay_ks):

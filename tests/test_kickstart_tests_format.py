@@ -21,51 +21,20 @@ business; empty stand-ins take their place here. The CA fragment is a fresh CA.
 import os
 import re
 import subprocess
-from pathlib import Path
 
 import pytest
-from pykickstart.parser import preprocessKickstart
 
-from tests.conftest import REPO, run_cli
+from lab.kickstarts import KICKSTART_TESTS_DIR, kickstart_tests_kickstart
+from lab.vmlab.site import KSTEST_VALUES
+from tests.conftest import run_cli
 
-TESTS_DIR = REPO / "data" / "kickstart-tests"
+TESTS_DIR = KICKSTART_TESTS_DIR
 KICKSTARTS = sorted(path.name for path in TESTS_DIR.glob("*.ks.in"))
-KSTEST_VALUES = {
-    "KSTEST_EDNS_DOT_SERVER": "192.0.2.53",
-    "KSTEST_EDNS_DOT_NAME": "dot.corp.example",
-    "KSTEST_EDNS_ROUTED_SERVER": "[2001:db8::60]:8853",
-    "KSTEST_EDNS_ROUTED_NAME": "dot.lab.example",
-    "KSTEST_EDNS_ROUTED_DOMAIN": "lab.example",
-    "KSTEST_EDNS_TEST_NAME": "www.corp.example",
-    "KSTEST_EDNS_ROUTED_TEST_NAME": "www.lab.example",
-}
-_KSAPPEND = re.compile(r"^%ksappend\s+(\S+)", re.MULTILINE)
 
 
 def substituted(name, tmp_path, ca_pem):
     """The kickstart NAME as kickstart-tests runs it; returns its path."""
-    text = (TESTS_DIR / name).read_text()
-    for key, value in KSTEST_VALUES.items():
-        text = text.replace("@%s@" % key, value)
-    text = text.replace("@KSINCLUDE@ post-nochroot-lib-network.sh",
-                        "copy_pre_stage_result() { :; }")
-    fragments = tmp_path / "fragments"
-    for fragment in _KSAPPEND.findall(text):
-        path = fragments / fragment
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(ca_pem if fragment == "data/edns-dot-ca.pem" else "")
-    source = tmp_path / name
-    source.write_text(text)
-    cwd = os.getcwd()
-    os.chdir(fragments)
-    try:
-        flat = preprocessKickstart(str(source))
-    finally:
-        os.chdir(cwd)
-    out = tmp_path / name.replace(".ks.in", ".ks")
-    out.write_text(Path(flat).read_text())
-    os.unlink(flat)
-    return out
+    return kickstart_tests_kickstart(name, tmp_path, ca_pem, KSTEST_VALUES)
 
 
 @pytest.mark.parametrize("name", KICKSTARTS)
@@ -81,21 +50,65 @@ def test_the_kickstart_tests_kickstart_validates(name, tmp_path, test_ca):
     assert result.stdout.endswith(": 0 errors, 0 warnings\n"), result.stdout
 
 
+def harness_shell(name, tmp_path, function, **env):
+    """FUNCTION of the test's .sh as the harness calls it (its functions.sh sourced first:
+    here a stand-in with the harness's DEFAULT_BOOTOPTS), with ENV; the CompletedProcess."""
+    functions = tmp_path / "functions.sh"
+    functions.write_text('DEFAULT_BOOTOPTS="debug=1 inst.debug rd.shell=0 '
+                         'rd.emergency=poweroff"\nprepare_updates() { echo "${UPDATES}"; }\n'
+                         'get_timeout() { echo 60; }\n')
+    script = TESTS_DIR / name.replace(".ks.in", ".sh")
+    return subprocess.run(["bash", "-c", '. "$0"; %s' % function, str(script)],
+                          capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, KSTESTDIR=str(tmp_path), **KSTEST_VALUES, **env))
+
+
 @pytest.mark.parametrize("name", KICKSTARTS)
 def test_kernel_args_carry_what_boot_args_prints(name, tmp_path, test_ca):
     ks = substituted(name, tmp_path, test_ca.pem)
-    functions = tmp_path / "functions.sh"
-    functions.write_text("DEFAULT_BOOTOPTS='inst.debug'\nget_timeout() { echo 60; }\n")
-    script = TESTS_DIR / name.replace(".ks.in", ".sh")
-    env = dict(os.environ, KSTESTDIR=str(tmp_path),
-               KSTEST_EDNS_UPDATES="http://192.0.2.1/updates.img", **KSTEST_VALUES)
-
-    printed = subprocess.run(["bash", "-c", '. "$0"; kernel_args', str(script)],
-                             capture_output=True, text=True, env=env, timeout=60)
+    printed = harness_shell(name, tmp_path, "kernel_args")
     boot_args = run_cli("boot-args", ks)
 
     assert printed.returncode == 0, printed.stderr
     assert boot_args.returncode == 0, boot_args.stderr
-    assert printed.stdout.split() == (["inst.debug"] + boot_args.stdout.split()
-                                      + ["inst.updates=http://192.0.2.1/updates.img"])
+    assert printed.stdout.split() == ("debug=1 inst.debug rd.shell=0 rd.emergency=poweroff"
+                                      .split() + boot_args.stdout.split())
+    script = TESTS_DIR / name.replace(".ks.in", ".sh")
     assert "KICKSTART_NAME=%s\n" % name[:-len(".ks.in")] in script.read_text()
+
+
+@pytest.mark.parametrize("name", KICKSTARTS)
+@pytest.mark.parametrize("updates, edns_updates, expected", [
+    ("http://192.0.2.1/u.img", "http://192.0.2.1/e.img", "http://192.0.2.1/u.img"),
+    ("", "http://192.0.2.1/e.img", "http://192.0.2.1/e.img"),
+    ("http://192.0.2.1/u.img", "", "http://192.0.2.1/u.img"),
+])
+def test_the_harness_adds_one_inst_updates_at_most(name, tmp_path, updates, edns_updates,
+                                                   expected):
+    # run_one_test.py: kernel_args, then " inst.updates=" + what prepare_updates prints.
+    env = {"UPDATES": updates, "KSTEST_EDNS_UPDATES": edns_updates}
+    args = harness_shell(name, tmp_path, "kernel_args", **env).stdout
+    updates_image = harness_shell(name, tmp_path, "prepare_updates", **env).stdout.strip()
+    line = args.strip() + (" inst.updates=%s" % updates_image if updates_image else "")
+    assert re.findall(r"inst\.updates=(\S+)", line) == [expected]
+
+
+@pytest.mark.parametrize("name", KICKSTARTS)
+def test_nothing_of_the_addon_is_checked_in_pre(name, tmp_path, test_ca):
+    # %pre runs before the modules get the kickstart (anaconda.py, run_pre_scripts).
+    text = substituted(name, tmp_path, test_ca.pem).read_text()
+    assert not re.search(r"^%pre", text, re.MULTILINE) and "@KSINCLUDE@" not in text
+
+
+@pytest.mark.parametrize("name", KICKSTARTS)
+def test_the_initramfs_check_fails_when_no_image_matches(name, tmp_path, test_ca):
+    # The installed system's %post, with a /boot of no initramfs: it must say so.
+    text = substituted(name, tmp_path, test_ca.pem).read_text()
+    posts = re.findall(r"^%post\n(.*?)^%end", text, re.MULTILINE | re.DOTALL)
+    check = next(body for body in posts if "lsinitrd" in body)
+    loop = check[check.index("images=0"):check.index("if ! getent")]
+    script = loop.replace("/boot/", str(tmp_path / "boot") + "/").replace(
+        "/root/RESULT", str(tmp_path / "RESULT"))
+    (tmp_path / "boot").mkdir()
+    subprocess.run(["bash", "-c", script], check=True, timeout=60)
+    assert (tmp_path / "RESULT").read_text() == "*** no initramfs in /boot to check\n"

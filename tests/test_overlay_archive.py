@@ -61,12 +61,14 @@ def test_the_archive_is_byte_for_byte_what_the_cpio_implementation_made():
     assert hashlib.sha256(image).hexdigest() == REFERENCE_IMAGE_SHA256
 
 
-def cpio_of_tree(files, tree):
+def cpio_of_tree(files, tree, left_out=()):
     """What the project made before: FILES written below TREE by apply, every time set to
-    0, then `cpio --create --format=newc --owner=0:0 --reproducible` of the sorted names."""
+    0, then `cpio --create --format=newc --owner=0:0 --reproducible` of the sorted names
+    (but LEFT_OUT)."""
     staging_apply.apply_plan(Plan(Phase.INSTALLER, tuple(files), ()), str(tree))
     names = sorted(os.path.relpath(os.path.join(d, n), tree)
                    for d, subdirs, found in os.walk(tree) for n in subdirs + found)
+    names = [name for name in names if name not in left_out]
     for name in reversed(names):
         os.utime(os.path.join(tree, name), (0, 0), follow_symlinks=False)
     return subprocess.run(["cpio", "--create", "--format=newc", "--owner=0:0", "--reproducible",
@@ -83,6 +85,16 @@ def test_the_overlay_of_a_kickstart_is_what_cpio_makes_of_its_files(write_ks, te
     plan = initrd.overlay_plan(parsed)
     (tmp_path / "tree").mkdir()
     assert initrd.newc_archive(plan.files) == cpio_of_tree(plan.files, tmp_path / "tree")
+
+
+def test_the_overlay_image_leaves_out_the_directories_of_the_hook(write_ks, test_ca, tmp_path):
+    # The image it lands on has them, as symlinks (initrd.IMAGE_DIRECTORIES).
+    require_tools("cpio")
+    plan = initrd.overlay_plan(parse_kickstart(write_ks(edns_kickstart(test_ca.pem))))
+    (tmp_path / "tree").mkdir()
+    made = cpio_of_tree(plan.files, tmp_path / "tree", left_out=initrd.IMAGE_DIRECTORIES)
+    assert gzip.decompress(initrd.overlay_image(plan)) == made
+    assert initrd.PRE_PIVOT_HOOK_PATH.lstrip("/").encode() in made
 
 
 def test_the_updates_image_is_what_cpio_makes_of_the_install_layout(tmp_path):

@@ -23,16 +23,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List
 
-from lab.vmlab import tapnet
+from lab.vmlab import site
 
 # TCG boots the image to the proof in about 40 s on 2 cores; a stuck guest is cut here.
 BOOT_SECONDS = 300
 MEMORY_MB = 1024
-_PROOF_LINE = re.compile(r"^EDNS-PROOF (.*)$", re.MULTILINE)
+# Anywhere in a line: stage 2's systemd writes terminal queries before a service's first
+# line on the console.
+_PROOF_LINE = re.compile(r"EDNS-PROOF (.*)$", re.MULTILINE)
 
 
-def proof_cpio(script_text):
-    """A gzip'd newc archive with /etc/edns-proof/run.sh (the proof module runs it).
+def proof_cpio(script_text, files=None):
+    """A gzip'd newc archive with /etc/edns-proof/run.sh (the proof module runs it) and
+    FILES ({path below /: bytes})."""
+    return cpio(dict(files or {}, **{"etc/edns-proof/run.sh": script_text.encode()}))
+
+
+def cpio(files):
+    """A gzip'd newc archive of FILES ({path below /: bytes}) and their directories, all
+    owned by root.
 
     Compressed: the kernel does not find an uncompressed archive right after a
     zstd one (dracut's), but does after a gzip one.
@@ -42,13 +51,18 @@ def proof_cpio(script_text):
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="edns-proof.") as tree:
-        os.makedirs(os.path.join(tree, "etc/edns-proof"))
-        with open(os.path.join(tree, "etc/edns-proof/run.sh"), "w") as script:
-            script.write(script_text)
-        names = b"etc\0etc/edns-proof\0etc/edns-proof/run.sh\0"
+        names = set()
+        for path, content in files.items():
+            target = os.path.join(tree, path)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "wb") as out:
+                out.write(content)
+            parts = path.split("/")
+            names.update("/".join(parts[:depth]) for depth in range(1, len(parts) + 1))
         archive = subprocess.run(["cpio", "--create", "--format=newc", "--owner=0:0",
-                                  "--quiet", "--null"], input=names, cwd=tree,
-                                 capture_output=True, check=True, timeout=60).stdout
+                                  "--quiet", "--null"],
+                                 input=b"".join(name.encode() + b"\0" for name in sorted(names)),
+                                 cwd=tree, capture_output=True, check=True, timeout=60).stdout
         return gzip.compress(archive, mtime=0)
 
 
@@ -70,12 +84,42 @@ class Boot:
                 return match.group(1)
         return None
 
-    def fetched(self, url):
+    def fetched(self, url, pinned=False):
+        """(ok, sha256 or curl's error) of the fetch of URL (PINNED: by address)."""
+        label = "fetch-pinned" if pinned else "fetch"
         for line in self.lines:
-            match = re.match(r"fetch %s (ok|fail) ?(.*)" % re.escape(url), line)
+            match = re.match(r"%s %s (ok|fail) ?(.*)" % (label, re.escape(url)), line)
             if match:
                 return match.group(1) == "ok", match.group(2)
         return False, "no result"
+
+    def addresses(self, interface):
+        """The addresses (without prefix length) INTERFACE had when the proof ran."""
+        for line in self.lines:
+            if line.startswith("address %s " % interface):
+                return [word.split("/")[0] for word in line.split()[2:] if "/" in word]
+        return []
+
+    def digest(self, path):
+        """The sha256 of PATH in the guest, "absent", or None if not asked."""
+        for line in self.lines:
+            if line.startswith("digest %s " % path):
+                return line.split()[2]
+        return None
+
+    def journal_matches(self, pattern):
+        """(how many journal lines matched PATTERN, the first) from ``grep_journal``."""
+        for line in self.lines:
+            match = re.match(r"journal-grep (\d+) %s :: ?(.*)" % re.escape(pattern), line)
+            if match:
+                return int(match.group(1)), match.group(2)
+        return 0, ""
+
+    def online(self):
+        for line in self.lines:
+            if line.startswith("online "):
+                return line.split()[1]
+        return None
 
     def file_lines(self, path):
         """The lines `show PATH` printed (or, for "journal", those `journal` printed)."""
@@ -101,12 +145,26 @@ class Boot:
                     return None
         return None
 
+    def step(self, name):
+        """The Boot of the lines between "step NAME" and the next step (stage 2)."""
+        inside, lines = False, []
+        for line in self.lines:
+            if line.startswith("step "):
+                inside = line == "step %s" % name
+                continue
+            if inside:
+                lines.append(line)
+        return Boot(lines, "", self.seconds, self.guest_uptime, self.exit_code)
+
     def serial_matches(self, pattern):
         return re.findall(pattern, self.serial, re.MULTILINE)
 
 
-def boot(network, tree, kernel, images, kernel_options, workdir, name):
+def boot(network, tree, kernel, images, kernel_options, workdir, name, disks=()):
     """Boot KERNEL with IMAGES concatenated, on NETWORK's tap; return the Boot.
+
+    DISKS are raw images given as virtio disks (/dev/vda, ...) with snapshot=on: the
+    guest writes to a throw-away layer, the image itself stays as it was.
 
     ``tsc=unstable``: under TCG the guest's TSC drifts from its HPET whenever the
     host is busy, so the clocksource watchdog marks the TSC unstable some seconds
@@ -133,8 +191,10 @@ def boot(network, tree, kernel, images, kernel_options, workdir, name):
                                  "rd.emergency=poweroff", "tsc=unstable"]
                                 + list(kernel_options)),
             "-serial", "file:%s" % serial,
-            "-netdev", "tap,id=n0,ifname=%s,script=no,downscript=no" % tapnet.TAP,
-            "-device", "virtio-net-pci,netdev=n0,mac=%s" % tapnet.GUEST_MAC]
+            "-netdev", "tap,id=n0,ifname=%s,script=no,downscript=no" % site.TAP,
+            "-device", "virtio-net-pci,netdev=n0,mac=%s" % site.GUEST_MAC]
+    for disk in disks:
+        argv += ["-drive", "file=%s,format=raw,if=virtio,snapshot=on" % disk]
     started = time.monotonic()
     from lab.dotlab import _die_with_parent
 

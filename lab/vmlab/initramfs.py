@@ -38,7 +38,8 @@ INSTALLER_MODULES = ("base", "systemd", "systemd-initrd", "dracut-systemd", "dbu
 # What DoT needs in it: dnsconfd (its module pulls in unbound and systemd-sysusers),
 # and the users created after those modules (98edns-lab-sysusers).
 DNSCONFD_MODULES = ("dnsconfd", "unbound", "edns-lab-sysusers")
-GUEST_DRIVERS = ("virtio_net", "virtio_pci")
+# virtio_blk and ext4: the stage-2 case switches root into an ext4 image on a virtio disk.
+GUEST_DRIVERS = ("virtio_net", "virtio_pci", "virtio_blk", "ext4")
 
 
 class ImageError(Exception):

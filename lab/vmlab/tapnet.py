@@ -33,32 +33,13 @@ from pathlib import Path
 
 from lab import dotlab
 
-TAP = "tap0"
-GUEST_MAC = "52:54:00:0e:d5:01"
-GUEST_INTERFACE = "ens2"          # virtio-net on PCI slot 2 of a -nodefaults machine
-GUEST_IPV4 = "192.0.2.10"
-GUEST_IPV6 = "2001:db8::10"
-GATEWAY_IPV4 = "192.0.2.1"
-GATEWAY_IPV6 = "2001:db8::1"
-MAIN_DOT = "192.0.2.53"           # dot.corp.example, for all names
-MAIN_DOT_IPV6 = "2001:db8::53"    # an IPv6-only DoT server, answering with its own address
-IPV6_READY = "192.0.2.56"         # where the IPv6 server's readiness is checked
-ROUTED_DOT = "198.51.100.60"      # dot.lab.example, for domain=lab.example
-HTTPS_SERVER = "192.0.2.80"       # ks.corp.example
-PLAINTEXT_DNS = "192.0.2.99"      # what DHCP offers; must receive nothing
-NAMESPACE_ADDRESSES = ("192.0.2.1/24", MAIN_DOT + "/24", IPV6_READY + "/24",
+from lab.vmlab.site import (DHCP_RANGE, GATEWAY_IPV4, GATEWAY_IPV6, GUEST_MAC, HTTPS_SERVER,
+                            IPV6_READY, MAIN_DOT, MAIN_DOT_IPV6, PLAINTEXT_DNS, ROUTED_DOT, TAP)
+
+# Every address the lab's servers listen on, on the namespace's side of the tap.
+NAMESPACE_ADDRESSES = ("%s/24" % GATEWAY_IPV4, MAIN_DOT + "/24", IPV6_READY + "/24",
                        HTTPS_SERVER + "/24", PLAINTEXT_DNS + "/24", "198.51.100.1/24",
                        ROUTED_DOT + "/24", GATEWAY_IPV6 + "/64", MAIN_DOT_IPV6 + "/64")
-CORP_ZONE = "corp.example."
-LAB_ZONE = "lab.example."
-ANSWERS = {
-    "www.corp.example": "192.0.2.80",
-    "ks.corp.example": HTTPS_SERVER,
-    "www.lab.example": "198.51.100.81",
-}
-# What the IPv6-only server answers for www.corp.example: another address, so the
-# guest's answer names the server that gave it.
-IPV6_SERVER_ANSWER = "192.0.2.86"
 STARTUP_SECONDS = 15
 
 
@@ -160,7 +141,7 @@ class TapNetwork(dotlab.PrivateNetwork):
         log_path = workdir / "dnsmasq.log"
         argv = ["dnsmasq", "--keep-in-foreground", "--port=0", "--no-resolv", "--no-hosts",
                 "--interface=%s" % TAP, "--bind-interfaces", "--dhcp-authoritative",
-                "--dhcp-range=192.0.2.100,192.0.2.199,255.255.255.0,1h",
+                "--dhcp-range=%s,%s,255.255.255.0,1h" % DHCP_RANGE,
                 "--dhcp-option=option:router,%s" % GATEWAY_IPV4,
                 "--dhcp-option=option:dns-server,%s" % dns_server,
                 "--dhcp-leasefile=%s" % (workdir / "leases"), "--pid-file=",
@@ -199,10 +180,19 @@ class TapNetwork(dotlab.PrivateNetwork):
 
 @dataclass(frozen=True)
 class Frame:
-    """One frame the guest sent: its protocol, destination address and port."""
+    """One frame the guest sent: its protocol, addresses, destination port, and what
+    it says (a TCP SYN, an ICMPv6 type) where the proof asks."""
     kind: str          # "tcp", "udp", "icmpv6", "icmp", "arp", ...
     destination: str
     port: int          # destination port (0 without one)
+    source: str = ""
+    syn: bool = False          # a TCP SYN without ACK: the guest opening a connection
+    icmp_type: int = -1        # ICMPv6's type (135 neighbour solicitation, 133 router ...)
+
+
+# ICMPv6 types of neighbour discovery (RFC 4861): router and neighbour solicitation and
+# advertisement.
+ND_TYPES = (133, 134, 135, 136)
 
 
 def _mac(raw):
@@ -232,10 +222,12 @@ def read_capture(path, source_mac=GUEST_MAC):
         if ethertype == 0x0800:
             header = (payload[0] & 0x0F) * 4
             protocol = payload[9]
+            source = str(ipaddress.IPv4Address(payload[12:16]))
             destination = str(ipaddress.IPv4Address(payload[16:20]))
             transport = payload[header:]
         elif ethertype == 0x86DD:
             protocol = payload[6]
+            source = str(ipaddress.IPv6Address(payload[8:24]))
             destination = str(ipaddress.IPv6Address(payload[24:40]))
             transport = payload[40:]
         else:
@@ -244,7 +236,10 @@ def read_capture(path, source_mac=GUEST_MAC):
         kind = {6: "tcp", 17: "udp", 1: "icmp", 58: "icmpv6",
                 0: "ipv6-hop-by-hop"}.get(protocol, str(protocol))
         port = struct.unpack("!H", transport[2:4])[0] if kind in ("tcp", "udp") else 0
-        frames.append(Frame(kind, destination, port))
+        # TCP flags are byte 13 of its header: SYN 0x02, ACK 0x10.
+        syn = kind == "tcp" and len(transport) > 13 and transport[13] & 0x12 == 0x02
+        icmp_type = transport[0] if kind == "icmpv6" and transport else -1
+        frames.append(Frame(kind, destination, port, source, syn, icmp_type))
     return frames
 
 

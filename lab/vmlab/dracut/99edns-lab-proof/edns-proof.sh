@@ -21,14 +21,51 @@ resolve() {
     if [ -n "$answer" ]; then say "resolve $1 ok $answer"; else say "resolve $1 fail"; fi
 }
 
-# fetch URL CA: the file at URL over HTTPS, verified against CA; prints its sha256.
+# resolve_within SECONDS NAME: resolve NAME until it answers or SECONDS have passed (a
+# resolver that was just restarted or reconfigured is given that long).
+resolve_within() {
+    deadline=$(( $(cut -d. -f1 /proc/uptime) + $1 ))
+    while :; do
+        answer=$(timeout 25 getent hosts "$2" | head -n 1 | tr -s ' ' ' ')
+        [ -n "$answer" ] && break
+        [ "$(cut -d. -f1 /proc/uptime)" -ge "$deadline" ] && break
+        sleep 1
+    done
+    if [ -n "$answer" ]; then say "resolve $2 ok $answer"; else say "resolve $2 fail"; fi
+}
+
+# fetch URL CA [ADDRESS]: the file at URL over HTTPS, verified against CA; prints its
+# sha256. With ADDRESS the name is not resolved: the host is pinned there (curl --resolve),
+# which shows the network and the CA apart from DNS.
 fetch() {
-    sum=$(timeout 40 curl -sS --max-time 35 --cacert "$2" "$1" 2>/tmp/curl.err | sha256sum \
-          | cut -c1-64)
+    pin=""
+    if [ -n "${3:-}" ]; then
+        host=${1#https://}; host=${host%%/*}
+        pin="--resolve $host:443:$3"
+    fi
+    # shellcheck disable=SC2086
+    sum=$(timeout 40 curl -sS --max-time 35 $pin --cacert "$2" "$1" 2>/tmp/curl.err \
+          | sha256sum | cut -c1-64)
+    label="fetch"
+    [ -n "$pin" ] && label="fetch-pinned"
     if [ -s /tmp/curl.err ]; then
-        say "fetch $1 fail $(tr '\n' ' ' </tmp/curl.err)"
+        say "$label $1 fail $(tr '\n' ' ' </tmp/curl.err)"
     else
-        say "fetch $1 ok $sum"
+        say "$label $1 ok $sum"
+    fi
+}
+
+# address IFACE: the interface's addresses, as the guest has them.
+address() {
+    say "address $1 $(ip -brief addr show dev "$1" 2>&1)"
+}
+
+# digest FILE: the file's sha256 (or "absent").
+digest() {
+    if [ -e "$1" ]; then
+        say "digest $1 $(sha256sum "$1" | cut -c1-64)"
+    else
+        say "digest $1 absent"
     fi
 }
 
@@ -41,10 +78,11 @@ show() {
     fi
 }
 
-# unit UNIT: its state as systemd has it.
+# unit UNIT: its state as systemd has it (LoadState=not-found: it is not installed;
+# ExecMainStartTimestampMonotonic=0: it never started).
 unit() {
-    say "unit $1 $(systemctl show -p ActiveState -p Result -p ExecMainStatus "$1" \
-        | tr '\n' ' ')"
+    say "unit $1 $(systemctl show -p LoadState -p ActiveState -p Result -p ExecMainStatus \
+        -p ExecMainStartTimestampMonotonic -p NRestarts "$1" | tr '\n' ' ')"
 }
 
 # journal UNIT...: the last journal lines of the units (why a service failed).
@@ -55,6 +93,18 @@ journal() {
         | sed "s|^|EDNS-PROOF journal: |"
 }
 
+# grep_journal PATTERN UNIT...: how many journal lines of the units match PATTERN, and
+# the first of them (why a fail-closed case failed, in the resolver's own words).
+grep_journal() {
+    pattern=$1; shift
+    args=""
+    for unit in "$@"; do args="$args -u $unit"; done
+    # shellcheck disable=SC2086
+    timeout 10 journalctl --no-pager -o cat $args 2>/dev/null | grep -e "$pattern" \
+        >/tmp/journal.grep || true
+    say "journal-grep $(wc -l </tmp/journal.grep) $pattern :: $(head -n 1 /tmp/journal.grep)"
+}
+
 # global_dns: what NetworkManager runs with (its D-Bus GlobalDnsConfiguration).
 global_dns() {
     say "nm-global-dns $(timeout 10 busctl --system --json=short get-property \
@@ -62,8 +112,31 @@ global_dns() {
         org.freedesktop.NetworkManager GlobalDnsConfiguration 2>&1)"
 }
 
+# beacon ADDRESS PORT: one TCP connection attempt to ADDRESS:PORT, where nothing listens
+# (it is refused at once), so the capture shows where a step of the proof begins.
+beacon() {
+    timeout 5 curl -s --max-time 3 "http://$1:$2/" >/dev/null 2>&1 || true
+    say "beacon $2"
+}
+
+# wait_global_dns_ca: until NetworkManager's global DNS names a CA (at most 30 s).
+wait_global_dns_ca() {
+    for try in $(seq 60); do
+        busctl --system get-property org.freedesktop.NetworkManager \
+            /org/freedesktop/NetworkManager org.freedesktop.NetworkManager \
+            GlobalDnsConfiguration 2>/dev/null | grep -q certification-authority && return 0
+        sleep 0.5
+    done
+    return 1
+}
+
+# The script to run: /etc/edns-proof/run.sh in the initramfs, or the one given (stage 2).
+script=${1:-/etc/edns-proof/run.sh}
 say "begin uptime $(cut -d' ' -f1 /proc/uptime)"
 say "online $(timeout 60 nm-online -s -q -t 60 && echo yes || echo no)"
-. /etc/edns-proof/run.sh
+. "$script"
 say "end uptime $(cut -d' ' -f1 /proc/uptime)"
-systemctl --no-block --force --force poweroff
+# /etc/edns-proof/continue: the boot goes on to switch-root (the stage-2 case).
+if [ -n "${1:-}" ] || [ ! -e /etc/edns-proof/continue ]; then
+    systemctl --no-block --force --force poweroff
+fi

@@ -1,0 +1,68 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
+"""The lab's one source of truth: its addresses, names, answers and servers.
+
+``make vm-proof`` (tapnet, proof), its sabotage run and the kickstart-tests
+files' substitution (``KSTEST_VALUES``) all read them here, so a lab that
+moves a server moves it for all three. Documentation addresses only
+(192.0.2.0/24, 198.51.100.0/24, 2001:db8::/32).
+"""
+
+TAP = "tap0"
+GUEST_MAC = "52:54:00:0e:d5:01"
+GUEST_INTERFACE = "ens2"          # virtio-net on PCI slot 2 of a -nodefaults machine
+GUEST_IPV4 = "192.0.2.10"
+GUEST_IPV6 = "2001:db8::10"
+GATEWAY_IPV4 = "192.0.2.1"
+GATEWAY_IPV6 = "2001:db8::1"
+DHCP_RANGE = ("192.0.2.100", "192.0.2.199")
+MAIN_DOT = "192.0.2.53"           # dot.corp.example, for all names
+MAIN_DOT_NAME = "dot.corp.example"
+MAIN_DOT_IPV6 = "2001:db8::53"    # an IPv6-only DoT server, answering with its own address
+IPV6_READY = "192.0.2.56"         # where the IPv6 server's readiness is checked
+ROUTED_DOT = "198.51.100.60"      # dot.lab.example, for domain=lab.example
+ROUTED_DOT_NAME = "dot.lab.example"
+ROUTED_DOMAIN = "lab.example"
+HTTPS_SERVER = "192.0.2.80"       # ks.corp.example
+HTTPS_NAME = "ks.corp.example"
+PLAINTEXT_DNS = "192.0.2.99"      # what DHCP offers; must receive nothing
+CORP_ZONE = "corp.example."
+LAB_ZONE = "lab.example."
+TEST_NAME = "www.corp.example"
+ROUTED_TEST_NAME = "www.lab.example"
+ANSWERS = {
+    TEST_NAME: "192.0.2.80",
+    HTTPS_NAME: HTTPS_SERVER,
+    ROUTED_TEST_NAME: "198.51.100.81",
+}
+# What the IPv6-only server answers for www.corp.example: another address, so the
+# guest's answer names the server that gave it.
+IPV6_SERVER_ANSWER = "192.0.2.86"
+# What the HTTPS server serves, as a payload's source set-up or inst.ks=https:// fetch it.
+KS_URL = "https://%s/ks.cfg" % HTTPS_NAME
+
+# The kickstart's server lines.
+MAIN_SERVER = "dns+tls://%s#%s" % (MAIN_DOT, MAIN_DOT_NAME)
+ROUTED_SERVER = "dns+tls://%s#%s  domain=%s" % (ROUTED_DOT, ROUTED_DOT_NAME, ROUTED_DOMAIN)
+IPV6_SERVER = "dns+tls://[%s]#%s" % (MAIN_DOT_IPV6, MAIN_DOT_NAME)
+
+# data/kickstart-tests' @KSTEST_*@ values for this lab (tests/test_kickstart_tests_format.py
+# and the proof's harness-delivered case substitute these).
+KSTEST_VALUES = {
+    "KSTEST_EDNS_DOT_SERVER": MAIN_DOT,
+    "KSTEST_EDNS_DOT_NAME": MAIN_DOT_NAME,
+    "KSTEST_EDNS_ROUTED_SERVER": ROUTED_DOT,
+    "KSTEST_EDNS_ROUTED_NAME": ROUTED_DOT_NAME,
+    "KSTEST_EDNS_ROUTED_DOMAIN": ROUTED_DOMAIN,
+    "KSTEST_EDNS_TEST_NAME": TEST_NAME,
+    "KSTEST_EDNS_ROUTED_TEST_NAME": ROUTED_TEST_NAME,
+}

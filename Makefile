@@ -39,6 +39,30 @@ demo: setup
 clean:
 	rm -rf $(OUT) build dist *.egg-info .pytest_cache .matrix
 
+# Translations (po/). The catalogue template, po/DOMAIN.pot, holds every sentence marked
+# in the Python sources (_, N_, P_) and in the glade file; a translator copies it to
+# po/LANG.po (msginit) and translates it; make install, the RPM and the updates image
+# compile each po/LANG.po into /usr/share/locale/LANG/LC_MESSAGES/DOMAIN.mo (packaging.py).
+# DOMAIN is constants.TRANSLATION_DOMAIN; the template is rewritten only when a message
+# changed, not for its date alone.
+DOMAIN = $(shell PYTHONPATH=$(CURDIR) $(PYTHON) -c 'from org_edns_addon.constants import TRANSLATION_DOMAIN as d; print(d)')
+POT ?= po/$(DOMAIN).pot
+XGETTEXT_SOURCES = $(shell find org_edns_addon -name '*.py' -o -name '*.glade' | LC_ALL=C sort)
+.PHONY: potfile update-po
+potfile:
+	xgettext --from-code=UTF-8 --keyword=_ --keyword=N_ --keyword=P_:1,2 \
+	    --add-comments=TRANSLATORS: --package-name=$(DOMAIN) --sort-by-file \
+	    --output=$(POT).new $(XGETTEXT_SOURCES)
+	@if [ -f $(POT) ] && diff -q -I '^"POT-Creation-Date:' $(POT) $(POT).new >/dev/null; then \
+	    rm $(POT).new; echo "potfile: $(POT) is up to date"; \
+	else mv $(POT).new $(POT); echo "potfile: wrote $(POT)"; fi
+
+# Every po/LANG.po brought up to date with the template (translations kept, new messages
+# added untranslated, changed ones marked fuzzy).
+update-po: potfile
+	@for po in po/*.po; do [ -f "$$po" ] || continue; \
+	    msgmerge --quiet --update --backup=none "$$po" $(POT) && echo "update-po: $$po"; done
+
 .PHONY: updates.img install rpm
 
 # An Anaconda updates image with the addon (boot with inst.updates=URL).

@@ -30,16 +30,18 @@ def _dependencies():
 
 
 class BuildWithDbusFiles(build_py):
-    """Also copy data/'s D-Bus .service and .conf into the package (org_edns_addon/data/):
-    `edns-addon updates-img` puts them into the image, from an install too."""
+    """Also copy data/'s D-Bus .service and .conf into the package (org_edns_addon/data/),
+    and po/'s translations (org_edns_addon/po/): `edns-addon updates-img` puts them into
+    the image, from an install too."""
 
     def run(self):
         super().run()
-        target = os.path.join(self.build_lib, "org_edns_addon", "data")
-        self.mkpath(target)
-        for path in sorted(glob.glob(os.path.join(HERE, "data", "*.service")) +
-                           glob.glob(os.path.join(HERE, "data", "*.conf"))):
-            self.copy_file(path, target)
+        for directory, patterns in (("data", ("*.service", "*.conf")), ("po", ("*.po",))):
+            target = os.path.join(self.build_lib, "org_edns_addon", directory)
+            self.mkpath(target)
+            for path in sorted(path for pattern in patterns
+                               for path in glob.glob(os.path.join(HERE, directory, pattern))):
+                self.copy_file(path, target)
 
 
 setup(
@@ -54,5 +56,7 @@ setup(
     # the stand-alone D-Bus service needs it (see dependencies.PYGOBJECT).
     install_requires=_dependencies().install_requires(),
     entry_points={"console_scripts": ["edns-addon = org_edns_addon.cli:main"]},
+    # The graphical spoke's glade file and icon (packaging.PACKAGE_DATA_SUFFIXES).
+    package_data={"org_edns_addon.gui.spokes": ["*.glade", "*.svg"]},
     cmdclass={"build_py": BuildWithDbusFiles},
 )

@@ -38,8 +38,13 @@ MAX_PROBLEMS = 1000
 MAX_FILE_NAME_BYTES = 255
 MAX_PATH_BYTES = 4096
 
-# The gettext domain of every user-visible sentence (Anaconda's addons each have their own).
+# The gettext domain of every user-visible sentence: the name of the RPM that installs its
+# catalogues, as Anaconda's addons name theirs (kdump-anaconda-addon, oscap-anaconda-addon);
+# po/edns-anaconda-addon.pot, /usr/share/locale/LANG/LC_MESSAGES/edns-anaconda-addon.mo.
 TRANSLATION_DOMAIN = "edns-anaconda-addon"
+# Where the catalogues are installed (make install, the RPM, the updates image), and so
+# looked up: Python's own default is below its prefix, not there for every Python.
+LOCALE_DIR = "/usr/share/locale"
 
 # Phases: where staging writes (the installer's root, or the installed system's).
 PHASE_INSTALLER = "installer"
@@ -159,6 +164,10 @@ CHECK_MAX_PARALLEL = 100
 # this many characters, and at most this many of a certificate's names are listed.
 CHECK_SHOWN_TEXT_CHARS = 100
 CHECK_SHOWN_NAMES = 10
+
+# Where a PEM file is looked for first in the graphical spoke: the installation media as
+# Anaconda's initramfs mounts it (pyanaconda.core.constants.DRACUT_REPO_DIR).
+INSTALLER_MEDIA_DIR = "/run/install/repo"
 
 # PEM text larger than this (a %certificate body, a file in the text UI, AddCertificate
 # over D-Bus) is not a CA certificate or bundle (the whole system trust store is ~250 KiB).

@@ -13,38 +13,56 @@
 
 ``_()`` translates when called, so a language chosen in the installer after
 start-up applies; ``N_()`` only marks a string translated later; ``P_()`` picks
-the singular or plural form of a sentence for a count.
+the singular or plural form of a sentence for a count. Every user interface
+(the text and graphical spokes, the command line) translates through here, in
+the domain ``TRANSLATION_DOMAIN``, from the catalogues below ``locale_dir()``.
 """
 
 import functools
 import gettext
+import locale
 import os
 
-from org_edns_addon.constants import TRANSLATION_DOMAIN
+from org_edns_addon.constants import LOCALE_DIR, TRANSLATION_DOMAIN
 
 # What gettext.find() reads to choose a catalogue: the installer sets them when the
 # user picks a language, so the translation is looked up again when they change.
 _LANGUAGE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 
 
+def _current():
+    return _translation(*map(os.environ.get, _LANGUAGE_VARIABLES), locale_dir())
+
+
 def _(text):
     if not text:
         return text
-    return _translation(*map(os.environ.get, _LANGUAGE_VARIABLES)).gettext(text)
+    return _current().gettext(text)
 
 
 def P_(singular, plural, count):
-    return _translation(*map(os.environ.get, _LANGUAGE_VARIABLES)).ngettext(singular, plural,
-                                                                             count)
+    return _current().ngettext(singular, plural, count)
 
 
 def N_(text):
     return text
 
 
+def locale_dir():
+    """Where the catalogues are: ``LOCALE_DIR``, or the directory TEXTDOMAINDIR names (as
+    for gettext's own tools: a catalogue not yet installed, tests)."""
+    return os.environ.get("TEXTDOMAINDIR") or LOCALE_DIR
+
+
+def bind_c_translations():
+    """Let C code translate in the addon's domain too: GtkBuilder translates the glade
+    file's sentences with the C library's gettext, which must be told where they are."""
+    locale.bindtextdomain(TRANSLATION_DOMAIN, locale_dir())
+
+
 @functools.lru_cache(maxsize=8)
 def _translation(*language):
-    """The catalogue for LANGUAGE (the values of _LANGUAGE_VARIABLES): gettext searches
-    the file system on every call, about 50 µs, which a parser built with many
-    translated help texts would pay each time."""
-    return gettext.translation(TRANSLATION_DOMAIN, fallback=True)
+    """The catalogue for LANGUAGE (the values of _LANGUAGE_VARIABLES and the directory):
+    gettext searches the file system on every call, about 50 µs, which a parser built
+    with many translated help texts would pay each time."""
+    return gettext.translation(TRANSLATION_DOMAIN, localedir=language[-1], fallback=True)

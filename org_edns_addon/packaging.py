@@ -13,8 +13,12 @@
 
 One list of files serves both, so an Anaconda developer finds the same files
 in the same places either way: the ``org_edns_addon`` package under
-``/usr/share/anaconda/addons/``, the D-Bus ``.service`` and ``.conf`` under
-``/usr/share/anaconda/dbus/``. Built from a source checkout.
+``/usr/share/anaconda/addons/`` (its Python files, and the graphical spoke's
+glade file and icon), the D-Bus ``.service`` and ``.conf`` under
+``/usr/share/anaconda/dbus/``, and a translation catalogue for each ``po/LANG.po``
+(compiled by gettext's ``msgfmt``) at
+``/usr/share/locale/LANG/LC_MESSAGES/edns-anaconda-addon.mo``. Built from a source
+checkout.
 
 The updates image also carries the pure-Python libraries an installer image
 may lack (``dependencies.CARRIED_IN_UPDATES_IMAGE``: dnspython), copied from
@@ -29,6 +33,7 @@ import argparse
 import os
 import re
 import stat
+import subprocess
 import sys
 
 from org_edns_addon import constants as c
@@ -50,6 +55,14 @@ PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 INSTALLED_DATA_DIR = os.path.join(PACKAGE_DIR, "data")
 DATA_DIR = INSTALLED_DATA_DIR if os.path.isdir(INSTALLED_DATA_DIR) else \
     os.path.join(os.path.dirname(PACKAGE_DIR), "data")
+# po/ of a source checkout (the translations), or setup.py's copy in an installed package.
+INSTALLED_PO_DIR = os.path.join(PACKAGE_DIR, "po")
+PO_DIR = INSTALLED_PO_DIR if os.path.isdir(INSTALLED_PO_DIR) else \
+    os.path.join(os.path.dirname(PACKAGE_DIR), "po")
+# Files of the package besides its Python: the graphical spoke's glade file and icon
+# (setup.py's package_data names the same).
+PACKAGE_DATA_SUFFIXES = (".glade", ".svg")
+MSGFMT = "msgfmt"
 
 
 class PackagingError(Exception):
@@ -89,24 +102,26 @@ def read_source(path):
         return stream.read(), stat.S_IMODE(mode) & 0o755
 
 
-def _python_files(package):
-    """Every .py (and .typed) file below PACKAGE, relative to it, sorted; a directory or
-    file there that is a symbolic link is refused, since it may lead anywhere."""
+def _python_files(package, suffixes=(".py", ".typed")):
+    """Every file below PACKAGE whose name ends with one of SUFFIXES, relative to it,
+    sorted; a directory or such a file there that is a symbolic link is refused, since it
+    may lead anywhere."""
     found = []
     for directory, subdirs, files in os.walk(package):
         for name in subdirs + files:
             if os.path.islink(os.path.join(directory, name)) and \
-                    (name in subdirs or name.endswith((".py", ".typed"))):
+                    (name in subdirs or name.endswith(suffixes)):
                 raise _not_regular(os.path.join(directory, name), stat.S_IFLNK)
         subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
         found += [os.path.relpath(os.path.join(directory, name), package)
-                  for name in files if name.endswith((".py", ".typed"))]
+                  for name in files if name.endswith(suffixes)]
     return sorted(found)
 
 
 def _package_files():
-    """The package's source files, relative to the package directory, sorted."""
-    return [name for name in _python_files(PACKAGE_DIR) if name.endswith(".py")]
+    """The package's source files (Python and ``PACKAGE_DATA_SUFFIXES``), relative to the
+    package directory, sorted."""
+    return _python_files(PACKAGE_DIR, (".py",) + PACKAGE_DATA_SUFFIXES)
 
 
 def layout():
@@ -176,10 +191,49 @@ def carried_notes():
     return notes
 
 
+def catalogue_sources():
+    """(language, path) of each translation, ``po/LANG.po``, sorted."""
+    try:
+        names = os.listdir(PO_DIR)
+    except FileNotFoundError:
+        return []
+    return sorted((name[:-len(".po")], os.path.join(PO_DIR, name))
+                  for name in names if name.endswith(".po"))
+
+
+def catalogue_path(language):
+    """Where the catalogue of LANGUAGE is installed, below the root."""
+    return os.path.join(c.LOCALE_DIR, language, "LC_MESSAGES", c.TRANSLATION_DOMAIN + ".mo")
+
+
+def compile_catalogue(path):
+    """The ``.mo`` bytes of the translation PATH, by gettext's msgfmt (which also checks
+    that each translation keeps its sentence's placeholders); PackagingError otherwise."""
+    content, _mode = read_source(path)
+    try:
+        result = subprocess.run([MSGFMT, "--check", "--output-file=-", "-"], input=content,
+                                capture_output=True, timeout=120)
+    except FileNotFoundError:
+        raise PackagingError(_("%s is not installed, and %s needs it; install gettext")
+                             % (MSGFMT, path)) from None
+    if result.returncode != 0:
+        raise PackagingError(_("%s is not a valid translation: %s") % (
+            path, result.stderr.decode("utf-8", "replace").strip().replace(
+                "<stdin>", os.path.basename(path))))
+    return result.stdout
+
+
+def catalogue_files():
+    """The compiled catalogues as ``PlannedFile``s, sorted by language."""
+    return [PlannedFile(catalogue_path(language), compile_catalogue(path), c.FILE_MODE)
+            for language, path in catalogue_sources()]
+
+
 def _layout_files():
     """The layout as ``PlannedFile``s (their bytes and permission bits read from the
-    checkout)."""
-    return [PlannedFile(path, *read_source(source)) for path, source in layout()]
+    checkout), and the catalogues compiled from it."""
+    return [PlannedFile(path, *read_source(source)) for path, source in layout()] + \
+        catalogue_files()
 
 
 def install_tree(destdir, extra=()):

@@ -60,7 +60,9 @@ class Problem:
     def headline(self):
         """``error: MESSAGE``, without the place (a screen that lists a configuration's
         problems)."""
-        return _("%s: %s") % (self.severity.label, self.message)
+        if self.severity is Severity.ERROR:
+            return _("error: %s") % self.message
+        return _("warning: %s") % self.message
 
 
 @dataclass

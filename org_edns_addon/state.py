@@ -33,12 +33,14 @@ from org_edns_addon.names import normalize_domains
 from org_edns_addon.problems import ModelError, Severity, ValidationError
 
 
-def _choice(enum_type, value, what):
+def _choice(enum_type, value, refusal):
+    """VALUE as a member of ENUM_TYPE; ModelError with the sentence REFUSAL (placeholders
+    %(value)s and %(choices)s) otherwise."""
     try:
         return enum_type(value)
     except ValueError:
-        raise ModelError(_("%s is not a %s; use one of %s") % (
-            echo(value), what, ", ".join(member.value for member in enum_type))) from None
+        raise ModelError(refusal % {"value": echo(value), "choices": ", ".join(
+            member.value for member in enum_type)}) from None
 
 
 class EdnsState:
@@ -118,14 +120,16 @@ class EdnsState:
 
     def set_resolve_mode(self, mode):
         self._replace(self.resolve_mode_changed,
-                      resolve_mode=_choice(ResolveMode, mode, _("resolve mode")))
+                      resolve_mode=_choice(ResolveMode, mode, _(
+                          "%(value)s is not a resolve mode; use one of %(choices)s")))
 
     @property
     def backend(self):
         return self._config.backend
 
     def set_backend(self, backend):
-        self._replace(self.backend_changed, backend=_choice(Backend, backend, _("backend")))
+        self._replace(self.backend_changed, backend=_choice(Backend, backend, _(
+            "%(value)s is not a backend; use one of %(choices)s")))
 
     @property
     def search_domains(self):

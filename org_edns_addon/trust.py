@@ -32,7 +32,7 @@ from typing import Optional, Tuple
 from org_edns_addon import constants as c
 from org_edns_addon.certificates import CertificateBlock, authentication_problem, \
     build_bundle, validity_problem
-from org_edns_addon.i18n import _
+from org_edns_addon.i18n import P_, _
 from org_edns_addon.problems import Problem, Severity
 
 # Files the addon writes itself: no %certificate may be placed on one, or on a
@@ -63,16 +63,23 @@ class DotTrust:
         return self.path != c.SYSTEM_CA_BUNDLE_PATH
 
     def describe(self):
-        """What authenticates the servers, in words: every sentence of a user interface
-        that names the trust says this."""
-        names = ", ".join(self.names)
+        """What authenticates the servers, as a whole sentence: every user interface that
+        names the trust says this."""
+        values = {"names": ", ".join(self.names), "path": self.path}
         if not self.explicit:
-            if not names:
-                return _("the system trust store")
-            return _("the system trust store and the anchors %s") % names
+            if not self.names:
+                return _("The system trust store authenticates the DNS servers.")
+            return P_("The system trust store and the anchor %(names)s authenticate the DNS "
+                      "servers.",
+                      "The system trust store and the anchors %(names)s authenticate the "
+                      "DNS servers.", len(self.names)) % values
         if self.bundle is None:
-            return _("%s alone, placed at %s") % (names, self.path)
-        return _("%s (--ca) alone, as the bundle %s") % (names, self.path)
+            return _("%(names)s alone authenticates the DNS servers; it is placed at "
+                     "%(path)s.") % values
+        return P_("%(names)s (--ca) alone authenticates the DNS servers, as the bundle "
+                  "%(path)s.",
+                  "%(names)s (--ca) alone authenticate the DNS servers, as the bundle "
+                  "%(path)s.", len(self.names)) % values
 
 
 def _at_bundle_path(certificates):
@@ -119,10 +126,15 @@ def trust_problems(config, certificates, configured=True, known_names=None, now=
     for cert in certificates:
         if cert.filename in first:
             origin = first[cert.filename].origin
-            where = _(" (first on %s:%d)") % (origin.filename, origin.lineno) if origin else ""
-            add(Severity.ERROR, _("a second %%certificate --filename=%s%s; give each "
-                                  "certificate its own file name") % (cert.filename, where),
-                cert)
+            if origin:
+                message = _("a second %%certificate --filename=%(filename)s (first on "
+                            "%(file)s:%(line)d); give each certificate its own file name") % {
+                                "filename": cert.filename, "file": origin.filename,
+                                "line": origin.lineno}
+            else:
+                message = _("a second %%certificate --filename=%s; give each certificate "
+                            "its own file name") % cert.filename
+            add(Severity.ERROR, message, cert)
         else:
             first[cert.filename] = cert
 

@@ -18,6 +18,7 @@ a helper runs, so this module loads (and its fixtures are registered) without it
 import importlib
 import os
 import sys
+from contextlib import contextmanager
 
 import pytest
 
@@ -117,3 +118,52 @@ def anaconda_bus(bus_address, monkeypatch):
     """The private bus as Anaconda's bus of a module created in the test process: the module
     asks it whether the Security module is there (it is not)."""
     monkeypatch.setenv("DBUS_STARTER_ADDRESS", bus_address)
+
+
+# The module's process: /etc becomes an overlay whose upper layer is the test's
+# directory ("$0"), then the module itself runs ("$2 -m org_edns_addon.service").
+NAMESPACED_MODULE = ('mount -t overlay overlay -o lowerdir=/etc,upperdir="$0",workdir="$1" '
+                     '/etc && exec "$2" -m org_edns_addon.service')
+
+
+@contextmanager
+def installer_modules(bus, bus_address, conf_path, tmp_path):
+    """Anaconda's Security module and ours on the bus at BUS_ADDRESS, ours with /etc as an
+    overlay, while in the block: (our module's proxy, the upper layer of its /etc)."""
+    env = dict(python_env(), DBUS_STARTER_ADDRESS=bus_address,
+               ANACONDA_CONFIG_TMP=str(conf_path))
+    upper, work = tmp_path / "etc-upper", tmp_path / "etc-work"
+    upper.mkdir()
+    work.mkdir()
+    processes = []
+    try:
+        processes.append(start_service([sys.executable, "-m", "pyanaconda.modules.security"],
+                                       bus, SECURITY_SERVICE, env=env,
+                                       log_path=tmp_path / "security.log"))
+        processes.append(start_service(
+            ["unshare", "--mount", "--propagation", "private", "sh", "-c", NAMESPACED_MODULE,
+             str(upper), str(work), sys.executable], bus, EDNS.service_name, env=env,
+            log_path=tmp_path / "edns.log"))
+        yield bus.get_proxy(EDNS.service_name, EDNS.object_path), upper
+    finally:
+        for process in processes:
+            stop_service(process)
+        for name in (SECURITY_SERVICE, EDNS.service_name):
+            wait_for(lambda name=name: not bus.proxy.NameHasOwner(name), what="%s to go" % name)
+
+
+@pytest.fixture
+def installer(bus, bus_address, anaconda_conf, tmp_path, monkeypatch):
+    """Anaconda's Security module and ours on the private bus; the spoke's bus points there.
+
+    Yields (our module's proxy, the upper layer of its /etc, the kickstart loader).
+    """
+    with installer_modules(bus, bus_address, anaconda_conf[0], tmp_path) as (module, upper):
+        monkeypatch.setenv("DBUS_ANACONDA_SESSION_BUS_ADDRESS", bus_address)
+
+        def load(text):
+            path = tmp_path / "ks.cfg"
+            path.write_text(text)
+            report = boss_read(bus, path, (SECURITY_SERVICE, EDNS.service_name))
+            assert report.is_valid(), [str(m) for m in report.get_messages()]
+        yield module, upper, load

@@ -40,6 +40,8 @@ pytest_plugins = [
     "tests.peer_fixtures",
     "tests.trixie_fixtures",
     "tests.tui_fixtures",
+    "tests.gui_fixtures",
+    "tests.i18n_fixtures",
 ]
 
 def pytest_configure(config):

@@ -12,7 +12,6 @@
 """A marked sentence reaches a real catalogue (compiled by msgfmt), in the language the
 environment names at the time of the call, as when the installer's user picks one."""
 
-import gettext
 import subprocess
 
 import pytest
@@ -21,11 +20,12 @@ from org_edns_addon.constants import TRANSLATION_DOMAIN
 from org_edns_addon.model import DotServer, EdnsConfig
 from org_edns_addon.names import normalize_dns_name
 from org_edns_addon.problems import ModelError, Problem, Severity
-from org_edns_addon.tui.editor import status_line
+from org_edns_addon.ui.words import status_line
 
 CATALOGUE = '''msgid ""
 msgstr ""
 "Content-Type: text/plain; charset=UTF-8\\n"
+"Plural-Forms: nplurals=2; plural=(n > 1);\\n"
 
 msgid "the %s is empty"
 msgstr "le %s est vide"
@@ -36,10 +36,13 @@ msgstr "erreur"
 msgid "line %d: %s: %s"
 msgstr "ligne %d : %s : %s"
 
-msgid "%d DoT server, %s"
-msgid_plural "%d DoT servers, %s"
-msgstr[0] "%d serveur DoT, %s"
-msgstr[1] "%d serveurs DoT, %s"
+msgid "error: %s"
+msgstr "erreur : %s"
+
+msgid "%(count)d DoT server, %(mode)s"
+msgid_plural "%(count)d DoT servers, %(mode)s"
+msgstr[0] "%(count)d serveur DoT, %(mode)s"
+msgstr[1] "%(count)d serveurs DoT, %(mode)s"
 '''
 
 
@@ -51,7 +54,7 @@ def french_catalogue(tmp_path, monkeypatch):
     source.write_text(CATALOGUE)
     subprocess.run(["msgfmt", "-o", str(messages / (TRANSLATION_DOMAIN + ".mo")),
                     str(source)], check=True)
-    monkeypatch.setattr(gettext, "_default_localedir", str(tmp_path))
+    monkeypatch.setenv("TEXTDOMAINDIR", str(tmp_path))
     for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
         monkeypatch.delenv(variable, raising=False)
 
@@ -76,7 +79,7 @@ def test_a_problem_says_its_severity_and_place_in_the_language_too(french_catalo
                                                                     monkeypatch):
     monkeypatch.setenv("LANGUAGE", "fr")
     assert str(Problem(Severity.ERROR, "x", lineno=3)) == "ligne 3 : erreur : x"
-    assert Problem(Severity.ERROR, "x", 3, "ks.cfg").headline() == "erreur: x"
+    assert Problem(Severity.ERROR, "x", 3, "ks.cfg").headline() == "erreur : x"
 
 
 def test_a_count_takes_the_plural_form_of_the_language(french_catalogue, monkeypatch):

@@ -12,6 +12,7 @@
 """The shipped layout: `make install DESTDIR=...`, the updates image, the D-Bus files, the spec."""
 
 import configparser
+import gettext
 import gzip
 import os
 import re
@@ -28,21 +29,27 @@ import pytest
 from packaging.specifiers import SpecifierSet
 
 from org_edns_addon.constants import CARRIED_LIBRARIES_DIR as CARRIED
+from org_edns_addon.constants import TRANSLATION_DOMAIN
 from org_edns_addon.dbus.identifiers import EDNS
 from tests.conftest import REPO, assert_sentence, run_cli
+from tests.i18n_fixtures import german_po
 
 ADDON = "usr/share/anaconda/addons/org_edns_addon"
 SERVICE_FILE = "usr/share/anaconda/dbus/services/org.fedoraproject.Anaconda.Addons.Edns.service"
 CONF_FILE = "usr/share/anaconda/dbus/confs/org.fedoraproject.Anaconda.Addons.Edns.conf"
 SPEC = REPO / "edns-anaconda-addon.spec"
+LOCALE = "usr/share/locale"
+GERMAN_MO = "/%s/de/LC_MESSAGES/%s.mo" % (LOCALE, TRANSLATION_DOMAIN)
 
 
 def source_files():
-    """What the layout must hold: every .py of the package, and the two D-Bus files."""
+    """What the layout must hold: every .py of the package, the graphical spoke's glade
+    file and icon, and the two D-Bus files."""
     expected = {}
     package = REPO / "org_edns_addon"
-    for path in package.rglob("*.py"):
-        expected["%s/%s" % (ADDON, path.relative_to(package))] = path
+    for pattern in ("*.py", "*.glade", "*.svg"):
+        for path in package.rglob(pattern):
+            expected["%s/%s" % (ADDON, path.relative_to(package))] = path
     expected[SERVICE_FILE] = REPO / "data" / os.path.basename(SERVICE_FILE)
     expected[CONF_FILE] = REPO / "data" / os.path.basename(CONF_FILE)
     return expected
@@ -232,14 +239,25 @@ def test_spec_files_cover_the_install_layout():
 
 @pytest.fixture(scope="module")
 def built_rpms(tmp_path_factory):
-    """{package name: path} of `rpmbuild -bb` of the spec on this tree
-    (scripts/build-rpm.sh, with this Python for the wheel and the import check)."""
+    """{package name: path} of `rpmbuild -bb` of the spec on this tree, with the German
+    test catalogue as po/de.po beside it (tests/i18n_fixtures.py): scripts/build-rpm.sh
+    of a copy of the tree's files, with this Python for the wheel and the import check."""
     if shutil.which("rpmbuild") is None:
         pytest.skip("rpmbuild is not installed (Debian: apt-get install rpm); make setup "
                     "installs it")
+    tree = tmp_path_factory.mktemp("tree")
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                             "--exclude-standard"], cwd=REPO, capture_output=True,
+                            check=True, timeout=60).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        if (REPO / name).is_file():
+            (tree / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, tree / name)
+    subprocess.run(["git", "init", "-q"], cwd=tree, check=True, timeout=60)
+    (tree / "po" / "de.po").write_text(german_po(), encoding="utf-8")
     out = tmp_path_factory.mktemp("rpms")
-    result = subprocess.run([str(REPO / "scripts" / "build-rpm.sh"), str(out)],
-                            env=dict(os.environ, PYTHON=sys.executable), cwd=REPO,
+    result = subprocess.run([str(tree / "scripts" / "build-rpm.sh"), str(out)],
+                            env=dict(os.environ, PYTHON=sys.executable), cwd=tree,
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
     return {rpm_query(path, "%{NAME}"): path for path in out.glob("*.rpm")}
@@ -255,12 +273,22 @@ def test_rpmbuild_makes_the_addon_package_and_the_command_subpackage(built_rpms)
     assert sorted(built_rpms) == ["edns-addon", "edns-anaconda-addon"]
     addon_files = rpm_query(built_rpms["edns-anaconda-addon"], "-l").split()
     assert sorted(f.lstrip("/") for f in addon_files if os.path.splitext(f)[1]
-                  in (".py", ".service", ".conf")) == sorted(source_files())
+                  in (".py", ".service", ".conf", ".glade", ".svg")) == sorted(source_files())
     command_files = rpm_query(built_rpms["edns-addon"], "-l").split()
+    # Both hold the catalogues: the spokes and the command line translate through them.
+    assert GERMAN_MO in addon_files and GERMAN_MO in command_files
     assert "/usr/bin/edns-addon" in command_files
     sitelib = "/usr/lib/python%d.%d/site-packages" % sys.version_info[:2]
     assert "%s/org_edns_addon/cli/__init__.py" % sitelib in command_files
     assert not any(f.startswith("/usr/share/anaconda") for f in command_files)
+
+
+def test_the_addon_package_requires_nothing_graphical(built_rpms):
+    # A text-only installer image has no GTK: the addon must install there, and its
+    # graphical spoke is only ever loaded by anaconda-gui, which brings GTK.
+    requires = rpm_query(built_rpms["edns-anaconda-addon"], "--requires").lower()
+    for graphical in ("gtk", "anaconda-gui", "gobject", "anacondawidgets", "xorg"):
+        assert graphical not in requires, requires
 
 
 def test_the_command_subpackage_requires_the_minimums_from_setup_py(built_rpms):
@@ -289,6 +317,15 @@ def test_the_packaged_command_runs(built_rpms, tmp_path):
                             env=dict(os.environ, PYTHONPATH=str(sitelib)), cwd=tmp_path,
                             capture_output=True, text=True, timeout=120)
     assert (result.returncode, result.stdout) == (0, "%s: 0 errors, 0 warnings\n" % example)
+    # In German, from the catalogue the package installed.
+    bad = tmp_path / "bad.ks"
+    bad.write_text("%addon org_edns_addon\ndns+tls://192.0.2.54\n%end\n")
+    result = subprocess.run([sys.executable, str(script), "validate", str(bad)],
+                            env=dict(os.environ, PYTHONPATH=str(sitelib), LANGUAGE="de",
+                                     LC_ALL="C.UTF-8", TEXTDOMAINDIR=str(root / LOCALE)),
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert "der DoT-Server dns+tls://192.0.2.54 hat keinen TLS-Namen" in result.stdout, \
+        result.stdout + result.stderr
 
 
 def test_rpmlint_accepts_the_spec_and_both_packages(built_rpms):
@@ -332,11 +369,12 @@ def test_install_to_an_empty_destdir_is_refused(tmp_path):
 
 @pytest.fixture
 def source_copy(tmp_path):
-    """A copy of the checkout's package and data/, to plant things in."""
+    """A copy of the checkout's package, data/ and po/, to plant things in."""
     copy = tmp_path / "checkout"
     shutil.copytree(REPO / "org_edns_addon", copy / "org_edns_addon",
                     ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(REPO / "data", copy / "data")
+    shutil.copytree(REPO / "po", copy / "po")
     return copy
 
 
@@ -398,3 +436,48 @@ def test_the_layout_keeps_a_source_file_unreadable_to_others(source_copy, tmp_pa
         (out / "updates.img").read_bytes()), capture_output=True, timeout=60).stdout.decode()
     assert re.search(r"^-rw------- .* %s/constants.py$" % ADDON, listing, re.MULTILINE)
     assert re.search(r"^-rw-r--r-- .* %s/echo.py$" % ADDON, listing, re.MULTILINE)
+
+
+def test_each_translation_is_compiled_into_the_locale_directory(source_copy, tmp_path):
+    (source_copy / "po" / "de.po").write_text(german_po(), encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    image, install = both_builds(source_copy, out)
+    assert image.returncode == 0 and install.returncode == 0, image.stderr + install.stderr
+    installed = out / "root" / GERMAN_MO.lstrip("/")
+    assert stat.S_IMODE(installed.stat().st_mode) == 0o644
+    german = gettext.translation(TRANSLATION_DOMAIN, localedir=str(out / "root" / LOCALE),
+                                 languages=["de"])
+    assert german.gettext("_Encrypted DNS") == "_Verschlüsseltes DNS"
+    assert german.ngettext("%d error", "%d errors", 2) == "%d Fehler"
+    listing = subprocess.run(["cpio", "-it", "--quiet"], input=gzip.decompress(
+        (out / "updates.img").read_bytes()), capture_output=True, timeout=60).stdout.decode()
+    assert GERMAN_MO.lstrip("/") in listing.split()
+
+
+def test_a_translation_that_drops_a_placeholder_is_refused_by_name(source_copy, tmp_path):
+    broken = german_po().replace('msgstr[0] "%d Fehler"', 'msgstr[0] "Fehler"')
+    po = source_copy / "po" / "de.po"
+    po.write_text(broken, encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    for result in both_builds(source_copy, out):
+        assert result.returncode == 1, result.stdout
+        assert "%s is not a valid translation: " % po in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr
+    assert not (out / "updates.img").exists() and not (out / "root").exists()
+
+
+def test_the_text_ui_loads_in_an_image_without_gtk():
+    # A text-only installer image has no GTK: the text UI and everything it shares with
+    # the graphical one load without it (the spoke's own module needs pyanaconda, which
+    # tests/test_tui_spoke.py loads).
+    code = ("import sys\n"
+            "sys.modules['gi.repository.Gtk'] = sys.modules['gi.repository.Gdk'] = None\n"
+            "import org_edns_addon.tui.app, org_edns_addon.tui.screens\n"
+            "import org_edns_addon.ui.editor, org_edns_addon.ui.module_client\n"
+            "import org_edns_addon.ui.words, org_edns_addon.gui\n"
+            "print('loaded')\n")
+    result = subprocess.run([sys.executable, "-c", code], env=dict(os.environ,
+                            PYTHONPATH=str(REPO)), capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stdout) == (0, "loaded\n"), result.stderr

@@ -143,12 +143,13 @@ def test_a_file_name_with_a_space_is_one_name_in_certificate_and_ca(write_ks, pe
 
 
 @pytest.mark.parametrize("ca_names, placed, said", [
-    (("corp.pem",), "/etc/pki/dns/", "corp.pem (--ca) alone, as the bundle %s"
-     % c.DOT_CA_BUNDLE_PATH),
-    ((), c.DOT_CA_BUNDLE_PATH.rsplit("/", 1)[0], "tls-ca-bundle.pem alone, placed at %s"
-     % c.DOT_CA_BUNDLE_PATH),
-    ((), c.CA_TRUST_ANCHORS_DIR, "the system trust store and the anchors root.pem"),
-    ((), "/etc/pki/elsewhere/", "the system trust store"),
+    (("corp.pem",), "/etc/pki/dns/", "corp.pem (--ca) alone authenticates the DNS servers, "
+     "as the bundle %s." % c.DOT_CA_BUNDLE_PATH),
+    ((), c.DOT_CA_BUNDLE_PATH.rsplit("/", 1)[0], "tls-ca-bundle.pem alone authenticates the "
+     "DNS servers; it is placed at %s." % c.DOT_CA_BUNDLE_PATH),
+    ((), c.CA_TRUST_ANCHORS_DIR, "The system trust store and the anchor root.pem authenticate "
+     "the DNS servers."),
+    ((), "/etc/pki/elsewhere/", "The system trust store authenticates the DNS servers."),
 ])
 def test_the_trust_says_in_words_what_authenticates_the_servers(pems, ca_names, placed, said):
     name = "corp.pem" if ca_names else ("tls-ca-bundle.pem" if "dns" in placed else "root.pem")

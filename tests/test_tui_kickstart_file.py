@@ -16,7 +16,7 @@ import os
 import pytest
 
 from lab.kickstarts import certificate_section
-from org_edns_addon.tui.editor import EdnsEditor, read_ca_pem
+from org_edns_addon.ui.editor import EdnsEditor, read_ca_pem
 from org_edns_addon.tui.kickstart_file import (KickstartFileError, load_kickstart,
                                                new_kickstart, render_kickstart, save_kickstart)
 from tests.conftest import run_cli

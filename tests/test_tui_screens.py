@@ -19,7 +19,7 @@ from org_edns_addon.model import EdnsConfig, ResolveMode
 from org_edns_addon.certificates import KickstartCertificate
 from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, DOT_CA_DIR
 from org_edns_addon.state import EdnsState
-from org_edns_addon.tui.editor import EditError, EdnsEditor
+from org_edns_addon.ui.editor import EditError, EdnsEditor
 from org_edns_addon.tui.kickstart_file import load_kickstart
 from org_edns_addon.tui.screens import (CaScreen, CheckScreen, EntryScreen, MainScreen,
                                         ServerScreen, ServersScreen, SummaryScreen,
@@ -50,7 +50,7 @@ def test_first_screen_of_a_new_configuration():
     assert text.splitlines()[0] == "Encrypted DNS (DNS over TLS)"
     assert "1) Servers: none yet; add at least one" in text
     assert "2) Resolve mode: exclusive" in text
-    assert "5) CA certificates: the system trust store" in text
+    assert "5) CA certificates: The system trust store authenticates the DNS servers." in text
     assert "6) Check servers (TLS handshake and one query each)" in text
     assert "7) Summary of what will be configured" in text
     assert "Status: Not configured" in text
@@ -151,7 +151,7 @@ def test_summary_shows_the_section_and_the_messages():
     editor.add_server("dns+tls://192.0.2.60#dot.lab.example domain=lab.example")
     text = render(SummaryScreen(editor))
     assert "lab.example: dns+tls://192.0.2.60#dot.lab.example" in text
-    assert "Servers authenticated by: the system trust store" in text
+    assert "The system trust store authenticates the DNS servers." in text
     assert "  %addon org_edns_addon --resolve-mode=exclusive --backend=dnsconfd\n" \
            "  dns+tls://192.0.2.60#dot.lab.example domain=lab.example\n  %end" in text
     assert "error: every server is routed with domain=" in text
@@ -198,8 +198,9 @@ def test_every_sentence_naming_the_trust_says_what_staging_uses(test_ca):
         "tls-ca-bundle.pem", test_ca.pem, DOT_CA_BUNDLE_PATH.rsplit("/", 1)[0] + "/")]))
     editor.add_server("dns+tls://192.0.2.53#dot.example")
     assert editor.staging_input().trust.blocks == editor.certificates[0].blocks
-    said = "tls-ca-bundle.pem alone, placed at %s" % DOT_CA_BUNDLE_PATH
+    said = "tls-ca-bundle.pem alone authenticates the DNS servers; it is placed at %s." \
+        % DOT_CA_BUNDLE_PATH
     assert "5) CA certificates: %s" % said in " ".join(render(main_screen(editor)).split())
     summary = " ".join(render(SummaryScreen(editor)).split())
-    assert "Servers authenticated by: %s" % said in summary
+    assert said in summary
     assert "system trust store" not in summary.split("%addon")[0]

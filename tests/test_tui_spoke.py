@@ -40,13 +40,12 @@ from simpleline import App
 from simpleline.render.screen import InputState
 
 from lab import certs
-from lab.bus import python_env, start_service, stop_service, wait_for
+from lab.bus import python_env
 from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, NM_KEYFILE_PATH
-from org_edns_addon.dbus.identifiers import EDNS
 from org_edns_addon.tui.screens import CaScreen
 from org_edns_addon.tui.spokes.edns import EncryptedDnsSpoke
 from tests.dbus_fixtures import validation, plain_structures
-from tests.anaconda_fixtures import EDNS_SECTION, SECURITY_SERVICE, boss_read, kickstart
+from tests.anaconda_fixtures import EDNS_SECTION, kickstart
 
 PROMPT = "Please make a selection from the above"
 
@@ -58,48 +57,6 @@ App.initialize()
 App.get_scheduler().schedule_screen(EncryptedDnsSpoke(None, None, None))
 App.run()
 """
-
-# The module's process: /etc becomes an overlay whose upper layer is the test's
-# directory ("$0"), then the module itself runs ("$2 -m org_edns_addon.service").
-NAMESPACED_MODULE = ('mount -t overlay overlay -o lowerdir=/etc,upperdir="$0",workdir="$1" '
-                     '/etc && exec "$2" -m org_edns_addon.service')
-
-
-@pytest.fixture
-def installer(bus, bus_address, anaconda_conf, tmp_path, monkeypatch):
-    """Anaconda's Security module and ours on the private bus; the spoke's bus points there.
-
-    Yields (our module's proxy, the upper layer of its /etc, the kickstart loader).
-    """
-    conf_path, _ = anaconda_conf
-    env = dict(python_env(), DBUS_STARTER_ADDRESS=bus_address,
-               ANACONDA_CONFIG_TMP=str(conf_path))
-    upper, work = tmp_path / "etc-upper", tmp_path / "etc-work"
-    upper.mkdir()
-    work.mkdir()
-    processes = []
-    try:
-        processes.append(start_service([sys.executable, "-m", "pyanaconda.modules.security"],
-                                       bus, SECURITY_SERVICE, env=env,
-                                       log_path=tmp_path / "security.log"))
-        processes.append(start_service(
-            ["unshare", "--mount", "--propagation", "private", "sh", "-c", NAMESPACED_MODULE,
-             str(upper), str(work), sys.executable], bus, EDNS.service_name, env=env,
-            log_path=tmp_path / "edns.log"))
-        monkeypatch.setenv(DBUS_ANACONDA_SESSION_ADDRESS, bus_address)
-
-        def load(text):
-            path = tmp_path / "ks.cfg"
-            path.write_text(text)
-            report = boss_read(bus, path, (SECURITY_SERVICE, EDNS.service_name))
-            assert report.is_valid(), [str(m) for m in report.get_messages()]
-        yield bus.get_proxy(EDNS.service_name, EDNS.object_path), upper, load
-    finally:
-        for process in processes:
-            stop_service(process)
-        for name in (SECURITY_SERVICE, EDNS.service_name):
-            wait_for(lambda name=name: not bus.proxy.NameHasOwner(name), what="%s to go" % name)
-
 
 def spoke_environment(bus_address, conf_path):
     """What a process showing the spoke needs: this checkout, pyanaconda and Anaconda's bus."""
@@ -169,7 +126,7 @@ def test_a_ca_pasted_in_the_spoke_reaches_the_module_and_the_installer(
     load(kickstart(test_ca.pem, edns=EDNS_SECTION.replace(" --ca=dns-ca.pem", "")))
     terminal.start_command(["env", *("%s=%s" % item for item in spoke_environment(
         bus_address, anaconda_conf[0]).items()), sys.executable, "-c", SPOKE_IN_A_TERMINAL])
-    assert "5) CA certificates: the system trust store" in terminal.wait_for(PROMPT)
+    assert "5) CA certificates: The system trust store" in terminal.wait_for(PROMPT)
     terminal.type("5")
     assert "2) Paste a PEM certificate" in terminal.wait_for(PROMPT)
     terminal.type("2")

@@ -21,7 +21,7 @@ from simpleline.event_loop import AbstractSignal
 from simpleline.render.adv_widgets import YesNoDialog
 
 from org_edns_addon.i18n import _
-from org_edns_addon.tui.editor import EditError, EdnsEditor
+from org_edns_addon.ui.editor import EditError, EdnsEditor
 from org_edns_addon.tui.kickstart_file import (KickstartFileError, load_kickstart,
                                                new_kickstart, save_kickstart)
 from org_edns_addon.tui.screens import MainScreen

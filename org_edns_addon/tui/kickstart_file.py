@@ -26,7 +26,7 @@ from org_edns_addon.fileio import error_text, write_atomically
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.problems import Problem, SectionPlace, Severity
 from org_edns_addon.state import EdnsState
-from org_edns_addon.tui.editor import EdnsEditor
+from org_edns_addon.ui.editor import EdnsEditor
 
 
 class KickstartFileError(Exception):

@@ -26,25 +26,15 @@ from simpleline.render.screen import InputState, UIScreen
 from simpleline.render.screen_handler import ScreenHandler
 from simpleline.render.widgets import CheckboxWidget, TextWidget
 
-from org_edns_addon.i18n import N_, P_, _
-from org_edns_addon.constants import ADDON_NAME, DOT_CA_DIR, UNBOUND_LISTEN_ADDRESS
+from org_edns_addon.i18n import N_, _
+from org_edns_addon.constants import ADDON_NAME, DOT_CA_DIR
 from org_edns_addon.model import Backend, ResolveMode
-from org_edns_addon.tui.editor import (CLEAR_WORD, EditError, read_ca_pem,
-                                       read_ca_pem_file)
+from org_edns_addon.ui.editor import CLEAR_WORD, EditError, read_ca_pem, read_ca_pem_file
+from org_edns_addon.ui.words import (backend_text, certificate_title, checking,
+                                     describe_server, resolve_mode_text,
+                                     search_domains_line, server_line)
 
 TITLE = N_("Encrypted DNS (DNS over TLS)")
-
-RESOLVE_MODE_TEXT = {
-    ResolveMode.EXCLUSIVE: N_("only these servers answer, for every name (default)"),
-    ResolveMode.PREFER: N_("these servers first; the connections' DNS servers are also used"),
-    ResolveMode.BACKUP: N_("the connections' DNS servers first, these when they fail; "
-                           "the only mode that allows plaintext servers"),
-}
-BACKEND_TEXT = {
-    Backend.DNSCONFD: N_("dnsconfd configures Unbound from NetworkManager (default)"),
-    Backend.UNBOUND: N_("a standalone Unbound forwarder on %s, NetworkManager dns=none")
-                     % UNBOUND_LISTEN_ADDRESS,
-}
 
 
 def report(message):
@@ -52,19 +42,6 @@ def report(message):
     width = App.get_configuration().width
     print("\n".join(textwrap.fill(line, width, subsequent_indent="  ")
                     for line in (_("error: %s") % message).splitlines()))
-
-
-def describe_routes(server):
-    return _("only %s") % ", ".join(server.domains) if server.domains else _("every name")
-
-
-def describe_server(server):
-    """What a server is, in words: its URI, TLS name and the domains routed to it."""
-    if server.tls:
-        how = _("TLS name: %s") % server.name if server.name else _("no TLS name")
-    else:
-        how = _("plaintext, no TLS")
-    return _("%s\n   %s; serves %s") % (server.uri(), how, describe_routes(server))
 
 
 class ItemMenu:
@@ -121,23 +98,21 @@ def push(screen):
 def add_problems(window, editor):
     """The status line and every validation message, below the items."""
     lines = [_("Status: %s") % editor.status()]
-    lines += [problem.headline() for problem in editor.problems()]
+    lines += [p.headline() for p in editor.problems()]
     window.add_with_separator(TextWidget("\n".join(lines)))
 
 
 def add_main_menu(window, menu, editor):
     """The first screen: servers, options, CA, check and summary, then the messages."""
     servers = editor.config.servers
-    server_lines = [_("Servers:")] + ["  %s (%s)" % (s.uri(), describe_routes(s))
-                                      for s in servers] \
+    server_lines = [_("Servers:")] + ["  " + server_line(s) for s in servers] \
         if servers else [_("Servers: none yet; add at least one")]
     menu.add(TextWidget("\n".join(server_lines)), lambda: push(ServersScreen(editor)))
     menu.add(TextWidget(_("Resolve mode: %s") % editor.config.resolve_mode.value),
              lambda: push(resolve_mode_screen(editor)))
     menu.add(TextWidget(_("Backend: %s") % editor.config.backend.value),
              lambda: push(backend_screen(editor)))
-    menu.add(TextWidget(_("Search domains: %s") % ", ".join(editor.config.searches)
-                        if editor.config.searches else _("Search domains: none")),
+    menu.add(TextWidget(search_domains_line(editor.config.searches)),
              lambda: push(search_screen(editor)))
     menu.add(TextWidget(_("CA certificates: %s") % editor.state.trust.describe()),
              lambda: push(CaScreen(editor)))
@@ -309,19 +284,21 @@ def search_screen(editor):
 
 
 class ChoiceScreen(EditorScreen):
-    """Pick one of CHOICES (value -> description); CHOOSE(value) may refuse it."""
+    """Pick one of CHOICES (an enum type), each shown with DESCRIBE(value); CHOOSE(value)
+    may refuse it."""
 
-    def __init__(self, editor, title, explanation, choices, current, choose):
+    def __init__(self, editor, title, explanation, choices, describe, current, choose):
         super().__init__(editor, title)
         self._explanation = explanation
         self._choices = choices
+        self._describe = describe
         self._current = current
         self._choose = choose
 
     def fill(self, window):
         window.add_with_separator(TextWidget(self._explanation))
-        for value, text in self._choices.items():
-            self.menu.add(CheckboxWidget(title=value.value, text=_(text),
+        for value in self._choices:
+            self.menu.add(CheckboxWidget(title=value.value, text=self._describe(value),
                                          completed=value == self._current()), self._pick, value)
         self.menu.add_to(window)
 
@@ -333,13 +310,15 @@ class ChoiceScreen(EditorScreen):
 def resolve_mode_screen(editor):
     return ChoiceScreen(editor, _("Resolve mode"),
                         _("How these servers relate to the DNS servers of the network "
-                        "connections (NetworkManager resolve-mode)."), RESOLVE_MODE_TEXT,
-                        lambda: editor.config.resolve_mode, editor.set_resolve_mode)
+                        "connections (NetworkManager resolve-mode)."), ResolveMode,
+                        resolve_mode_text, lambda: editor.config.resolve_mode,
+                        editor.set_resolve_mode)
 
 
 def backend_screen(editor):
     return ChoiceScreen(editor, _("Backend"), _("The local resolver that speaks DoT upstream."),
-                        BACKEND_TEXT, lambda: editor.config.backend, editor.set_backend)
+                        Backend, backend_text, lambda: editor.config.backend,
+                        editor.set_backend)
 
 
 class CaScreen(EditorScreen):
@@ -350,12 +329,10 @@ class CaScreen(EditorScreen):
 
     def fill(self, window):
         window.add_with_separator(TextWidget(
-            _("The selected certificates alone authenticate the DNS servers (--ca). Now they "
-              "are authenticated by: %s.") % self.editor.state.trust.describe()))
+            _("The selected certificates alone authenticate the DNS servers (--ca).") + " " +
+            self.editor.state.trust.describe()))
         for cert in self.editor.certificates:
-            kind = _("anchor; ") if cert.is_anchor else ""
-            self.menu.add(CheckboxWidget(title="%s (%s%s)" % (cert.filename, kind,
-                                                              self.editor.source(cert)),
+            self.menu.add(CheckboxWidget(title=certificate_title(cert, self.editor.source(cert)),
                                          text=cert.describe(),
                                          completed=self.editor.is_selected(cert.filename)),
                           lambda name=cert.filename: push(CertificateScreen(self.editor, name)))
@@ -383,9 +360,8 @@ class CertificateScreen(EditorScreen):
 
     def fill(self, window):
         cert = self.editor.certificate(self._filename)
-        details = [cert.describe(), _("From %s") % self.editor.source(cert)]
-        details.append(_("Installed as %s%s") % (cert.directory or _("(by --type)"),
-                                               cert.filename if cert.directory else ""))
+        details = [cert.describe(), self.editor.origin_sentence(cert),
+                   _("Installed as %s.") % cert.path]
         window.add_with_separator(TextWidget("\n".join(details)))
         self.menu.add(CheckboxWidget(title=_("Authenticate the DNS servers with it (--ca)"),
                                      completed=self.editor.is_selected(self._filename)),
@@ -492,15 +468,16 @@ class SummaryScreen(TextScreen):
 def summary_lines(editor):
     """The summary as lines of text."""
     config = editor.config
-    lines = [_("Resolver: %s") % _(BACKEND_TEXT[config.backend]),
-             _("Resolve mode: %s: %s") % (config.resolve_mode.value,
-                                          _(RESOLVE_MODE_TEXT[config.resolve_mode]))]
+    lines = [_("Resolver: %s") % backend_text(config.backend),
+             _("Resolve mode: %(mode)s: %(meaning)s") % {
+                 "mode": config.resolve_mode.value,
+                 "meaning": resolve_mode_text(config.resolve_mode)}]
     lines += [_("Every name: %s") % s.uri() for s in config.default_servers]
     for domain, servers in config.routed_domains().items():
         lines += ["%s: %s" % (domain, s.uri()) for s in servers]
     if config.searches:
         lines.append(_("Search domains: %s") % ", ".join(config.searches))
-    lines.append(_("Servers authenticated by: %s") % editor.state.trust.describe())
+    lines.append(editor.state.trust.describe())
     added = editor.added_certificates
     if added:
         lines.append(_("New %%certificate sections: %s") % ", ".join(c.filename for c in added))
@@ -512,7 +489,7 @@ def summary_lines(editor):
     lines += ["  " + line for line in editor.kickstart_section().splitlines()]
     lines.append("")
     problems = editor.problems()
-    lines += [problem.headline() for problem in problems] or [_("No problems.")]
+    lines += [p.headline() for p in problems] or [_("No problems.")]
     return lines
 
 
@@ -527,7 +504,7 @@ class CheckScreen(TextScreen):
         servers = self._editor.config.servers
         if not servers:
             return [_("No server to check; add one first.")]
-        print(P_("Checking %d server…", "Checking %d servers…", len(servers)) % len(servers))
+        print(checking(len(servers)))
         try:
             return [check.describe() for check in self._editor.check_servers()]
         except EditError as error:

@@ -34,12 +34,15 @@ from pyanaconda.ui.categories.system import SystemCategory
 from pyanaconda.ui.tui.spokes import NormalTUISpoke
 
 from org_edns_addon.dbus.identifiers import EDNS, edns_proxy
-from org_edns_addon.i18n import N_
-from org_edns_addon.tui.editor import EditError
-from org_edns_addon.tui.module_proxy import ModuleView, read_editor, write_editor
+from org_edns_addon.i18n import N_, _
+from org_edns_addon.ui.editor import EditError
+from org_edns_addon.ui.module_client import ModuleView, read_editor, write_editor
 from org_edns_addon.tui.screens import ItemMenu, add_main_menu
 
 log = get_module_logger(__name__)
+
+# The hub's name of the spoke.
+TITLE = N_("Encrypted DNS")
 
 __all__ = ["EncryptedDnsSpoke"]
 
@@ -61,7 +64,8 @@ class EncryptedDnsSpoke(NormalTUISpoke):
 
     def __init__(self, data, storage, payload):
         super().__init__(data, storage, payload)
-        self.title = N_("Encrypted DNS")
+        # The hub shows the title as it is: translated here, in the addon's domain.
+        self.title = _(TITLE)
         self._module = edns_proxy(DBus)
         self._view = ModuleView(self._module)
         self._editor = None
@@ -116,7 +120,7 @@ class EncryptedDnsSpoke(NormalTUISpoke):
 
     @property
     def mandatory(self):
-        return self._view.status.configured
+        return self._view.status.mandatory
 
     @property
     def completed(self):

@@ -9,9 +9,9 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""The text UI and the encrypted DNS module over D-Bus: read, write and judge its state.
+"""A user interface and the encrypted DNS module over D-Bus: read, write and judge its state.
 
-Pure (dasbus only, no pyanaconda): the Anaconda spoke uses it on Anaconda's
+Pure (dasbus only, no pyanaconda): both Anaconda spokes use it on Anaconda's
 bus, tests on a private bus with the module of ``org_edns_addon.dbus.standalone``.
 MODULE is a proxy of the addon's interface (``EdnsInterfaceTemplate``).
 """
@@ -27,7 +27,8 @@ from org_edns_addon.dbus.structures import (CertificateData, ConfigurationData, 
 from org_edns_addon.i18n import _
 from org_edns_addon.model import Backend, EdnsConfig, ResolveMode
 from org_edns_addon.state import EdnsState
-from org_edns_addon.tui.editor import EditError, EdnsEditor, status_line
+from org_edns_addon.ui.editor import EditError, EdnsEditor
+from org_edns_addon.ui.words import status_line
 
 log = logging.getLogger(__name__)
 
@@ -90,9 +91,8 @@ def write_editor(module, editor):
 
 @dataclass(frozen=True)
 class HubStatus:
-    """What a hub shows of the spoke, as the module judges its configuration: whether
-    there is one at all (``configured``: the spoke is mandatory then), its ``errors``,
-    and the status ``line``."""
+    """What a hub shows of a spoke, as the module judges its configuration: whether
+    there is one at all (``configured``), its ``errors``, and the status ``line``."""
     configured: bool
     errors: tuple
     line: str
@@ -100,6 +100,12 @@ class HubStatus:
     @property
     def completed(self):
         return self.configured and not self.errors
+
+    @property
+    def mandatory(self):
+        """Only a configuration with errors stops the hub: encrypted DNS is optional, and a
+        valid one (a kickstart's) needs nothing more."""
+        return self.configured and bool(self.errors)
 
 
 def hub_status(module):

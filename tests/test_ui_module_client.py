@@ -22,9 +22,9 @@ from lab.kickstarts import certificate_section
 from lab import certs
 from lab.bus import wait_for
 from org_edns_addon.model import Backend, DotServer, EdnsConfig, ResolveMode
-from org_edns_addon.tui.editor import EditError, read_ca_pem
+from org_edns_addon.ui.editor import EditError, read_ca_pem
 from org_edns_addon.dbus.identifiers import EDNS
-from org_edns_addon.tui.module_proxy import (ModuleView, hub_status, read_certificates,
+from org_edns_addon.ui.module_client import (ModuleView, hub_status, read_certificates,
                                              read_config, read_editor, write_config,
                                              write_editor)
 from tests.conftest import needs_certificate_type

@@ -9,9 +9,9 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""What the text UI adds to an ``EdnsState``: typed input, and edits refused at once.
+"""What a user interface adds to an ``EdnsState``: typed input, and edits refused at once.
 
-The standalone text UI and the Anaconda spoke both edit a copy of the state
+The standalone text UI and the Anaconda spokes (text and graphical) edit a copy of the state
 (read from a kickstart, or from the module) through an ``EdnsEditor``. It
 parses what the user typed with the model's parsers (the edge), refuses an
 edit that would add an error to a server, so the screen can say why at
@@ -30,12 +30,13 @@ from org_edns_addon.certificates import (CertificateError, KickstartCertificate,
                                          load_pem_certificates)
 from org_edns_addon.constants import CHECK_TIMEOUT_SECONDS, DOT_CA_DIR, MAX_PEM_BYTES
 from org_edns_addon.fileio import error_text
-from org_edns_addon.i18n import P_, _
+from org_edns_addon.i18n import _
 from org_edns_addon.ks.edns import EdnsData
 from org_edns_addon.model import DotServer
 from org_edns_addon.names import normalize_domains
 from org_edns_addon.problems import ModelError, Severity, ValidationError
 from org_edns_addon.state import EdnsState
+from org_edns_addon.ui.words import status_line
 
 # Typed instead of a list to clear a list of domains.
 CLEAR_WORD = "-"
@@ -87,33 +88,19 @@ def _server_errors(config):
             if plain.severity == Severity.ERROR and marked.lineno is not None]
 
 
-def _parse_domains(text, what):
+def _parse_domains(text, what, empty_entry):
+    """The comma-separated domains of TEXT (``CLEAR_WORD``: none), each checked as WHAT
+    (``normalize_domains``); EMPTY_ENTRY is the sentence that refuses an empty one."""
     text = text.strip()
     if text == CLEAR_WORD:
         return ()
     parts = [part.strip() for part in text.split(",")]
     if "" in parts:
-        raise EditError(_("the list of %ss has an empty entry; separate %ss with single "
-                          "commas, like lab.example,test.example") % (what, what))
+        raise EditError(empty_entry)
     try:
         return tuple(dict.fromkeys(normalize_domains(parts, what)))
     except ModelError as error:
         raise EditError(str(error)) from None
-
-
-def status_line(config, errors):
-    """The short line a hub shows: "2 DoT servers, exclusive", "Not configured", "Error: …"."""
-    if not config.servers:
-        return _("Not configured")
-    if errors:
-        return _("Error: %s") % errors[0]
-    dot = sum(1 for server in config.servers if server.tls)
-    plain = len(config.servers) - dot
-    if plain:
-        return P_("%d DoT server + %d plaintext, %s", "%d DoT servers + %d plaintext, %s",
-                  dot) % (dot, plain, config.resolve_mode.value)
-    return P_("%d DoT server, %s", "%d DoT servers, %s", dot) % (dot,
-                                                                 config.resolve_mode.value)
 
 
 class EdnsEditor:
@@ -134,6 +121,26 @@ class EdnsEditor:
         self._added_here = []
         self._removed = []
         self.dirty = False
+
+    def copy(self):
+        """An editor of a copy of this one's state, with what it remembers: an edit tried
+        there (``would_refuse``) changes nothing here."""
+        other = EdnsEditor.__new__(EdnsEditor)
+        other.state = self.state.copy()
+        other._kickstart_path = self._kickstart_path
+        other._added_here = list(self._added_here)
+        other._removed = list(self._removed)
+        other.dirty = self.dirty
+        return other
+
+    def would_refuse(self, edit, *args):
+        """The EditError EDIT(editor, *ARGS) raises on a copy of this editor, or None: what
+        a user interface says while an input is typed, before it is taken."""
+        try:
+            edit(self.copy(), *args)
+        except EditError as error:
+            return error
+        return None
 
     @property
     def config(self):
@@ -166,7 +173,7 @@ class EdnsEditor:
         return cert.origin is not None and cert.origin.filename == self._kickstart_path
 
     def source(self, cert):
-        """Where CERT comes from, in words."""
+        """Where CERT comes from, as a list shows it: "added here", "ks.cfg:12"."""
         if cert.filename in self._added_here:
             return _("added here")
         if cert.added:
@@ -174,6 +181,17 @@ class EdnsEditor:
         if cert.origin is not None:
             return "%s:%d" % (cert.origin.filename, cert.origin.lineno)
         return _("the kickstart")
+
+    def origin_sentence(self, cert):
+        """Where CERT comes from, as a sentence."""
+        if cert.filename in self._added_here:
+            return _("Added here.")
+        if cert.added:
+            return _("Added in the installer.")
+        if cert.origin is not None:
+            return _("From %(file)s, line %(line)d.") % {"file": cert.origin.filename,
+                                                        "line": cert.origin.lineno}
+        return _("From the kickstart.")
 
     def staging_input(self):
         """The ``StagingInput`` an installation would stage, as the module builds it;
@@ -234,7 +252,10 @@ class EdnsEditor:
     def set_server_domains(self, index, text):
         """Route only the comma-separated domains of TEXT to server INDEX (``-``: all)."""
         old = self.config.servers[index]
-        return self._replace_server(index, replace(old, domains=_parse_domains(text, "domain")))
+        domains = _parse_domains(text, "domain", _(
+            "the list of domains has an empty entry; separate domains with single commas, "
+            "like lab.example,test.example"))
+        return self._replace_server(index, replace(old, domains=domains))
 
     def remove_server(self, index):
         servers = list(self.config.servers)
@@ -251,7 +272,9 @@ class EdnsEditor:
 
     def set_searches(self, text):
         """Set the comma-separated search domains of TEXT (``-``: none)."""
-        self._commit(EdnsState.set_search_domains, _parse_domains(text, _("search domain")))
+        self._commit(EdnsState.set_search_domains, _parse_domains(text, _("search domain"), _(
+            "the list of search domains has an empty entry; separate search domains with "
+            "single commas, like corp.example,lab.example")))
 
     # CA certificates.
 

@@ -19,8 +19,8 @@ from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, DOT_CA_DIR, SYSTEM_CA_B
 from org_edns_addon.model import Backend, EdnsConfig, ResolveMode
 from org_edns_addon.problems import ModelError
 from org_edns_addon.state import EdnsState
-from org_edns_addon.tui.editor import (EditError, EdnsEditor, read_ca_pem, read_ca_pem_file,
-                                       status_line)
+from org_edns_addon.ui.editor import EditError, EdnsEditor, read_ca_pem, read_ca_pem_file
+from org_edns_addon.ui.words import status_line
 
 
 def ca(filename, pem, directory=DOT_CA_DIR, cert_type=None):

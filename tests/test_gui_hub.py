@@ -1,0 +1,401 @@
+# Copyright (C) 2026 The org_edns_addon authors
+#
+# This program is free software: you can redistribute it and/or modify it under
+# the terms of the GNU General Public License as published by the Free Software
+# Foundation, either version 2 of the License, or (at your option) any later
+# version. It is distributed in the hope that it will be useful, but WITHOUT ANY
+# WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A
+# PARTICULAR PURPOSE. See the GNU General Public License (the file COPYING).
+#
+# SPDX-License-Identifier: GPL-2.0-or-later
+
+"""The graphical spoke in Anaconda's real GTK hub, against the real modules on a private bus.
+
+The addon is installed as `make install` lays it out, and Anaconda's ``SummaryHub``
+finds its spoke there as it finds any addon's (``lab/anaconda_hub.py`` runs the hub
+in its own process on a private Xvfb display, with AnacondaWidgets built from the
+same Anaconda checkout). Keys go through the X server. Each state is photographed
+(``import -window root``) into the test's directory, and into EDNS_SCREENSHOT_DIR
+when it is set. Our module runs with /etc as an overlay (``installer``), so what it
+stages when the spoke is left lands in a scratch directory.
+
+Needs pyanaconda, ANACONDA_WIDGETS (the prefix AnacondaWidgets of this Anaconda line
+was installed to, docs/testing.md), Xvfb, xdotool and imagemagick; skipped otherwise.
+"""
+
+import glob
+import json
+import os
+import re
+import select
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from dasbus.typing import unwrap_variant
+
+from lab.bus import (TIMEOUT, client_bus, kill_pid, python_env, start_service, stop_service,
+                     wait_for)
+from lab.display import XvfbDisplay
+from lab.dotlab import TLS_NAME, free_port
+from lab.kickstarts import edns_section
+from org_edns_addon.dbus.structures import ConfigurationData, DotServerData
+from org_edns_addon.dbus.identifiers import EDNS
+from tests.anaconda_fixtures import SECURITY_SERVICE, installer_modules, kickstart
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.anaconda
+
+try:
+    import pyanaconda  # noqa: F401
+except ImportError as error:   # pragma: no cover - depends on the machine
+    pytest.skip("pyanaconda is not importable (%s); put an anaconda checkout on PYTHONPATH, "
+                "see docs/testing.md" % error, allow_module_level=True)
+
+
+WIDGETS = os.environ.get("ANACONDA_WIDGETS")
+if not WIDGETS or not glob.glob(os.path.join(WIDGETS, "lib", "girepository-1.0",
+                                             "AnacondaWidgets-*.typelib")):
+    pytest.skip("ANACONDA_WIDGETS names no AnacondaWidgets build (%r); build the checkout's "
+                "widgets/ and name its prefix, see docs/testing.md" % WIDGETS,
+                allow_module_level=True)
+for _tool in ("Xvfb", "xdotool", "import"):
+    if shutil.which(_tool) is None:
+        pytest.skip("not installed: %s (Debian xvfb, xdotool, imagemagick)" % _tool,
+                    allow_module_level=True)
+
+REPLY_SECONDS = 60.0
+
+
+class Hub:
+    """The hub's process on its own display: commands in, JSON replies out, keys and
+    screenshots through the X server."""
+
+    def __init__(self, addons_dir, environment, shots):
+        self.display = XvfbDisplay()
+        self._shots = shots
+        anaconda = os.environ["ANACONDA_SRC"]
+        overrides = glob.glob(os.path.join(WIDGETS, "lib", "python3*", "site-packages"))
+        env = dict(self.display.environment(), **environment)
+        env.update({
+            # The installed addon first: the spoke is loaded from there, as in an installer.
+            "PYTHONPATH": os.pathsep.join([str(addons_dir), anaconda, *overrides, str(REPO)] +
+                                          [os.environ.get("PYTHON_MEH", "")]),
+            "GI_TYPELIB_PATH": os.path.join(WIDGETS, "lib", "girepository-1.0"),
+            "LD_LIBRARY_PATH": os.path.join(WIDGETS, "lib"),
+            "UIPATH": os.path.join(anaconda, "pyanaconda", "ui", "gui") + "/",
+            "ANACONDA_DATA": os.path.join(anaconda, "data"),
+        })
+        self.log = open(shots / "hub.log", "w")
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "lab.anaconda_hub", str(addons_dir)], env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
+            cwd=str(shots))
+        assert self._read() == {"started": True}
+
+    def _read(self):
+        deadline = time.monotonic() + REPLY_SECONDS
+        stream = self._process.stdout
+        while True:
+            ready, _, _ = select.select([stream], [], [], max(deadline - time.monotonic(), 0))
+            if not ready:
+                raise TimeoutError("the hub did not answer; its log:\n" + self.tail())
+            line = stream.readline()
+            if not line:
+                raise RuntimeError("the hub exited; its log:\n" + self.tail())
+            if line.startswith("{"):
+                reply = json.loads(line)
+                assert "error" not in reply, reply["error"] + "\n" + self.tail()
+                return reply
+
+    def tail(self):
+        self.log.flush()
+        with open(self.log.name) as stream:
+            return "".join(stream.readlines()[-40:])
+
+    def send(self, *words):
+        self._process.stdin.write(" ".join(words) + "\n")
+        self._process.stdin.flush()
+        return self._read()
+
+    def keys(self, *keys):
+        """Press KEYS (xdotool's names) on the window with the focus, then let it settle."""
+        subprocess.run(["xdotool", "key", "--clearmodifiers", *keys], check=True, timeout=30,
+                       env=self.display.environment())
+        return self.send("page")
+
+    def type(self, text):
+        subprocess.run(["xdotool", "type", "--delay", "0", text], check=True, timeout=30,
+                       env=self.display.environment())
+        return self.send("page")
+
+    def shot(self, name):
+        path = self.display.screenshot(self._shots / (name + ".png"))
+        keep = os.environ.get("EDNS_SCREENSHOT_DIR")
+        if keep:
+            line = os.environ.get("ANACONDA_LINE", "anaconda")
+            os.makedirs(keep, exist_ok=True)
+            shutil.copy(path, os.path.join(keep, "%s-%s.png" % (line, name)))
+        return path
+
+    def close(self):
+        try:
+            if self._process.poll() is None:
+                self._process.stdin.write("quit\n")
+                self._process.stdin.flush()
+                self._process.wait(timeout=TIMEOUT)
+        except (BrokenPipeError, subprocess.TimeoutExpired):
+            self._process.kill()
+            self._process.wait()
+        finally:
+            self.log.close()
+            self.display.stop()
+
+
+@pytest.fixture(scope="module")
+def addons_dir(tmp_path_factory):
+    """The addon as `make install` lays it out: its addons directory."""
+    root = tmp_path_factory.mktemp("installed")
+    result = subprocess.run(["make", "-s", "install", "DESTDIR=%s" % root,
+                             "PYTHON=%s" % sys.executable], cwd=REPO, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return root / "usr" / "share" / "anaconda" / "addons"
+
+
+BOSS = "org.fedoraproject.Anaconda.Boss"
+
+
+@pytest.fixture
+def installer(addons_dir, anaconda_conf, tmp_path):
+    """Anaconda's own bus (the checkout's data/dbus/anaconda-bus.conf, beside the services
+    and policies of the Boss, the Security module and ours as make install laid it out),
+    the two modules, and Anaconda's Boss, which has started them (they run already, as
+    start-module would have run them) and reads the kickstarts.
+
+    Yields (our module's proxy, the upper layer of its /etc, the kickstart loader, the
+    bus's address, the Anaconda configuration)."""
+    anaconda_dbus = os.path.join(os.environ["ANACONDA_SRC"], "data", "dbus")
+    installed_dbus = addons_dir.parent / "dbus"
+    bus_dir = tmp_path / "anaconda-dbus"
+    for part in ("services", "confs"):
+        shutil.copytree(installed_dbus / part, bus_dir / part)
+        for name in (BOSS, SECURITY_SERVICE):
+            shutil.copy(os.path.join(anaconda_dbus, name + (".service" if part == "services"
+                                                            else ".conf")), bus_dir / part)
+    shutil.copy(os.path.join(anaconda_dbus, "anaconda-bus.conf"), bus_dir)
+    # The Boss starts the modules it finds activatable: only these two.
+    conf_path = tmp_path / "anaconda-boss.conf"
+    conf_path.write_text(re.sub(r"activatable_modules =\n(    .*\n)+",
+                                "activatable_modules =\n    %s\n    %s\n" % (
+                                    SECURITY_SERVICE, EDNS.service_name),
+                                anaconda_conf[0].read_text()))
+    started = subprocess.run(["dbus-daemon", "--config-file=%s" % (bus_dir / "anaconda-bus.conf"),
+                              "--print-address=1", "--print-pid=1", "--fork"],
+                             capture_output=True, text=True, check=True, timeout=TIMEOUT)
+    address, pid = started.stdout.split("\n")[:2]
+    bus = client_bus(address)
+    try:
+        with installer_modules(bus, address, conf_path, tmp_path) as (module, upper):
+            env = dict(python_env(), DBUS_STARTER_ADDRESS=address,
+                       ANACONDA_CONFIG_TMP=str(conf_path))
+            boss_process = start_service([sys.executable, "-m", "pyanaconda.modules.boss"],
+                                         bus, BOSS, env=env, log_path=tmp_path / "boss.log")
+            try:
+                boss = bus.get_proxy(BOSS, "/org/fedoraproject/Anaconda/Boss")
+                run_task(bus, boss.StartModulesWithTask())
+                assert sorted(boss.GetModules()) == sorted([EDNS.service_name,
+                                                            SECURITY_SERVICE])
+
+                def load(text):
+                    path = tmp_path / "ks.cfg"
+                    path.write_text(text)
+                    report = boss.ReadKickstartFile(str(path))
+                    assert not unwrap_variant(report["error-messages"]), report
+                yield module, upper, load, address, conf_path
+            finally:
+                stop_service(boss_process)
+    finally:
+        bus.disconnect()
+        kill_pid(int(pid))
+
+
+def run_task(bus, path):
+    """Run the Anaconda task at PATH to its end, as sync_run_task does, from here."""
+    task = bus.get_proxy(BOSS, path)
+    stopped = []
+    task.Stopped.connect(lambda: stopped.append(True))
+    task.Start()
+    wait_for(lambda: stopped, what="the task %s to stop" % path)
+    task.Finish()
+
+
+@pytest.fixture
+def start_hub(installer, addons_dir, tmp_path):
+    """Factory: the hub over the modules of ``installer``, in ENVIRONMENT's language."""
+    hubs = []
+    _, _, _, address, conf_path = installer
+
+    def start(**environment):
+        environment.update(ANACONDA_CONFIG_TMP=str(conf_path),
+                           DBUS_ANACONDA_SESSION_BUS_ADDRESS=address)
+        hubs.append(Hub(addons_dir, environment, tmp_path))
+        return hubs[-1]
+    yield start
+    for hub in hubs:
+        hub.close()
+
+
+def our_selector(state):
+    [selector] = [s for s in state["selectors"] if s["class"] == "EncryptedDnsSpoke"]
+    return selector
+
+
+def configuration(module):
+    data = ConfigurationData.from_structure(module.Configuration)
+    return ([server.to_server().uri() for server in
+             DotServerData.from_structure_list(data.servers)], data.search_domains,
+            data.ca_names)
+
+
+def test_the_spoke_shows_edits_and_writes_back_a_kickstart_in_the_real_hub(
+        installer, start_hub, dot_upstream, dot_pki):
+    module, etc_upper, load, _, _ = installer
+    refused = "dns+tls://127.0.0.2:%d#%s" % (free_port("127.0.0.2"), TLS_NAME)
+    load(kickstart(dot_pki.ca.pem, edns=edns_section(
+        dot_upstream.server_line(), refused + "  domain=lab.example",
+        options="--ca=dns-ca.pem --search=corp.example")))
+    hub = start_hub()
+
+    # The hub: the spoke in the System category, with the module's status.
+    state = hub.send("hub")
+    selector = our_selector(state)
+    assert (selector["title"], selector["category"], selector["incomplete"]) == (
+        "_Encrypted DNS", "SYSTEM", False)
+    assert selector["status"] == "2 DoT servers, exclusive"
+    assert state["may_continue"]
+    hub.shot("1-hub")
+
+    # The spoke shows the kickstart's configuration.
+    assert hub.send("focus") == {"active": True}
+    page = hub.send("enter")
+    assert page["visible"] == "spoke" and page["window_name"] == "ENCRYPTED DNS"
+    assert [row[0] for row in page["servers"]] == [dot_upstream.server_line(), refused]
+    assert page["servers"][1][2] == "only lab.example"
+    assert page["search"] == "corp.example"
+    assert page["certificates"][0][:2] == [True, "dns-ca.pem (the kickstart)"]
+    assert page["trust"].startswith("dns-ca.pem (--ca) alone authenticates the DNS servers")
+    # The lab's servers are on loopback, which dnsconfd's Unbound never asks: the rules
+    # warn (their own address on the network would be given in an installer).
+    assert page["problems"].startswith("warning: dnsconfd's Unbound never queries the "
+                                       "loopback server %s" % dot_upstream.server_line())
+    assert page["warning"] is None
+    hub.shot("2-spoke")
+
+    # Edited with the keyboard: a server typed wrong is named under its entry.
+    page = hub.keys("alt+n")
+    assert page["focus"] == "ednsNewServerEntry"
+    page = hub.type("dns+tls://127.0.0.9:8853")
+    assert page["new_server_error"].startswith(
+        "the DoT server dns+tls://127.0.0.9:8853 has no TLS name")
+    hub.shot("3-inline-error")
+    hub.type("#%s" % TLS_NAME)
+    page = hub.keys("Return")
+    assert page["new_server_error"] is None
+    assert [row[0] for row in page["servers"]][-1] == "dns+tls://127.0.0.9:8853#%s" % TLS_NAME
+    hub.keys("alt+s", "End")
+    page = hub.type(",lab.example")
+    assert (page["search"], page["search_error"]) == ("corp.example,lab.example", None)
+    hub.shot("4-edited")
+
+    # The check runs in the module while the window answers (Alt+C: the page scrolls to
+    # the button, which has the focus).
+    hub.keys("alt+c")
+    page = hub.send("wait-check", "1")
+    assert [row[:2] for row in page["check"]] == [
+        ["emblem-ok-symbolic", dot_upstream.server_line()],
+        ["dialog-error-symbolic", refused],
+        ["dialog-error-symbolic", "dns+tls://127.0.0.9:8853#%s" % TLS_NAME]]
+    assert page["check"][1][2].startswith("connection refused: ")
+    assert page["check_status"] == "1 of 3 servers passed the check."
+    hub.shot("5-check")
+
+    # Done (Alt+D, the spoke window's own button): written to the module, staged into
+    # the installer (NetworkManager does not run here, so its reload fails, and the
+    # status says so).
+    hub.keys("alt+d")
+    state = hub.send("wait-ready")
+    assert state["visible"] == "HubWindow"
+    assert configuration(module) == (
+        [dot_upstream.server_line(), refused, "dns+tls://127.0.0.9:8853#%s" % TLS_NAME],
+        ["corp.example", "lab.example"], ["dns-ca.pem"])
+    keyfile = (etc_upper / "NetworkManager/conf.d/60-edns-global-dns.conf").read_text()
+    assert "searches=corp.example,lab.example" in keyfile
+    selector = our_selector(state)
+    assert selector["status"] == "Error applying encrypted DNS to the installer"
+    assert not selector["incomplete"] and state["may_continue"]
+    hub.shot("6-hub-after-done")
+
+    # Read again from the module, the whole sentence of what failed in the warning bar;
+    # every server for all names removed: an error, and the hub stops at the spoke.
+    page = hub.send("enter")
+    assert page["info_bar"].startswith("Encrypted DNS was not applied to the installer: ")
+    assert "nmcli general reload" in page["info_bar"]
+    hub.shot("6b-spoke-not-applied")
+    assert [row[0] for row in page["servers"]][-1] == "dns+tls://127.0.0.9:8853#%s" % TLS_NAME
+    assert page["search"] == "corp.example,lab.example"
+    for index, left in ((0, 2), (1, 1)):  # the first server, then the one typed in
+        hub.send("select", str(index))
+        hub.keys("alt+v")                 # Remove server
+        page = hub.send("wait-servers", str(left))
+    assert [row[0] for row in page["servers"]] == [refused]
+    assert page["warning"] == ("every server is routed with domain=; add at least one server "
+                               "without domain= to serve all other names")
+    hub.shot("7-spoke-invalid")
+    hub.keys("alt+d")
+    state = hub.send("wait-ready")
+    selector = our_selector(state)
+    assert selector["incomplete"] and selector["status"].startswith("Error: ")
+    assert not state["may_continue"]
+    assert configuration(module)[0] == [refused]
+    hub.shot("8-hub-invalid")
+
+
+def test_a_german_catalogue_shows_in_the_real_hub_and_spoke(installer, start_hub, test_ca,
+                                                           german_locale):
+    load = installer[2]
+    load(kickstart(test_ca.pem, edns=edns_section("dns+tls://192.0.2.53#dot.example")))
+    _, language = german_locale
+    hub = start_hub(**language)
+    selector = our_selector(hub.send("hub"))
+    assert selector["title"] == "_Verschlüsseltes DNS"
+    assert selector["status"] == "1 DoT-Server, exclusive"
+    hub.shot("9-hub-german")
+    hub.send("focus")
+    page = hub.send("enter")
+    assert page["window_name"] == "VERSCHLÜSSELTES DNS"
+    hub.shot("10-spoke-german")
+
+
+def test_the_spoke_window_is_what_this_line_gives_and_its_help_copes(installer, start_hub,
+                                                                    test_ca):
+    # rhel-9's AnacondaWidgets gives every spoke window a Help! button, which shows the
+    # screen's help by get_screen_id(); main and rhel-10 have none.
+    installer[2](kickstart(test_ca.pem, edns=edns_section("dns+tls://192.0.2.53#dot.example")))
+    hub = start_hub()
+    hub.send("focus")
+    hub.send("enter")
+    pressed = hub.send("help")
+    line = os.environ.get("ANACONDA_LINE")
+    assert pressed["help_button"] == (line == "rhel-9"), (line, pressed)
+    if pressed["help_button"]:
+        # No help is installed here: Anaconda says so and the spoke stays.
+        assert "Requested a graphical help for the 'encrypted-dns-configuration' screen." in \
+            pressed["logged"]
+        assert "There is no help for the 'encrypted-dns-configuration' screen." in \
+            pressed["logged"]
+        assert pressed["visible"] == "spoke"
+    assert hub.send("page")["visible"] == "spoke"

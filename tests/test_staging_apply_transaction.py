@@ -31,7 +31,8 @@ import time
 
 import pytest
 
-from lab.kickstarts import certificate_section, edns_kickstart, many_certificates_kickstart
+from lab.kickstarts import (anchor_section, certificate_section, edns_kickstart,
+                           many_certificates_kickstart)
 from lab import certs
 from org_edns_addon import constants as c
 from org_edns_addon.fileio import TEMPORARY_NAME
@@ -429,3 +430,124 @@ def test_an_existing_file_that_is_not_regular_is_refused_with_its_mode_kept(writ
     assert "nothing was written: %s: it exists and is not a regular file; remove it" % keyfile \
         in result.stderr
     assert stat.S_ISFIFO(os.lstat(keyfile).st_mode)
+
+
+# --- a signal once the files are written: every action runs --------------------------------
+
+UNIT_TEXT = "[Unit]\nDescription=%s\n\n[Service]\nExecStart=/bin/true\n\n[Install]\n%s\n"
+# A stand-in for update-ca-trust that runs as long as the test wants: it says it has
+# started, then waits for a line on a FIFO, then says it has finished.
+TRUST_SCRIPT = "#!/bin/sh\necho started > /trust-started\nread line < /trust-release\n" \
+               "echo finished > /trust-finished\n"
+
+
+def _actions_root(root):
+    """ROOT as a target with dnsconfd and systemd-resolved installed, resolved enabled,
+    no systemctl (so the [Install] links are made and removed by us, as files), and an
+    update-ca-trust that runs in a chroot (a dynamically linked busybox sh and its
+    libraries) until the test releases it."""
+    require_tools("busybox", "chroot")
+    units = root / "usr/lib/systemd/system"
+    units.mkdir(parents=True)
+    (units / c.DNSCONFD_UNIT).write_text(UNIT_TEXT % ("dnsconfd", "WantedBy=multi-user.target"))
+    (units / c.RESOLVED_UNIT).write_text(UNIT_TEXT % (
+        "resolved", "WantedBy=sysinit.target\nAlias=dbus-org.freedesktop.resolve1.service"))
+    enabled = root / "etc/systemd/system"
+    (enabled / "sysinit.target.wants").mkdir(parents=True)
+    for link in ("sysinit.target.wants/" + c.RESOLVED_UNIT,
+                 "dbus-org.freedesktop.resolve1.service"):
+        (enabled / link).symlink_to("/usr/lib/systemd/system/" + c.RESOLVED_UNIT)
+    busybox = shutil.which("busybox")
+    (root / "bin").mkdir()
+    shutil.copy(busybox, root / "bin/busybox")
+    (root / "bin/sh").symlink_to("busybox")
+    libraries = subprocess.run(["ldd", busybox], capture_output=True, text=True,
+                               check=True).stdout
+    for word in libraries.split():
+        if word.startswith("/"):
+            target = root / word.lstrip("/")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(os.path.realpath(word), target)
+    (root / "usr/bin").mkdir()
+    script = root / "usr/bin/update-ca-trust"
+    script.write_text(TRUST_SCRIPT)
+    script.chmod(0o755)
+    os.mkfifo(root / "trust-release")
+
+
+def _status(pid, field):
+    """A signal set of /proc/PID/status (SigBlk, ShdPnd) as a set of numbers."""
+    with open("/proc/%d/status" % pid) as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                mask = int(line.split()[1], 16)
+                return {number for number in range(1, 65) if mask >> (number - 1) & 1}
+    raise AssertionError("no %s in /proc/%d/status" % (field, pid))
+
+
+def _wait(condition, what, process, deadline=60):
+    end = time.monotonic() + deadline
+    while not condition():
+        assert process.poll() is None, "apply ended before %s: %s" % (
+            what, process.communicate()[1].decode())
+        assert time.monotonic() < end, "never: %s" % what
+        time.sleep(0.01)   # a poll interval, not a synchronisation: the loop waits on WHAT
+
+
+def _children(pid):
+    with open("/proc/%d/task/%d/children" % (pid, pid)) as children:
+        return [int(child) for child in children.read().split()]
+
+
+@pytest.mark.parametrize("signals,to_group", [
+    ((signal.SIGTERM,), False), ((signal.SIGINT,), False),
+    ((signal.SIGTERM, signal.SIGTERM), False), ((signal.SIGINT, signal.SIGTERM), False),
+    ((signal.SIGINT,), True), ((signal.SIGTERM, signal.SIGINT), True)],
+    ids=["term", "int", "term-term", "int-term", "group-int", "group-term-int"])
+def test_a_signal_once_the_files_are_written_cuts_no_action(write_ks, test_ca, tmp_path,
+                                                             signals, to_group):
+    """Signals while `update-ca-trust extract` runs (to apply alone, or to its whole process
+    group as a Ctrl-C on a terminal sends them): the command runs to its end, dnsconfd is
+    enabled and systemd-resolved disabled after it, then apply ends with 130 saying so.
+    Never NetworkManager at dns=dnsconfd with resolved still enabled (plaintext)."""
+    root = tmp_path / "root"
+    root.mkdir()
+    _actions_root(root)
+    kickstart = write_ks(edns_kickstart(test_ca.pem, certificates=(
+        certificate_section(test_ca.pem) + anchor_section(test_ca.pem, "corp-root.pem"))))
+    process = start_apply(kickstart, root, start_new_session=True)
+    try:
+        _wait(lambda: (root / "trust-started").exists(), "update-ca-trust started", process)
+        for signum in signals:
+            if to_group:
+                os.killpg(process.pid, signum)
+            else:
+                process.send_signal(signum)
+        wanted = set(signals)
+        _wait(lambda: wanted <= _status(process.pid, "ShdPnd"), "the signals pending", process)
+        chroot = _children(process.pid)
+        assert chroot, "update-ca-trust is not running"
+        assert wanted <= _status(chroot[0], "SigBlk")   # it inherited the held signals
+        with open(root / "trust-release", "w") as release:
+            release.write("go\n")
+        stdout, stderr = (stream.decode() for stream in process.communicate(timeout=120))
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert (root / "trust-finished").read_text() == "finished\n"
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert stderr.startswith("edns-addon apply: interrupted; the files are written (%s/"
+                             % root), stderr
+    assert ") and every action ran to its end; done: update-ca-trust extract, enable " \
+        "dnsconfd.service (" in stderr
+    assert "disable systemd-resolved.service (removed " in stderr
+    keyfile = (root / c.NM_KEYFILE_PATH.lstrip("/")).read_text()
+    assert "dns=dnsconfd" in keyfile
+    enabled = root / "etc/systemd/system"
+    assert os.readlink(enabled / "multi-user.target.wants" / c.DNSCONFD_UNIT) == \
+        "/usr/lib/systemd/system/" + c.DNSCONFD_UNIT
+    assert not os.path.lexists(enabled / "sysinit.target.wants" / c.RESOLVED_UNIT)
+    assert not os.path.lexists(enabled / "dbus-org.freedesktop.resolve1.service")
+    assert temporaries(root) == []

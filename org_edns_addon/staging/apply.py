@@ -15,7 +15,7 @@ The whole plan is checked before the first write (every path resolved under
 the root, nothing that is not a regular file replaced). One apply at a time
 holds a root (a lock on its directory). The files are then written in one
 transaction, with SIGINT, SIGTERM and SIGHUP held back from its first write
-to its end, roll-back included:
+to the end of the last action (roll-back included; see ``_apply_changes``):
 
 1. every new file is written as a temporary file next to its place;
 2. one syncfs(2) per filesystem makes all their data durable;
@@ -31,8 +31,10 @@ filesystem does both for any number of files, where an fsync per file and
 per directory costs one commit each. A failure or a signal anywhere in 1-5
 renames each kept file back (no space needed, so a full disk cannot stop
 it), removes the new ones and the directories made, and says exactly which
-files were restored. A SIGKILL leaves temporary files (``.edns-*.tmp``):
-the next apply removes them from the directories it writes.
+files were restored. A signal after step 5 cuts nothing: every action runs
+(units, the trust store) and the signal is delivered after the last. A
+SIGKILL leaves temporary files (``.edns-*.tmp``): the next apply removes them
+from the directories it writes.
 """
 
 import fcntl
@@ -266,42 +268,28 @@ def _outcome(root, restored, problems):
     return _("nothing was applied: no file had been replaced yet")
 
 
+class _RolledBack(Exception):
+    """The transaction failed or was stopped, and was rolled back; the message says
+    what the root holds."""
+
+
 def _write_files(transaction):
-    """Run TRANSACTION with signals held, and return the paths written; on a failure or
-    a signal, roll back and raise (StagingError, ApplyInterrupted). What to say is
-    decided before signals are let through again (``transaction.summary``), so that a
-    signal at any moment after that finds it."""
+    """Run TRANSACTION (the caller holds the signals back) and return the paths written;
+    on a failure or a signal, roll back and raise _RolledBack. The signals that stopped
+    it, and those that came during the roll-back, are in ``transaction.signals``."""
     root = transaction.root
-    failure = None
-    late = False
     try:
-        with signals_deferred():
-            try:
-                transaction.commit()
-                transaction.summary = _("the files are written (%s); no action ran") % (
-                    ", ".join(root.shown(change.planned.path)
-                              for change in transaction.changes) or _("all were up to date"))
-            except _Failed as failed:
-                failure = failed.args[0]
-                restored, problems = transaction.roll_back()
-                transaction.summary = _outcome(root, restored, problems)
-                if failure:
-                    transaction.summary = "%s; %s" % (failure, transaction.summary)
-                # Signals that came during the roll-back are part of this interrupt.
-                transaction.signals += take_pending_signals()
-            finally:
-                transaction.close()
-    except KeyboardInterrupt:   # a signal delivered as signals were let through again
-        late = True
-    if transaction.signals:
         try:
-            deliver(transaction.signals)   # a handler runs now, or the signal ends us as it would
-        except KeyboardInterrupt:
-            pass
-    if late or transaction.signals:
-        raise ApplyInterrupted(transaction.summary)
-    if failure is not None:
-        raise StagingError(transaction.summary)
+            transaction.commit()
+        except _Failed as failed:
+            failure = failed.args[0]
+            restored, problems = transaction.roll_back()
+            summary = _outcome(root, restored, problems)
+            # Signals that came during the roll-back are part of this interrupt.
+            transaction.signals += take_pending_signals()
+            raise _RolledBack("%s; %s" % (failure, summary) if failure else summary) from None
+    finally:
+        transaction.close()
     return [change.planned.path for change in transaction.changes]
 
 
@@ -341,12 +329,78 @@ def _lock(root):
                     error_text(error))
 
 
+def _run_actions(root, runner, report, actions):
+    """Run ACTIONS (the caller holds the signals back); return the StagingError of those
+    that failed, or None.
+
+    Once the files are written, the root is safe only with every action done:
+    NetworkManager at dns=dnsconfd, dnsconfd not enabled and systemd-resolved
+    still enabled resolves in plaintext. So a signal never cuts the actions; it
+    is delivered after them. The commands inherit the held signals (a signal
+    mask survives fork and exec), so a Ctrl-C sent to the terminal's whole
+    process group, or a SIGTERM to every process of the unit, does not kill
+    ``update-ca-trust extract`` half-way either. A command that never ends can
+    then be stopped by SIGKILL alone.
+    """
+    try:
+        ActionRunner(root, runner, report).run_all(actions)
+    except StagingError as error:
+        return error
+    return None
+
+
+def _apply_changes(confined, changes, runner, report, actions):
+    """The transaction, then the actions, as one step that no signal cuts (SIGINT,
+    SIGTERM and SIGHUP held from the first write to the last action's end): a signal
+    during the transaction rolls it back and no action runs; one after it is delivered
+    once every action has run. Raises ApplyInterrupted (a signal came) or StagingError."""
+    transaction = _Transaction(confined, changes)
+    signals, failure = [], None
+    # What to say is decided before signals are let through again, so that a signal
+    # at any moment after that finds it.
+    summary = _("nothing was written")
+    late = False
+    try:
+        with signals_deferred():
+            try:
+                report.written = _write_files(transaction)
+            except _RolledBack as rolled:
+                failure = summary = str(rolled)
+                signals = transaction.signals
+            else:
+                written = ", ".join(confined.shown(p) for p in report.written) \
+                    or _("all were up to date")
+                summary = _("the files are written (%s); no action ran") % written
+                failed = _run_actions(confined, runner, report, actions)
+                if failed is not None:
+                    failure = summary = str(failed)
+                else:
+                    summary = _("the files are written (%s) and every action ran to its "
+                                "end; done: %s") % (
+                                    written, ", ".join(report.actions_done) or _("nothing"))
+                signals = take_pending_signals()
+    except KeyboardInterrupt:   # a signal delivered as signals were let through again
+        late = True
+    if signals:
+        try:
+            deliver(signals)   # a handler runs now, or the signal ends us as it would
+        except KeyboardInterrupt:
+            pass
+    if late or signals:
+        raise ApplyInterrupted(summary)
+    if failure is not None:
+        raise StagingError(failure)
+    for path in report.written:
+        log.info("wrote %s", confined.shown(path))
+
+
 def apply_plan(plan, root, runner=None):
     """Write PLAN's files below ROOT, then run its actions; return what was done.
 
     The whole plan is checked before the first write; a failed write restores
     every file written before it (StagingError says what was and was not applied);
-    a signal does the same and raises ApplyInterrupted.
+    a signal does the same and raises ApplyInterrupted; a signal once the files are
+    written lets every action run, then raises ApplyInterrupted saying so.
     """
     runner = runner or CommandRunner()
     report = ApplyReport()
@@ -365,23 +419,13 @@ def apply_plan(plan, root, runner=None):
             raise
         except KeyboardInterrupt:
             raise ApplyInterrupted(_("nothing was written")) from None
-        transaction = _Transaction(confined, changes)
         try:
-            report.written = _write_files(transaction)
+            _apply_changes(confined, changes, runner, report, plan.actions)
         except ApplyInterrupted:
             raise
-        except KeyboardInterrupt:   # between the transaction's end and its return
-            raise ApplyInterrupted(transaction.summary) from None
-        for path in report.written:
-            log.info("wrote %s", confined.shown(path))
-        try:
-            ActionRunner(confined, runner, report).run_all(plan.actions)
-        except KeyboardInterrupt:
-            raise ApplyInterrupted(_("the files are written (%s), but not every action ran; "
-                                   "done: %s") % (
-                                       ", ".join(confined.shown(p) for p in report.written)
-                                       or _("all were up to date"),
-                                       ", ".join(report.actions_done) or "nothing")) from None
+        except KeyboardInterrupt:   # between the last action's end and the return
+            raise ApplyInterrupted(_("the files are written and every action ran to its "
+                                   "end")) from None
     return report
 
 

@@ -54,7 +54,8 @@ def deliver(signums):
 
 
 # A temporary file's name: of fixed length (a 255-byte NAME still gets one) and
-# recognisable, so one that a SIGKILL left behind can be removed later.
+# recognisable by a reader. Nothing removes a file for its name alone: apply removes
+# the temporaries its journal names (staging/record.py).
 TEMPORARY_NAME = re.compile(r"\.edns-[0-9a-f]{16}\.tmp\Z")
 
 
@@ -66,9 +67,10 @@ def _name_bytes(name):
     return name if isinstance(name, bytes) else os.fsencode(name)
 
 
-def write_temporary(dir_fd, data, mode, sync=False):
-    """A new temporary file in DIR_FD holding DATA with MODE (fsynced if SYNC); its name."""
-    temporary = temporary_name()
+def write_temporary(dir_fd, data, mode, sync=False, name=None):
+    """A new temporary file in DIR_FD holding DATA with MODE (fsynced if SYNC); its name
+    (NAME when given, a fresh ``temporary_name()`` else)."""
+    temporary = name or temporary_name()
     with signals_deferred():   # made and known together
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW |
                      os.O_CLOEXEC, 0o600, dir_fd=dir_fd)

@@ -434,3 +434,18 @@ def test_dropping_ca_removes_the_old_dot_bundle_and_a_changed_file_is_left(write
     again = run_cli("apply", without_ca, "--root", root)
     assert again.returncode == 0 and "removed" not in again.stdout and "wrote" not in again.stdout
     assert tree_digest(root) == digest
+
+
+def test_a_record_that_is_not_ours_stops_apply_before_any_write(write_ks, test_ca, root):
+    record = below(root, c.APPLY_RECORD_PATH)
+    record.parent.mkdir(parents=True)
+    record.write_text("not json\n")
+    before = tree_digest(root)
+    result = run_cli("apply", write_ks(edns_kickstart(test_ca.pem)), "--root", root)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert ("not applied: nothing was written: %s is not a record edns-addon wrote (" % record) \
+        in result.stderr
+    assert "); remove it to apply anyway (what the previous apply wrote then stays)" \
+        in result.stderr
+    assert tree_digest(root) == before

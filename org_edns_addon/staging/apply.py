@@ -58,7 +58,7 @@ from org_edns_addon.fileio import (TEMPORARY_NAME, deliver, error_text, signals_
 from org_edns_addon.i18n import _
 from org_edns_addon.model import Phase
 from org_edns_addon.staging import StagingError
-from org_edns_addon.staging.actions import ActionRunner, CommandRunner
+from org_edns_addon.staging.actions import ActionRunner, CommandRunner, is_unit_name
 from org_edns_addon.staging.freeipa import refuse_beside_freeipa_dns_over_tls
 from org_edns_addon.staging.plan import Action, ActionKind, PlannedFile, build_plan
 from org_edns_addon.staging.record import (Journal, Record, RecordError, digest,
@@ -624,8 +624,9 @@ def _owned_changes(root, plan, held, report):
     units = _resolver_units(plan)
     record = PlannedFile(c.APPLY_RECORD_PATH, Record(files, units).to_bytes(), c.FILE_MODE)
     stopping = ActionKind.DISABLE_UNIT if plan.phase == Phase.TARGET else ActionKind.STOP_UNIT
+    # A plain unit name only, as systemctl takes it: the record is below the root.
     actions = [Action(stopping, unit) for unit in sorted(set(old.units) - set(units))
-               if Action(stopping, unit) not in plan.actions]
+               if is_unit_name(unit) and Action(stopping, unit) not in plan.actions]
     return reverts, record, actions
 
 

@@ -74,7 +74,7 @@ class Previous:
         if kind == "symlink":
             return cls("symlink", link=str(value["link"]))
         if kind == "file":
-            return cls("file", mode=int(value["mode"]) & 0o7777,
+            return cls("file", mode=int(value["mode"]) & 0o777,
                        content=base64.b64decode(value["content"], validate=True))
         if kind == "absent":
             return cls("absent")

@@ -449,3 +449,20 @@ def test_a_record_that_is_not_ours_stops_apply_before_any_write(write_ks, test_c
     assert "); remove it to apply anyway (what the previous apply wrote then stays)" \
         in result.stderr
     assert tree_digest(root) == before
+
+
+def test_in_the_installer_the_resolver_no_longer_needed_is_stopped(write_ks, test_ca, root):
+    unbound = staging_input(write_ks, edns_kickstart(test_ca.pem, "--ca=dns-ca.pem "
+                                                                  "--backend=unbound"))
+    dnsconfd = staging_input(write_ks, edns_kickstart(test_ca.pem))
+    staging_apply.stage(unbound, "installer", str(root), runner=RecordingRunner())
+
+    report = staging_apply.stage(dnsconfd, "installer", str(root), runner=RecordingRunner())
+
+    # Outside the running system each is skipped, with the reason; the stop comes first.
+    assert report.actions_skipped == [
+        ("stop unbound.service", "%s is not the running system" % root),
+        ("restart dnsconfd.service", "%s is not the running system" % root),
+        ("reload NetworkManager", "%s is not the running system" % root)]
+    assert not below(root, c.UNBOUND_CONF_PATH).exists()
+    assert not below(root, c.RESOLV_CONF_PATH).exists()   # it held nothing before

@@ -40,7 +40,8 @@ initramfs and the system need to start:
 
 1. what this addon writes (``ADDON_WRITTEN_PATHS``, the DoT CA bundle, the
    state directory of apply's record): on one, below one as if it were a
-   directory (it must stay a file), or where one needs a directory;
+   directory (it must stay a file), or where one needs a directory; nor below
+   the system's trust store (``SYSTEM_CA_BUNDLE_PATH``) as a directory;
 2. the top of the file system (``--dir=/``): the initramfs's ``/init`` and
    ``/shutdown``, the top-level directories and their usr-merge symlinks;
    nor below ``/init`` or ``/shutdown`` as directories;
@@ -404,6 +405,10 @@ def landing_problem(path):
         return _("--dir=/ places this certificate at %s, at the top of the file system, "
                  "where the initramfs has /init and the system its top-level directories; "
                  "give it a directory of its own, like --dir=%s") % (path, c.DOT_CA_DIR)
+    if _below(path, c.SYSTEM_CA_BUNDLE_PATH):
+        return _("--dir places this certificate at %s, below %s, the system's trust store, "
+                 "which must stay a file; choose another --dir") % (
+                     path, c.SYSTEM_CA_BUNDLE_PATH)
     for top in _TOP_LEVEL_FILES:
         if _below(path, top):
             return _("--dir places this certificate at %s, below %s, a file the initramfs "

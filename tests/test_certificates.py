@@ -111,6 +111,10 @@ REFUSED_PLACES = [
     ("/var/lib/edns-addon/", "x.pem",
      "--dir places this certificate at /var/lib/edns-addon/x.pem, in /var/lib/edns-addon, "
      "where edns-addon keeps the record of what it wrote; choose another --dir"),
+    ("/etc/pki/tls/certs/ca-bundle.crt/", "x.pem",
+     "--dir places this certificate at /etc/pki/tls/certs/ca-bundle.crt/x.pem, below "
+     "/etc/pki/tls/certs/ca-bundle.crt, the system's trust store, which must stay a file; "
+     "choose another --dir"),
     # rule 2: the top of the file system, dracut's /init
     ("/", "init",
      "--dir=/ places this certificate at /init, at the top of the file system, where the "

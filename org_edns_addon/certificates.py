@@ -23,6 +23,41 @@ kickstart would then publish it to every installed host.
 
 ``cryptography`` loads when a certificate is first parsed: the rules about
 names and places, and the value itself, cost nothing to import.
+
+Where a certificate may land (``landing_problem``) is one rule, judged where a
+certificate is validated (the kickstart reader with our section, ``validate``,
+the module's ``AddCertificate`` and the text UI), so that ``apply`` and
+``overlay``, which take only validated input, never meet a placement they must
+refuse. Anaconda itself refuses no ``--dir``: its Security module joins it to
+the root and writes there (``pyanaconda/modules/security/certificates/
+installation.py`` ``_dump_certificate``), and the initramfs does the same at
+``/`` and below ``/run/install/certificates/path/`` (``dracut/parse-kickstart``
+``_dump_certificate``, ``process_certificates``); Anaconda's own tests place
+one at ``--dir=/cert_dir``. So the rule does not list where a certificate may
+go (that would refuse what Anaconda takes); it refuses, by category, the
+places where a PEM file would break what the addon writes or what the
+initramfs and the system need to start:
+
+1. what this addon writes (``ADDON_WRITTEN_PATHS``, the DoT CA bundle, the
+   state directory of apply's record): on one, below one as if it were a
+   directory (it must stay a file), or where one needs a directory; nor below
+   the system's trust store (``SYSTEM_CA_BUNDLE_PATH``) as a directory;
+2. the top of the file system (``--dir=/``): the initramfs's ``/init`` and
+   ``/shutdown``, the top-level directories and their usr-merge symlinks;
+   nor below ``/init`` or ``/shutdown`` as directories;
+3. the trees of the system's programs, libraries, kernel and boot loader, and
+   the kernel's own file systems (``/usr``, ``/bin``, ``/sbin``, ``/lib*``,
+   ``/boot``, ``/efi``, ``/proc``, ``/sys``, ``/dev``), but for the trust-store
+   trees below ``/usr`` (``/usr/share/pki/``, ``/usr/share/ca-certificates/``,
+   ``/usr/local/share/ca-certificates/``), where p11-kit and ca-certificates
+   read certificates;
+4. directly in ``/etc``, among the system's own tables (``passwd``,
+   ``shadow``, ``fstab``, ``hosts``, ...), nor below one of those as if it
+   were a directory;
+5. the directories whose every file is read as configuration at boot or at
+   login (units and drop-ins: ``/etc/systemd``, ``/etc/pam.d``,
+   ``/etc/NetworkManager/conf.d``, ``/etc/unbound/conf.d``, ...), where a PEM
+   is a configuration file that does not parse.
 """
 
 import datetime
@@ -31,6 +66,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
+from org_edns_addon import constants as c
 from org_edns_addon.constants import (CERT_TYPE_ANCHOR, CERT_TYPE_DIRS, MAX_FILE_NAME_BYTES,
                                       MAX_PATH_BYTES, MAX_PEM_BYTES)
 from org_edns_addon.i18n import _
@@ -315,6 +351,93 @@ def directory_problem(directory):
     return None
 
 
+# Files the addon writes itself (rule 1 of the module's docstring): no certificate on one,
+# below one, or where one needs a directory.
+ADDON_WRITTEN_PATHS = (c.NM_KEYFILE_PATH, c.UNBOUND_CONF_PATH, c.RESOLV_CONF_PATH,
+                       c.DRACUT_CONF_PATH, c.OVERLAY_KICKSTART_PATH, c.APPLY_RECORD_PATH,
+                       c.APPLY_JOURNAL_PATH)
+# Rule 2: what the initramfs has at its top as files (dracut's modules.d/99base).
+_TOP_LEVEL_FILES = ("/init", "/shutdown")
+# Rule 3: the system's programs, libraries, kernel, boot loader; the kernel's file systems.
+_SYSTEM_TREES = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot",
+                 "/efi", "/proc", "/sys", "/dev")
+# ... but where p11-kit (trust-paths: /usr/share/pki/ca-trust-source) and
+# ca-certificates (/usr/share/ca-certificates, /usr/local/share/ca-certificates) read.
+_TRUST_TREES = ("/usr/share/pki", "/usr/share/ca-certificates",
+                "/usr/local/share/ca-certificates")
+# Rule 4: files every system has directly in /etc, which must stay files.
+_ETC_FILES = ("passwd", "shadow", "group", "gshadow", "fstab", "crypttab", "hosts",
+              "hostname", "machine-id", "os-release", "nsswitch.conf", "resolv.conf",
+              "ld.so.cache", "ld.so.conf", "localtime", "sudoers", "login.defs",
+              "locale.conf", "vconsole.conf", "environment")
+# Rule 5: directories whose every file is configuration read at boot or at login.
+_CONFIGURATION_DIRS = ("/etc/systemd", "/etc/pam.d", "/etc/security", "/etc/selinux",
+                       "/etc/sudoers.d", "/etc/modprobe.d", "/etc/modules-load.d",
+                       "/etc/sysctl.d", "/etc/tmpfiles.d", "/etc/udev", "/etc/ld.so.conf.d",
+                       "/etc/dracut.conf.d", "/etc/kernel", "/etc/default",
+                       "/etc/NetworkManager/conf.d", "/etc/NetworkManager/system-connections",
+                       "/etc/NetworkManager/dispatcher.d", "/etc/unbound/conf.d",
+                       "/etc/unbound/local.d")
+
+
+def _below(path, tree):
+    return path.startswith(tree + "/")
+
+
+def landing_problem(path):
+    """A sentence unless a certificate may be written at PATH (below a root): the rule
+    of the module's docstring, the same for every edge."""
+    for written in ADDON_WRITTEN_PATHS + (c.DOT_CA_BUNDLE_PATH,):
+        if path == written and written != c.DOT_CA_BUNDLE_PATH:
+            return _("--dir and --filename place this certificate at %s, a file this addon "
+                     "writes; choose another --dir or --filename") % path
+        if _below(path, written):
+            return _("--dir places this certificate at %s, below %s, a file this addon "
+                     "writes, which must stay a file; choose another --dir") % (path, written)
+        if _below(written, path):
+            return _("--dir and --filename place this certificate at %s, but %s must be "
+                     "written below that path, as a directory; choose another --dir or "
+                     "--filename") % (path, written)
+    if _below(path, c.APPLY_STATE_DIR):
+        return _("--dir places this certificate at %s, in %s, where edns-addon keeps the "
+                 "record of what it wrote; choose another --dir") % (path, c.APPLY_STATE_DIR)
+    if path.count("/") == 1:
+        return _("--dir=/ places this certificate at %s, at the top of the file system, "
+                 "where the initramfs has /init and the system its top-level directories; "
+                 "give it a directory of its own, like --dir=%s") % (path, c.DOT_CA_DIR)
+    if _below(path, c.SYSTEM_CA_BUNDLE_PATH):
+        return _("--dir places this certificate at %s, below %s, the system's trust store, "
+                 "which must stay a file; choose another --dir") % (
+                     path, c.SYSTEM_CA_BUNDLE_PATH)
+    for top in _TOP_LEVEL_FILES:
+        if _below(path, top):
+            return _("--dir places this certificate at %s, below %s, a file the initramfs "
+                     "needs to start, which must stay a file; choose another --dir") % (
+                         path, top)
+    if not any(_below(path, tree) for tree in _TRUST_TREES):
+        for tree in _SYSTEM_TREES:
+            if _below(path, tree):
+                return _("--dir places this certificate at %s, in %s, which holds the "
+                         "system's programs, libraries, kernel or boot files (or is a "
+                         "kernel file system); place it below /etc/pki/ or /usr/share/pki/ "
+                         "instead") % (path, tree)
+    if path.count("/") == 2 and path.startswith("/etc/"):
+        return _("--dir=/etc places this certificate at %s, among the system's own "
+                 "configuration files (passwd, fstab, hosts, ...); give it a directory of "
+                 "its own, like --dir=%s") % (path, c.DOT_CA_DIR)
+    for name in _ETC_FILES:
+        if _below(path, "/etc/" + name):
+            return _("--dir places this certificate at %s, below /etc/%s, a file the "
+                     "system needs to start, which must stay a file; choose another --dir") \
+                % (path, name)
+    for directory in _CONFIGURATION_DIRS:
+        if _below(path, directory) or path == directory:
+            return _("--dir places this certificate at %s, in %s, whose every file is read "
+                     "as configuration at boot or at login; choose another --dir, like %s") \
+                % (path, directory, c.DOT_CA_DIR)
+    return None
+
+
 def type_problem(cert_type):
     """A sentence unless CERT_TYPE is None or a ``--type`` Anaconda knows."""
     if cert_type is None or cert_type in CERT_TYPE_DIRS:
@@ -361,7 +484,11 @@ class KickstartCertificate:
         if problems:
             raise CertificateError(problems[0])
         blocks = load_pem_certificates(pem)
-        return cls(filename, canonical_pem(blocks), blocks, directory, cert_type, added)
+        cert = cls(filename, canonical_pem(blocks), blocks, directory, cert_type, added)
+        problem = landing_problem(cert.path)
+        if problem:
+            raise CertificateError(problem)
+        return cert
 
     @property
     def is_anchor(self):

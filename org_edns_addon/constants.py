@@ -72,6 +72,11 @@ RESOLV_CONF_PATH = "/etc/resolv.conf"
 FREEIPA_UNBOUND_CONF_PATH = "/etc/unbound/conf.d/zzz-ipa.conf"
 FREEIPA_NM_CONF_PATH = NM_CONF_DIR + "/zzz-ipa.conf"
 DRACUT_CONF_PATH = "/etc/dracut.conf.d/60-edns.conf"
+# What apply owns below a root (staging/record.py): the record of what the last apply
+# wrote, and the journal of the temporary names a running apply may leave.
+APPLY_STATE_DIR = "/var/lib/edns-addon"
+APPLY_RECORD_PATH = APPLY_STATE_DIR + "/applied.json"
+APPLY_JOURNAL_PATH = APPLY_STATE_DIR + "/journal.json"
 DRACUT_MODULES_DIR = "/usr/lib/dracut/modules.d"
 # The system trust store (Fedora's path): what Unbound authenticates servers
 # against without --ca, and what the initramfs needs then.

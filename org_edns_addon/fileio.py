@@ -54,7 +54,8 @@ def deliver(signums):
 
 
 # A temporary file's name: of fixed length (a 255-byte NAME still gets one) and
-# recognisable, so one that a SIGKILL left behind can be removed later.
+# recognisable by a reader. Nothing removes a file for its name alone: apply removes
+# the temporaries its journal names (staging/record.py).
 TEMPORARY_NAME = re.compile(r"\.edns-[0-9a-f]{16}\.tmp\Z")
 
 
@@ -66,9 +67,10 @@ def _name_bytes(name):
     return name if isinstance(name, bytes) else os.fsencode(name)
 
 
-def write_temporary(dir_fd, data, mode, sync=False):
-    """A new temporary file in DIR_FD holding DATA with MODE (fsynced if SYNC); its name."""
-    temporary = temporary_name()
+def write_temporary(dir_fd, data, mode, sync=False, name=None):
+    """A new temporary file in DIR_FD holding DATA with MODE (fsynced if SYNC); its name
+    (NAME when given, a fresh ``temporary_name()`` else)."""
+    temporary = name or temporary_name()
     with signals_deferred():   # made and known together
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW |
                      os.O_CLOEXEC, 0o600, dir_fd=dir_fd)
@@ -151,34 +153,50 @@ def sync_filesystems(fds):
         syncfs(fd)
 
 
-def write_atomically(path, data, mode=0o644, never_loosen=False):
+def write_atomically(path, data, mode=0o644, never_loosen=False, follow_symlink=True):
     """Write DATA (bytes) to PATH via a temporary file in the same directory, fsync, rename.
 
-    A symlink at PATH is followed (its target is replaced, like a shell's ``>``);
-    anything there that is not a regular file (a device, a FIFO, a directory) is
-    refused with an OSError rather than replaced. With NEVER_LOOSEN, a file already
-    at PATH gets no permission it did not have: its mode and MODE, both.
+    The directory is opened once, and everything after goes through that descriptor.
+    With FOLLOW_SYMLINK, a symlink at PATH is followed (its target is replaced, like a
+    shell's ``>``). Without it (``-o`` of a command, which may run as root in a
+    directory another user can write), a symlink at PATH is refused, by name: in a
+    sticky world-writable directory one planted by another user would make us replace
+    any file, and ``fs.protected_symlinks`` cannot stop that, since the kernel never
+    follows the final link of a rename. Anything there that is not a regular file (a
+    device, a FIFO, a directory) is refused with an OSError rather than replaced. With
+    NEVER_LOOSEN, a file already at PATH gets no permission it did not have: its mode
+    and MODE, both.
     """
-    path = os.path.realpath(path)
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        info = None
-    if info is not None and not stat.S_ISREG(info.st_mode):
-        directory = stat.S_ISDIR(info.st_mode)
-        raise OSError(errno.EISDIR if directory else errno.EEXIST,
-                      _("it is a directory; give the path of a file in it") if directory
-                      else _("it exists and is not a regular file; choose another path"), path)
-    if info is not None and never_loosen:
-        mode &= stat.S_IMODE(info.st_mode)
-    directory = os.path.dirname(path)
+    if follow_symlink:
+        path = os.path.realpath(path)
+    directory, name = os.path.split(os.path.abspath(path))
     try:
         dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except FileNotFoundError:
         raise FileNotFoundError(errno.ENOENT, _("the directory %s does not exist; create it "
                                 "first") % directory, directory) from None
+    except NotADirectoryError:
+        raise NotADirectoryError(errno.ENOTDIR, _("%s is not a directory; give the path of "
+                                 "a file in a directory") % directory, directory) from None
     try:
-        write_in_directory(dir_fd, os.path.basename(path), data, mode)
+        try:
+            info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            info = None
+        if info is not None and stat.S_ISLNK(info.st_mode):
+            target = os.readlink(name, dir_fd=dir_fd)
+            raise OSError(errno.ELOOP, _("it is a symbolic link (to %s); refusing to replace "
+                                         "what it points to: remove the link or give "
+                                         "another path") % target, path)
+        if info is not None and not stat.S_ISREG(info.st_mode):
+            is_directory = stat.S_ISDIR(info.st_mode)
+            raise OSError(errno.EISDIR if is_directory else errno.EEXIST,
+                          _("it is a directory; give the path of a file in it") if is_directory
+                          else _("it exists and is not a regular file; choose another path"),
+                          path)
+        if info is not None and never_loosen:
+            mode &= stat.S_IMODE(info.st_mode)
+        write_in_directory(dir_fd, name, data, mode)
     finally:
         os.close(dir_fd)
 

@@ -31,14 +31,9 @@ from typing import Optional, Tuple
 
 from org_edns_addon import constants as c
 from org_edns_addon.certificates import CertificateBlock, authentication_problem, \
-    build_bundle, validity_problem
+    build_bundle, landing_problem, validity_problem
 from org_edns_addon.i18n import P_, _
 from org_edns_addon.problems import Problem, Severity
-
-# Files the addon writes itself: no %certificate may be placed on one, or on a
-# directory that must hold one.
-ADDON_WRITTEN_PATHS = (c.NM_KEYFILE_PATH, c.UNBOUND_CONF_PATH, c.RESOLV_CONF_PATH,
-                       c.DRACUT_CONF_PATH, c.OVERLAY_KICKSTART_PATH)
 
 
 @dataclass(frozen=True)
@@ -174,16 +169,16 @@ def _first_below(paths):
 
 
 def _check_places(config, certificates, add):
-    """Certificates must not land on what the addon writes, nor on each other's way."""
+    """Certificates must land where the rule lets them (``certificates.landing_problem``),
+    and not on each other's way."""
     paths = {cert.path: cert for cert in certificates}
     # One pass over every path, not one per certificate (1 000 certificates: 10^6 tests).
-    first_below = _first_below(list(ADDON_WRITTEN_PATHS) + [c.DOT_CA_BUNDLE_PATH] + list(paths))
+    first_below = _first_below(list(paths))
     for cert in certificates:
         path = cert.path
-        if path in ADDON_WRITTEN_PATHS:
-            add(Severity.ERROR, _("--dir and --filename place this certificate at %s, a file "
-                                  "this addon writes; choose another --dir or --filename")
-                % path, cert)
+        problem = landing_problem(path)
+        if problem:
+            add(Severity.ERROR, problem, cert)
             continue
         blocked = first_below.get(path)
         if blocked:

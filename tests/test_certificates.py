@@ -14,8 +14,10 @@
 import pytest
 
 from lab import certs
+from lab.kickstarts import certificate_section, edns_kickstart
 from org_edns_addon.certificates import (CertificateError, build_bundle, ca_problem,
                                          load_pem_certificates, validity_problem)
+from tests.conftest import run_cli
 
 
 def test_every_block_of_a_bundle_is_read_with_its_line(pems):
@@ -93,3 +95,99 @@ def test_every_one_character_damage_is_a_sentence_or_a_certificate(pems):
                     assert error.message.endswith("); paste it again from the original file")
                     refused += 1
     assert refused > 0
+
+
+# --- where a certificate may land: one rule, one verdict from validate, apply, overlay -----
+
+REFUSED_PLACES = [
+    # rule 1: what the addon writes, which must stay a file
+    ("/etc/NetworkManager/conf.d/60-edns-global-dns.conf/", "x.pem",
+     "--dir places this certificate at /etc/NetworkManager/conf.d/60-edns-global-dns.conf/"
+     "x.pem, below /etc/NetworkManager/conf.d/60-edns-global-dns.conf, a file this addon "
+     "writes, which must stay a file; choose another --dir"),
+    ("/etc/resolv.conf/", "x.pem",
+     "--dir places this certificate at /etc/resolv.conf/x.pem, below /etc/resolv.conf, a "
+     "file this addon writes, which must stay a file; choose another --dir"),
+    ("/var/lib/edns-addon/", "x.pem",
+     "--dir places this certificate at /var/lib/edns-addon/x.pem, in /var/lib/edns-addon, "
+     "where edns-addon keeps the record of what it wrote; choose another --dir"),
+    ("/etc/pki/tls/certs/ca-bundle.crt/", "x.pem",
+     "--dir places this certificate at /etc/pki/tls/certs/ca-bundle.crt/x.pem, below "
+     "/etc/pki/tls/certs/ca-bundle.crt, the system's trust store, which must stay a file; "
+     "choose another --dir"),
+    # rule 2: the top of the file system, dracut's /init
+    ("/", "init",
+     "--dir=/ places this certificate at /init, at the top of the file system, where the "
+     "initramfs has /init and the system its top-level directories; give it a directory of "
+     "its own, like --dir=/etc/pki/dns/"),
+    ("/init/", "x.pem",
+     "--dir places this certificate at /init/x.pem, below /init, a file the initramfs needs "
+     "to start, which must stay a file; choose another --dir"),
+    # rule 3: programs, libraries, kernel
+    ("/usr/lib/", "x.pem",
+     "--dir places this certificate at /usr/lib/x.pem, in /usr, which holds the system's "
+     "programs, libraries, kernel or boot files (or is a kernel file system); place it below "
+     "/etc/pki/ or /usr/share/pki/ instead"),
+    ("/boot/", "vmlinuz",
+     "--dir places this certificate at /boot/vmlinuz, in /boot, which holds the system's"),
+    # rule 4: the system's tables directly in /etc
+    ("/etc/", "passwd",
+     "--dir=/etc places this certificate at /etc/passwd, among the system's own configuration "
+     "files (passwd, fstab, hosts, ...); give it a directory of its own, like "
+     "--dir=/etc/pki/dns/"),
+    ("/etc/passwd/", "x.pem",
+     "--dir places this certificate at /etc/passwd/x.pem, below /etc/passwd, a file the "
+     "system needs to start, which must stay a file; choose another --dir"),
+    # rule 5: configuration read at boot or login
+    ("/etc/systemd/system/", "x.pem",
+     "--dir places this certificate at /etc/systemd/system/x.pem, in /etc/systemd, whose "
+     "every file is read as configuration at boot or at login; choose another --dir, like "
+     "/etc/pki/dns/"),
+]
+# Where Anaconda's own tests and users place them: accepted by all three.
+ACCEPTED_PLACES = ["/cert_dir/",            # pyanaconda's tests (test_certificates_kickstart)
+                   "/etc/pki/dns/", "/etc/ssl/certs/", "/etc/pki/ca-trust/source/anchors/",
+                   "/usr/share/pki/ca-trust-source/anchors/", "/run/install/certificates/x/"]
+
+
+def _placed_kickstart(write_ks, test_ca, directory, filename):
+    text = edns_kickstart(test_ca.pem, certificates=(
+        certificate_section(test_ca.pem) +
+        certificate_section(certs.make_ca("Placed").pem, filename, "--dir=%s" % directory)))
+    header = "%%certificate --filename=%s --dir=%s" % (filename, directory)
+    return write_ks(text), text.splitlines().index(header) + 1
+
+
+@pytest.mark.parametrize("directory, filename, sentence", REFUSED_PLACES,
+                         ids=[d + f for d, f, _s in REFUSED_PLACES])
+def test_validate_apply_and_overlay_refuse_a_place_alike(write_ks, test_ca, tmp_path,
+                                                         directory, filename, sentence):
+    kickstart, line = _placed_kickstart(write_ks, test_ca, directory, filename)
+    said = "%s:%d: error: %s" % (kickstart, line, sentence)
+    root = tmp_path / "root"
+    root.mkdir()
+    image = tmp_path / "o.img"
+
+    validated = run_cli("validate", kickstart)
+    applied = run_cli("apply", kickstart, "--root", root)
+    packed = run_cli("overlay", kickstart, "-o", image)
+
+    assert validated.returncode == 1 and said in validated.stdout, validated.stdout
+    for result in (applied, packed):
+        assert result.returncode == 1, result.stderr
+        assert "Traceback" not in result.stderr
+        assert said in result.stderr, result.stderr
+    assert list(root.iterdir()) == [] and not image.exists()
+
+
+@pytest.mark.parametrize("directory", ACCEPTED_PLACES)
+def test_validate_apply_and_overlay_accept_a_place_alike(write_ks, test_ca, tmp_path,
+                                                         directory):
+    kickstart, _line = _placed_kickstart(write_ks, test_ca, directory, "placed.pem")
+    root = tmp_path / "root"
+    root.mkdir()
+    for result in (run_cli("validate", kickstart),
+                   run_cli("apply", kickstart, "--root", root),
+                   run_cli("overlay", kickstart, "-o", tmp_path / "o.img")):
+        assert result.returncode == 0, (result.stdout, result.stderr)
+    assert (root / directory.lstrip("/") / "placed.pem").exists()

@@ -58,15 +58,34 @@ def test_an_output_that_is_a_directory_is_refused(output_command, tmp_path):
                     "in it" % tmp_path)
 
 
-def test_an_output_symlink_is_followed_and_its_target_replaced(write_ks, tmp_path):
-    kickstart = write_ks("%edns\n" + SERVER + "%end\n")
-    target = tmp_path / "real.ks"
-    target.write_text("old\n")
-    (tmp_path / "link.ks").symlink_to("real.ks")
-    result = run_cli("convert", kickstart, "-o", tmp_path / "link.ks")
-    assert result.returncode == 0, result.stderr
-    assert (tmp_path / "link.ks").is_symlink()
-    assert target.read_text() == "%addon org_edns_addon\n" + SERVER + "%end\n"
+@pytest.mark.parametrize("output_command", ["convert", "overlay", "updates-img"],
+                         indirect=True)
+def test_an_output_symlink_planted_in_a_sticky_directory_is_refused_by_name(output_command,
+                                                                            tmp_path):
+    """A world-writable sticky directory (as /tmp), where another user planted OUT as a
+    symlink to a file of ours: the command refuses it, naming the link and its target,
+    and neither the link nor the file changes; a plain OUT there is written."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    planted = shared / "out"
+    planted.symlink_to(victim)
+    if os.geteuid() == 0:
+        os.lchown(planted, 1234, 1234)   # another user's link
+
+    result = run_cli(*output_command, "-o", planted)
+
+    assert_sentence(result, 1, "cannot write %s: it is a symbolic link (to %s); refusing to "
+                    "replace what it points to: remove the link or give another path"
+                    % (planted, victim))
+    assert victim.read_text() == "precious\n"
+    assert os.readlink(planted) == str(victim)
+    assert sorted(p.name for p in shared.iterdir()) == ["out"]
+    written = run_cli(*output_command, "-o", shared / "plain")
+    assert written.returncode == 0, written.stderr
+    assert (shared / "plain").stat().st_size > 0 and not (shared / "plain").is_symlink()
 
 
 def test_overlay_onto_its_own_kickstart_is_a_usage_error_and_the_kickstart_survives(

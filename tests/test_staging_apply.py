@@ -356,3 +356,113 @@ def test_a_kickstart_without_the_section_is_not_applied(write_ks, root):
     assert result.returncode == 1
     assert "has no %addon org_edns_addon section; nothing to apply" in result.stderr
     assert list(root.iterdir()) == []
+
+
+# --- another configuration: apply owns what it wrote before --------------------------------
+
+def _resolver_root(root):
+    """ROOT with unbound, dnsconfd and systemd-resolved installed (resolved enabled), no
+    systemctl, and /etc/resolv.conf a symlink to resolved's stub, as a fresh install has."""
+    install_unit(root, "dnsconfd.service", "dbus-com.redhat.dnsconfd.service")
+    install_unit(root, "unbound.service", "unbound-alias.service")
+    install_unit(root, "systemd-resolved.service", "dbus-org.freedesktop.resolve1.service")
+    wants = root / "etc/systemd/system/multi-user.target.wants"
+    wants.mkdir(parents=True)
+    (wants / "systemd-resolved.service").symlink_to(
+        "/usr/lib/systemd/system/systemd-resolved.service")
+    (root / "etc/resolv.conf").symlink_to("../run/systemd/resolve/stub-resolv.conf")
+
+
+def test_unbound_then_dnsconfd_leaves_nothing_of_the_unbound_backend(write_ks, test_ca, root):
+    _resolver_root(root)
+    unbound_ks = write_ks(edns_kickstart(test_ca.pem, "--ca=dns-ca.pem --backend=unbound"))
+    dnsconfd_ks = write_ks(edns_kickstart(test_ca.pem))
+    pristine_dnsconfd = root.parent / "dnsconfd-only"
+    pristine_dnsconfd.mkdir()
+    _resolver_root(pristine_dnsconfd)
+
+    first = run_cli("apply", unbound_ks, "--root", root)
+    assert first.returncode == 0, first.stderr
+    assert below(root, c.UNBOUND_CONF_PATH).exists()
+    assert "127.0.0.55" in below(root, c.RESOLV_CONF_PATH).read_text()
+    unbound_link = root / "etc/systemd/system/multi-user.target.wants/unbound.service"
+    assert unbound_link.is_symlink()
+
+    second = run_cli("apply", dnsconfd_ks, "--root", root)
+
+    assert second.returncode == 0, second.stderr
+    lines = second.stdout.splitlines()
+    assert "removed %s (the previous apply wrote it; this configuration has none)" % below(
+        root, c.UNBOUND_CONF_PATH) in lines
+    assert "put back %s as it was before edns-addon wrote it" % below(
+        root, c.RESOLV_CONF_PATH) in lines
+    assert "ran: disable unbound.service (removed /etc/systemd/system/multi-user.target." \
+        "wants/unbound.service, /etc/systemd/system/unbound-alias.service)" in lines
+    assert not below(root, c.UNBOUND_CONF_PATH).exists()
+    assert os.readlink(below(root, c.RESOLV_CONF_PATH)) == \
+        "../run/systemd/resolve/stub-resolv.conf"
+    assert not os.path.lexists(unbound_link)
+    assert not os.path.lexists(root / "etc/systemd/system/unbound-alias.service")
+    assert "dns=dnsconfd" in below(root, c.NM_KEYFILE_PATH).read_text()
+    # The same root as dnsconfd applied alone (but the directory the unbound file needed).
+    assert run_cli("apply", dnsconfd_ks, "--root", pristine_dnsconfd).returncode == 0
+    assert {path: entry for path, entry in tree_digest(root).items()
+            if not path.startswith("etc/unbound")} == tree_digest(pristine_dnsconfd)
+
+
+def test_dropping_ca_removes_the_old_dot_bundle_and_a_changed_file_is_left(write_ks, test_ca,
+                                                                          root):
+    with_ca = write_ks(edns_kickstart(test_ca.pem, "--ca=dns-ca.pem --backend=unbound"))
+    without_ca = write_ks(edns_kickstart(test_ca.pem, "--backend=dnsconfd"))
+    assert run_cli("apply", with_ca, "--root", root).returncode == 0
+    bundle = below(root, c.DOT_CA_BUNDLE_PATH)
+    assert bundle.exists()
+    below(root, c.UNBOUND_CONF_PATH).write_text("# the administrator's own now\n")
+
+    result = run_cli("apply", without_ca, "--root", root)
+
+    assert result.returncode == 0, result.stderr
+    assert not bundle.exists()
+    assert "removed %s (the previous apply wrote it; this configuration has none)" % bundle \
+        in result.stdout.splitlines()
+    assert "left %s as it is: it changed since edns-addon wrote it" % below(
+        root, c.UNBOUND_CONF_PATH) in result.stdout.splitlines()
+    assert below(root, c.UNBOUND_CONF_PATH).read_text() == "# the administrator's own now\n"
+    assert below(root, "/etc/pki/dns/dns-ca.pem").exists()   # still this configuration's
+    # Once more: nothing left to put back, and the tree is the same.
+    digest = tree_digest(root)
+    again = run_cli("apply", without_ca, "--root", root)
+    assert again.returncode == 0 and "removed" not in again.stdout and "wrote" not in again.stdout
+    assert tree_digest(root) == digest
+
+
+def test_a_record_that_is_not_ours_stops_apply_before_any_write(write_ks, test_ca, root):
+    record = below(root, c.APPLY_RECORD_PATH)
+    record.parent.mkdir(parents=True)
+    record.write_text("not json\n")
+    before = tree_digest(root)
+    result = run_cli("apply", write_ks(edns_kickstart(test_ca.pem)), "--root", root)
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert ("not applied: nothing was written: %s is not a record edns-addon wrote (" % record) \
+        in result.stderr
+    assert "); remove it to apply anyway (what the previous apply wrote then stays)" \
+        in result.stderr
+    assert tree_digest(root) == before
+
+
+def test_in_the_installer_the_resolver_no_longer_needed_is_stopped(write_ks, test_ca, root):
+    unbound = staging_input(write_ks, edns_kickstart(test_ca.pem, "--ca=dns-ca.pem "
+                                                                  "--backend=unbound"))
+    dnsconfd = staging_input(write_ks, edns_kickstart(test_ca.pem))
+    staging_apply.stage(unbound, "installer", str(root), runner=RecordingRunner())
+
+    report = staging_apply.stage(dnsconfd, "installer", str(root), runner=RecordingRunner())
+
+    # Outside the running system each is skipped, with the reason; the stop comes first.
+    assert report.actions_skipped == [
+        ("stop unbound.service", "%s is not the running system" % root),
+        ("restart dnsconfd.service", "%s is not the running system" % root),
+        ("reload NetworkManager", "%s is not the running system" % root)]
+    assert not below(root, c.UNBOUND_CONF_PATH).exists()
+    assert not below(root, c.RESOLV_CONF_PATH).exists()   # it held nothing before

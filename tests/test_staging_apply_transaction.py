@@ -21,6 +21,7 @@ import fcntl
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import signal
@@ -31,7 +32,8 @@ import time
 
 import pytest
 
-from lab.kickstarts import certificate_section, edns_kickstart, many_certificates_kickstart
+from lab.kickstarts import (anchor_section, certificate_section, edns_kickstart,
+                           many_certificates_kickstart)
 from lab import certs
 from org_edns_addon import constants as c
 from org_edns_addon.fileio import TEMPORARY_NAME
@@ -209,7 +211,8 @@ def test_the_temporary_files_of_a_killed_apply_are_removed_by_the_next(write_ks,
     root = tmp_path / "root"
     root.mkdir()
     process = start_apply(kickstart, root)
-    wait_for_temporaries(process, root)
+    # In the certificates' directory: the journal's own temporary comes first, elsewhere.
+    wait_for_temporaries(process, root, directory=root / "etc/pki/dns")
     process.kill()
     process.communicate()
     left = temporaries(root)
@@ -429,3 +432,260 @@ def test_an_existing_file_that_is_not_regular_is_refused_with_its_mode_kept(writ
     assert "nothing was written: %s: it exists and is not a regular file; remove it" % keyfile \
         in result.stderr
     assert stat.S_ISFIFO(os.lstat(keyfile).st_mode)
+
+
+# --- a signal once the files are written: every action runs --------------------------------
+
+UNIT_TEXT = "[Unit]\nDescription=%s\n\n[Service]\nExecStart=/bin/true\n\n[Install]\n%s\n"
+# A stand-in for update-ca-trust that runs as long as the test wants: it says it has
+# started, then waits for a line on a FIFO, then says it has finished.
+TRUST_SCRIPT = "#!/bin/sh\necho started > /trust-started\nread line < /trust-release\n" \
+               "echo finished > /trust-finished\n"
+
+
+def _actions_root(root):
+    """ROOT as a target with dnsconfd and systemd-resolved installed, resolved enabled,
+    no systemctl (so the [Install] links are made and removed by us, as files), and an
+    update-ca-trust that runs in a chroot (a dynamically linked busybox sh and its
+    libraries) until the test releases it."""
+    require_tools("busybox", "chroot")
+    units = root / "usr/lib/systemd/system"
+    units.mkdir(parents=True)
+    (units / c.DNSCONFD_UNIT).write_text(UNIT_TEXT % ("dnsconfd", "WantedBy=multi-user.target"))
+    (units / c.RESOLVED_UNIT).write_text(UNIT_TEXT % (
+        "resolved", "WantedBy=sysinit.target\nAlias=dbus-org.freedesktop.resolve1.service"))
+    enabled = root / "etc/systemd/system"
+    (enabled / "sysinit.target.wants").mkdir(parents=True)
+    for link in ("sysinit.target.wants/" + c.RESOLVED_UNIT,
+                 "dbus-org.freedesktop.resolve1.service"):
+        (enabled / link).symlink_to("/usr/lib/systemd/system/" + c.RESOLVED_UNIT)
+    busybox = shutil.which("busybox")
+    (root / "bin").mkdir()
+    shutil.copy(busybox, root / "bin/busybox")
+    (root / "bin/sh").symlink_to("busybox")
+    libraries = subprocess.run(["ldd", busybox], capture_output=True, text=True,
+                               check=True).stdout
+    for word in libraries.split():
+        if word.startswith("/"):
+            target = root / word.lstrip("/")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(os.path.realpath(word), target)
+    (root / "usr/bin").mkdir()
+    script = root / "usr/bin/update-ca-trust"
+    script.write_text(TRUST_SCRIPT)
+    script.chmod(0o755)
+    os.mkfifo(root / "trust-release")
+
+
+def _status(pid, field):
+    """A signal set of /proc/PID/status (SigBlk, ShdPnd) as a set of numbers."""
+    with open("/proc/%d/status" % pid) as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                mask = int(line.split()[1], 16)
+                return {number for number in range(1, 65) if mask >> (number - 1) & 1}
+    raise AssertionError("no %s in /proc/%d/status" % (field, pid))
+
+
+def _wait(condition, what, process, deadline=60):
+    end = time.monotonic() + deadline
+    while not condition():
+        assert process.poll() is None, "apply ended before %s: %s" % (
+            what, process.communicate()[1].decode())
+        assert time.monotonic() < end, "never: %s" % what
+        time.sleep(0.01)   # a poll interval, not a synchronisation: the loop waits on WHAT
+
+
+def _children(pid):
+    with open("/proc/%d/task/%d/children" % (pid, pid)) as children:
+        return [int(child) for child in children.read().split()]
+
+
+@pytest.mark.parametrize("signals,to_group", [
+    ((signal.SIGTERM,), False), ((signal.SIGINT,), False),
+    ((signal.SIGTERM, signal.SIGTERM), False), ((signal.SIGINT, signal.SIGTERM), False),
+    ((signal.SIGINT,), True), ((signal.SIGTERM, signal.SIGINT), True)],
+    ids=["term", "int", "term-term", "int-term", "group-int", "group-term-int"])
+def test_a_signal_once_the_files_are_written_cuts_no_action(write_ks, test_ca, tmp_path,
+                                                             signals, to_group):
+    """Signals while `update-ca-trust extract` runs (to apply alone, or to its whole process
+    group as a Ctrl-C on a terminal sends them): the command runs to its end, dnsconfd is
+    enabled and systemd-resolved disabled after it, then apply ends with 130 saying so.
+    Never NetworkManager at dns=dnsconfd with resolved still enabled (plaintext)."""
+    root = tmp_path / "root"
+    root.mkdir()
+    _actions_root(root)
+    kickstart = write_ks(edns_kickstart(test_ca.pem, certificates=(
+        certificate_section(test_ca.pem) + anchor_section(test_ca.pem, "corp-root.pem"))))
+    process = start_apply(kickstart, root, start_new_session=True)
+    try:
+        _wait(lambda: (root / "trust-started").exists(), "update-ca-trust started", process)
+        for signum in signals:
+            if to_group:
+                os.killpg(process.pid, signum)
+            else:
+                process.send_signal(signum)
+        wanted = set(signals)
+        _wait(lambda: wanted <= _status(process.pid, "ShdPnd"), "the signals pending", process)
+        chroot = _children(process.pid)
+        assert chroot, "update-ca-trust is not running"
+        assert wanted <= _status(chroot[0], "SigBlk")   # it inherited the held signals
+        with open(root / "trust-release", "w") as release:
+            release.write("go\n")
+        stdout, stderr = (stream.decode() for stream in process.communicate(timeout=120))
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert (root / "trust-finished").read_text() == "finished\n"
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert stderr.startswith("edns-addon apply: interrupted; the files are written (%s/"
+                             % root), stderr
+    assert ") and every action ran to its end; done: update-ca-trust extract, enable " \
+        "dnsconfd.service (" in stderr
+    assert "disable systemd-resolved.service (removed " in stderr
+    keyfile = (root / c.NM_KEYFILE_PATH.lstrip("/")).read_text()
+    assert "dns=dnsconfd" in keyfile
+    enabled = root / "etc/systemd/system"
+    assert os.readlink(enabled / "multi-user.target.wants" / c.DNSCONFD_UNIT) == \
+        "/usr/lib/systemd/system/" + c.DNSCONFD_UNIT
+    assert not os.path.lexists(enabled / "sysinit.target.wants" / c.RESOLVED_UNIT)
+    assert not os.path.lexists(enabled / "dbus-org.freedesktop.resolve1.service")
+    assert temporaries(root) == []
+
+
+# --- roll-back edges: nothing the user owns is deleted, the message names what is left ----
+
+def _chattr(flag, path):
+    require_tools("chattr")
+    result = subprocess.run(["chattr", flag, str(path)], capture_output=True, text=True)
+    if result.returncode != 0:
+        pytest.skip("chattr %s is refused here: %s" % (flag, result.stderr.strip()))
+
+
+@pytest.fixture
+def append_only(tmp_path):
+    """chattr +a on a directory (needs root and a filesystem with attributes); undone
+    at the end, so that the test's files can be removed."""
+    if os.geteuid() != 0:
+        pytest.skip("chattr +a needs root")
+    marked = []
+
+    def mark(path):
+        _chattr("+a", path)
+        marked.append(path)
+    yield mark
+    for path in marked:
+        subprocess.run(["chattr", "-a", str(path)], check=False)
+
+
+def test_in_an_append_only_directory_the_message_names_each_file_left(write_ks, tmp_path,
+                                                                      append_only):
+    old_ks = certificates_kickstart(write_ks, 3, "Old CA")
+    new_ks = certificates_kickstart(write_ks, 3, "New CA", "192.0.2.99#dot.new.example")
+    root = tmp_path / "root"
+    root.mkdir()
+    assert run_cli("apply", old_ks, "--root", root).returncode == 0
+    before = tree_digest(root)
+    directory = root / "etc/pki/dns"
+    append_only(directory)
+
+    result = run_cli("apply", new_ks, "--root", root)
+
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    left = sorted(temporaries(root))
+    assert left, "nothing was left: the directory is not append-only here"
+    assert "the roll-back is incomplete: " in result.stderr
+    for path in left:   # each one named, with the reason and what to do
+        assert "%s is left (Operation not permitted); remove it" % path in result.stderr
+    # The journal stays, naming them, so that the next apply removes them once it can.
+    journal = "var/lib/edns-addon/journal.json"
+    assert {path: entry for path, entry in tree_digest(root).items()
+            if not TEMPORARY_NAME.match(os.path.basename(path)) and path != journal} == before
+    subprocess.run(["chattr", "-a", str(directory)], check=True)
+    again = run_cli("apply", old_ks, "--root", root)
+    assert again.returncode == 0, again.stderr
+    assert temporaries(root) == []
+    assert tree_digest(root) == before
+
+
+def test_a_file_named_like_a_temporary_is_never_removed(write_ks, test_ca, tmp_path):
+    """A certificate named .edns-<16 hex>.tmp, and a file of that name that apply does not
+    write, in the directory it writes: both stay, applied again and again."""
+    name = ".edns-0123456789abcdef.tmp"
+    assert TEMPORARY_NAME.match(name)
+    kickstart = write_ks(edns_kickstart(test_ca.pem, certificates=(
+        certificate_section(test_ca.pem) + certificate_section(test_ca.pem, name))))
+    root = tmp_path / "root"
+    (root / "etc/pki/dns").mkdir(parents=True)
+    users = root / "etc/pki/dns/.edns-fedcba9876543210.tmp"
+    users.write_text("the administrator's\n")
+    for _attempt in range(3):
+        result = run_cli("apply", kickstart, "--root", root)
+        assert result.returncode == 0, result.stderr
+        assert "removed" not in result.stdout
+        assert (root / "etc/pki/dns" / name).read_text() == test_ca.pem
+        assert users.read_text() == "the administrator's\n"
+    assert "unchanged /etc/pki/dns/%s" % name in result.stdout.splitlines()
+
+
+def test_a_failed_rename_back_keeps_the_old_file_under_the_name_the_message_gives(
+        write_ks, tmp_path, append_only):
+    """Stopped between two replacements, the directory made append-only, then SIGTERM: a
+    replaced file cannot get its old self back; the message names where the old file is,
+    it is there, and the next apply keeps it and says so."""
+    old_ks = certificates_kickstart(write_ks, 200, "Old CA")
+    new_ks = certificates_kickstart(write_ks, 200, "New CA", "192.0.2.99#dot.new.example")
+    pristine = tmp_path / "pristine"
+    pristine.mkdir()
+    assert run_cli("apply", old_ks, "--root", pristine).returncode == 0
+    old_pem = (pristine / "etc/pki/dns/c0000.pem").read_bytes()
+    for attempt in range(20):
+        root = tmp_path / ("root%d" % attempt)
+        shutil.copytree(pristine, root, symlinks=True)
+        directory = root / "etc/pki/dns"
+        certificates = sorted(directory.glob("c*.pem"))
+        inodes = {path: path.stat().st_ino for path in certificates}
+        process = start_apply(new_ks, root)
+        end = time.monotonic() + 60
+        while process.poll() is None and time.monotonic() < end and \
+                certificates[0].stat().st_ino == inodes[certificates[0]]:
+            pass
+        if process.poll() is None:
+            process.send_signal(signal.SIGSTOP)
+        replaced = [path for path in certificates if path.stat().st_ino != inodes[path]]
+        if process.poll() is not None or not replaced or len(replaced) == len(certificates):
+            process.kill()
+            process.communicate()
+            continue   # not stopped between two of its replacements: again
+        append_only(directory)
+        process.send_signal(signal.SIGTERM)
+        process.send_signal(signal.SIGCONT)
+        stderr = process.communicate(timeout=120)[1].decode()
+        break
+    else:
+        pytest.fail("never stopped between two replacements")
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    first = certificates[0]
+    match = re.search(r"%s could not be restored \(Operation not permitted\); it holds the new "
+                      r"content, and the previous file is kept as (\S+?\.tmp)"
+                      % re.escape(str(first)), stderr)
+    assert match, stderr[:2000]
+    kept = match.group(1)
+    assert os.path.dirname(kept) == str(directory)
+    assert open(kept, "rb").read() == old_pem
+    subprocess.run(["chattr", "-a", str(directory)], check=True)
+
+    again = run_cli("apply", new_ks, "--root", root)
+
+    assert again.returncode == 0, again.stderr
+    assert "kept %s: the previous %s, which an interrupted run replaced; remove it when you " \
+        "no longer need it" % (kept, first) in again.stdout.splitlines()
+    assert open(kept, "rb").read() == old_pem
+    # Exactly the old files the message named are left, each said again.
+    named = set(re.findall(r"the previous file is kept as (\S+?\.tmp)", stderr))
+    said = set(re.findall(r"^kept (\S+?\.tmp): the previous ", again.stdout, re.M))
+    assert set(temporaries(root)) == named == said

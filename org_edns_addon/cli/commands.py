@@ -192,7 +192,7 @@ def run_overlay(args):
     try:
         # The image holds the whole kickstart (root password, %post secrets): only its
         # owner reads it, whatever the umask and the kickstart's own mode.
-        write_atomically(args.output, image, initrd.IMAGE_MODE)
+        write_atomically(args.output, image, initrd.IMAGE_MODE, follow_symlink=False)
     except OSError as error:
         print(_("%s: cannot write %s: %s") % (args.kickstart, args.output, error_text(error)),
               file=sys.stderr)
@@ -223,7 +223,7 @@ def run_updates_img(args):
         print(_("no updates image written: %s") % error_text(error), file=sys.stderr)
         return EXIT_FAILED
     try:
-        write_atomically(args.output, image, 0o644)
+        write_atomically(args.output, image, 0o644, follow_symlink=False)
     except OSError as error:
         print(_("cannot write %s: %s") % (args.output, error_text(error)), file=sys.stderr)
         return EXIT_FAILED

@@ -77,7 +77,8 @@ def convert_kickstart(path, output=None):
             pass
         try:
             # Never looser than the kickstart read, nor than an OUTPUT already there.
-            write_atomically(output, converted.encode("utf-8"), mode, never_loosen=True)
+            write_atomically(output, converted.encode("utf-8"), mode, never_loosen=True,
+                             follow_symlink=False)
         except OSError as error:
             raise ConvertError(_("cannot write %s: %s") % (output, error_text(error))) \
                 from None

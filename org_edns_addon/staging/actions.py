@@ -142,6 +142,8 @@ class ActionRunner:
             return self.disable(action.argument)
         if kind == ActionKind.RESTART_UNIT:
             return self.restart(action.argument)
+        if kind == ActionKind.STOP_UNIT:
+            return self.stop(action.argument)
         return self.reload_networkmanager()
 
     def update_ca_trust(self):
@@ -172,6 +174,16 @@ class ActionRunner:
         if self.unit_file(unit) is None:
             raise _Skip(_("%s is not installed") % unit)
         self.runner.run([c.SYSTEMCTL, "restart", unit])
+        return None
+
+    def stop(self, unit):
+        """Stop UNIT, which the last apply started and this one no longer needs."""
+        self.require_running_system()
+        if not os.path.isdir(c.SYSTEMD_RUNNING_MARKER):
+            raise _Skip(_("systemd is not running"))
+        if self.unit_file(unit) is None:
+            raise _Skip(_("%s is not installed") % unit)
+        self.runner.run([c.SYSTEMCTL, "stop", unit])
         return None
 
     def _systemctl_usable(self):

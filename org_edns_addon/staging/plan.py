@@ -60,6 +60,7 @@ class ActionKind(str, enum.Enum):
     DISABLE_UNIT = "disable-unit"
     RELOAD_NETWORKMANAGER = "reload-networkmanager"
     RESTART_UNIT = "restart-unit"
+    STOP_UNIT = "stop-unit"
     UPDATE_CA_TRUST = "update-ca-trust"
 
 
@@ -67,6 +68,7 @@ _ACTION_TEXT = {
     ActionKind.ENABLE_UNIT: N_("enable %s"),
     ActionKind.DISABLE_UNIT: N_("disable %s"),
     ActionKind.RESTART_UNIT: N_("restart %s"),
+    ActionKind.STOP_UNIT: N_("stop %s"),
     ActionKind.RELOAD_NETWORKMANAGER: N_("reload NetworkManager"),
     ActionKind.UPDATE_CA_TRUST: " ".join(c.UPDATE_CA_TRUST_COMMAND),
 }

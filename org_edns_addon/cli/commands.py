@@ -87,7 +87,7 @@ def run_convert(args):
     if args.output is None:
         # Bytes, so the output is the input byte for byte whatever the terminal's encoding.
         sys.stdout.flush()
-        sys.stdout.buffer.write(converted.text.encode("utf-8"))
+        sys.stdout.buffer.write(converted.data)
     else:
         print(P_("%s: wrote %s (%d section rewritten as %%addon org_edns_addon)",
                  "%s: wrote %s (%d sections rewritten as %%addon org_edns_addon)",
@@ -96,13 +96,26 @@ def run_convert(args):
     return EXIT_OK
 
 
-def _staging_input(path, refusal):
-    """The staging input of the kickstart at PATH, or None after printing REFUSAL and why."""
+def _staging_input(path, refusal, unread=None):
+    """The staging input of the kickstart at PATH, or None after printing REFUSAL and why.
+
+    UNREAD(parsed), for a kickstart without errors: (file, line, sentence) for each part
+    that is needed and missing; any is a refusal too."""
     from org_edns_addon.ks.reader import parse_kickstart
 
     parsed = parse_kickstart(path)
     for problem in parsed.errors:
         print(problem, file=sys.stderr)
+    parts = unread(parsed) if unread is not None and not parsed.errors else ()
+    for filename, lineno, sentence in parts:
+        if lineno is None:
+            print(_("%s: error: %s") % (filename, sentence), file=sys.stderr)
+        else:
+            print(_("%s:%d: error: %s") % (filename, lineno, sentence), file=sys.stderr)
+    if parts:
+        print(_("%s: %s: the overlay needs these parts of the kickstart now, and they are in "
+                "files that do not exist here") % (path, refusal), file=sys.stderr)
+        return parsed, None
     try:
         return parsed, parsed.staging_input()
     except ValueError as error:
@@ -177,7 +190,7 @@ def run_overlay(args):
     if _is_same_file(args.output, args.kickstart):
         return usage_error("overlay", _("-o %s is the kickstart itself; name the image to "
                             "write, like -o overlay.img") % args.output)
-    parsed, data = _staging_input(args.kickstart, _("no overlay written"))
+    parsed, data = _staging_input(args.kickstart, _("no overlay written"), initrd.unread_parts)
     if data is None:
         return EXIT_FAILED
     try:
@@ -197,6 +210,11 @@ def run_overlay(args):
         print(_("%s: cannot write %s: %s") % (args.kickstart, args.output, error_text(error)),
               file=sys.stderr)
         return EXIT_FAILED
+    for item in initrd.read_later(parsed):
+        print(_("%s:%d: note: the installer reads %%include %s later, after the %%pre scripts "
+                "that write it; the overlay holds this line as it is, and nothing of that "
+                "file is checked here") % (item.include.filename, item.include.lineno,
+                                           item.include.target), file=sys.stderr)
     name = os.path.basename(args.output)
     print(_("%s: wrote %s (%d bytes): %s") % (args.kickstart, args.output, len(image), ", ".join(
         planned.path for planned in plan.files)))

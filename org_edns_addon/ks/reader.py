@@ -39,11 +39,12 @@ from pykickstart.version import makeVersion
 
 from org_edns_addon.constants import (MAX_INCLUDE_DEPTH, MAX_INCLUDES,
                                       MAX_KICKSTART_BYTES, MAX_KICKSTART_COMMANDS,
-                                      MAX_KICKSTART_LINE, MAX_PROBLEMS, SECTION_OPEN)
+                                      MAX_KICKSTART_LINE, MAX_PROBLEMS,
+                                      ADDON_SECTION_OPEN, SECTION_OPEN)
 from org_edns_addon.fileio import error_text
 from org_edns_addon.i18n import _
 from org_edns_addon.ks.edns import EdnsData
-from org_edns_addon.ks.result import Include, ParsedKickstart
+from org_edns_addon.ks.result import Include, MissingInclude, ParsedKickstart
 from org_edns_addon.ks.rules import check_rules
 from org_edns_addon.ks.sections import (AddonSection, BatchedPackageSection, EdnsSection,
                                         TrackedCertificateSection, compact_script_section)
@@ -241,12 +242,28 @@ class KickstartReader(KickstartParser):
             self._read_file(f, reset, MAX_KICKSTART_BYTES - self._bytes_read,
                             regular_only=True)
         except KickstartReadError as error:
-            missing = not os.path.lexists(f)
-            self.add_problem_at(
-                Severity.WARNING if missing else Severity.ERROR,
-                "%%include %s: %s%s" % (f, error.message, _("; if a %pre script writes it, "
-                                        "check that file separately") if missing else ""),
-                self.position)
+            if os.path.lexists(f):
+                self.add_problem_at(Severity.ERROR, _("%%include %s: %s") % (f, error.message),
+                                    self.position)
+                return
+            # As Anaconda reads it before %pre (dracut/parse-kickstart and the pre-parser
+            # in pyanaconda/kickstart.py: missingIncludeIsFatal=False): without the file.
+            self.result.missing_includes.append(MissingInclude(
+                self.result.includes[-1], f, *self._enclosing_section()))
+            self.add_problem_at(Severity.WARNING, _("%%include %s: %s; if a %%pre script "
+                                "writes it, check that file separately") % (f, error.message),
+                                self.position)
+
+    def _enclosing_section(self):
+        """(the name of the section being read or None, the --filename of the
+        %certificate being read or None)."""
+        if not self.in_section:
+            return None, None
+        if self._state == "%addon":
+            return (ADDON_SECTION_OPEN if self._addon.ours else "%addon"), None
+        if self._state == "%certificate":
+            return "%certificate", self._sections["%certificate"].current_filename
+        return self._state, None
 
     def _include_refusal(self, path):
         """Why the %include of PATH is not followed, or None."""

@@ -29,6 +29,23 @@ class Include:
     target: str
 
 
+@dataclass(frozen=True)
+class MissingInclude:
+    """An ``%include`` of a file that does not exist here, as one a ``%pre`` script writes:
+    Anaconda reads the kickstart in its initramfs without it (dracut/parse-kickstart,
+    ``missingIncludeIsFatal=False``), runs ``%pre``, then reads it whole.
+
+    ``include`` is its ``Include``, ``path`` the file as it would be read here.
+    ``section`` is the section it is inside (``SECTION_OPEN`` or ``ADDON_SECTION_OPEN``
+    for ours, ``%certificate``, another section's name) or None among the commands;
+    ``certificate`` the ``--filename`` of the ``%certificate`` it is inside.
+    """
+    include: Include
+    path: str
+    section: Optional[str] = None
+    certificate: Optional[str] = None
+
+
 @dataclass
 class ParsedKickstart:
     """What a kickstart says about encrypted DNS, and the problems found.
@@ -38,7 +55,8 @@ class ParsedKickstart:
     refused certificate is not also called unknown). ``text`` is the file
     itself as it was read (None if unreadable): what rewrites start from,
     never a second read that may differ (a pipe, an edit). ``includes`` are
-    the ``%include`` lines seen, in reading order, followed or not.
+    the ``%include`` lines seen, in reading order, followed or not;
+    ``missing_includes`` those of them that name a file that does not exist here.
 
     ``problems`` keeps at most ``MAX_PROBLEMS`` of each severity (so ``errors``
     is never empty when there is an error); ``omitted_errors`` and
@@ -53,6 +71,7 @@ class ParsedKickstart:
     text: Optional[str] = None
     handler: object = None
     includes: List[Include] = field(default_factory=list)
+    missing_includes: List[MissingInclude] = field(default_factory=list)
     omitted_errors: int = 0
     omitted_warnings: int = 0
     _kept_errors: int = field(default=0, init=False, repr=False, compare=False)

@@ -43,6 +43,27 @@ def iter_lines(text):
         yield line
 
 
+def line_spans(text, linenos):
+    """(number, start, end) of each line of TEXT numbered in LINENOS (1-based, as
+    ``iter_lines`` counts them), in order, reading TEXT once up to the last of them; a
+    number past the end is left out."""
+    wanted = sorted(set(linenos))
+    if not wanted:
+        return
+    matches = _LINE.finditer(text)
+    number = 0
+    for lineno in wanted:
+        for match in matches:
+            if match.start() == match.end():
+                return   # the empty match at the end of the text
+            number += 1
+            if number == lineno:
+                yield lineno, match.start(), match.end()
+                break
+        else:
+            return
+
+
 # A problem on a line of an included file shows no run of this many characters of that line,
 # except the words of kickstart itself: a command or section name, an option's name.
 _ELIDED_RUN = 4

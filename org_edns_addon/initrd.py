@@ -187,19 +187,15 @@ def overlay_kickstart(parsed):
     if found:
         filename, lineno, target = min(found, key=lambda place: (place[0] != parsed.filename,
                                                                   place[1]))
-        if target is None:
-            raise OverlayError(_("%s:%d: %%ksappend cannot be followed inside the initrd; "
-                                 "flatten the kickstart first (ksflatten -c %s -o flat.ks)")
-                               % (filename, lineno, parsed.filename))
-        if not missing:
-            raise OverlayError(_("%s:%d: %%include %s cannot be followed inside the initrd; "
-                                 "flatten the kickstart first (ksflatten -c %s -o flat.ks)")
-                               % (filename, lineno, target, parsed.filename))
+        word = "%ksappend" if target is None else "%include"
+        if target is None or not missing:
+            raise OverlayError(_("%s:%d: %s cannot be followed inside the initrd; flatten the "
+                                 "kickstart first (ksflatten -c %s -o flat.ks)")
+                               % (filename, lineno, word, parsed.filename))
         first = missing[0]
-        raise OverlayError(_("%s:%d: %%include %s cannot be followed inside the initrd; put "
-                             "the lines of that file in place of the %%include line "
-                             "(ksflatten cannot: it stops at %s:%d, an %%include of %s, "
-                             "which does not exist here)")
+        raise OverlayError(_("%s:%d: %%include cannot be followed inside the initrd; put the "
+                             "lines of %s in place of this line (ksflatten cannot: it stops "
+                             "at %s:%d, an %%include of %s, which does not exist here)")
                            % (filename, lineno, target, first.filename, first.lineno,
                               first.target))
     headers = [place.lineno for place in parsed.edns_places

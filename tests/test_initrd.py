@@ -398,12 +398,14 @@ def test_a_ca_certificate_in_a_file_a_pre_writes_is_named_and_no_overlay_is_writ
     assert not (tmp_path / "o.img").exists()
 
 
+@pytest.mark.parametrize("read_here", [["dns+tls://192.0.2.53#dot.corp.example"], []])
 def test_servers_in_a_file_a_pre_writes_are_named_and_no_overlay_is_written(
-        write_ks, test_ca, tmp_path):
+        write_ks, test_ca, tmp_path, read_here):
+    # With none read here, "no DNS server is given" would be a false error.
     include = tmp_path / "servers"
     text = ("text\n" + pre_written(include, "dns+tls://192.0.2.54#dot.corp.example\n")
-            + edns_kickstart(test_ca.pem, commands="", servers=[
-                "dns+tls://192.0.2.53#dot.corp.example", "%%include %s" % include]))
+            + edns_kickstart(test_ca.pem, commands="", servers=read_here + [
+                "%%include %s" % include]))
     path = write_ks(text)
     include_line = text.splitlines().index("%%include %s" % include) + 1
     validated = run_cli("validate", path)

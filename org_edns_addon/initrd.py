@@ -121,44 +121,6 @@ def _ksappend_line(text):
     return None
 
 
-def unread_parts(parsed):
-    """What the overlay needs now that is in a file missing here (one a ``%pre`` script
-    writes, see ``ks/result.py`` ``MissingInclude``): (file, line, sentence) for each, in
-    reading order; empty when our section and the ``%certificate``s its ``--ca`` names
-    are all in files read here."""
-    missing = parsed.missing_includes
-    if not missing:
-        return []
-    files = ", ".join(item.path for item in missing)
-    if not parsed.edns.seen:
-        return [(parsed.filename, None, _("no %s section is in the files read here; the "
-                 "installer may read one later from a file that does not exist here (%s): "
-                 "put the section in the kickstart itself") % (c.ADDON_SECTION_OPEN, files))]
-    found = []
-    names = parsed.edns.to_config().ca_names
-    for item in missing:
-        where = (item.include.filename, item.include.lineno)
-        if item.section in (c.SECTION_OPEN, c.ADDON_SECTION_OPEN):
-            found.append(where + (_("the %s section includes %s, which does not exist here; "
-                                    "the overlay needs every line of the section now: put "
-                                    "them in the kickstart itself") % (item.section,
-                                                                       item.path),))
-        elif item.section == "%certificate" and item.certificate in names:
-            found.append(where + (_("the %%certificate --filename=%s that --ca names includes "
-                                    "%s, which does not exist here; the overlay needs the "
-                                    "whole certificate now: put it in the kickstart itself")
-                                  % (item.certificate, item.path),))
-    head = parsed.edns_places[0]
-    for name in dict.fromkeys(names):
-        if name not in parsed.certificate_names:
-            found.append((head.filename, head.lineno, _(
-                "--ca=%s names a %%certificate that is in no file read here, so the overlay "
-                "cannot hold its CA bundle; the installer may read it later from a file that "
-                "does not exist here (%s): put that %%certificate in the kickstart itself")
-                % (name, files)))
-    return sorted(found, key=lambda part: (part[0] != parsed.filename, part[1] or 0))
-
-
 def read_later(parsed):
     """The ``%include``s the installer reads after the overlay's kickstart: files missing
     here, which a ``%pre`` script writes (the overlay keeps their lines as they are)."""
@@ -175,7 +137,8 @@ def overlay_kickstart(parsed):
     quoted), not on text. An ``%include`` of a file that does not exist here stays as
     it is: the installer reads the kickstart without it in its initramfs
     (dracut/parse-kickstart, ``missingIncludeIsFatal=False``) and with it after
-    ``%pre`` wrote it (``unread_parts`` says when the overlay needs what it holds).
+    ``%pre`` wrote it (``ParsedKickstart.unread_parts`` says when the overlay needs what
+    it holds; ``staging_input`` refuses then).
     """
     text = parsed.text
     missing = [item.include for item in parsed.missing_includes]

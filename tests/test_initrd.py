@@ -12,6 +12,7 @@
 """The installer initrd overlay, and the target initramfs built by real dracut."""
 
 import gzip
+import os
 import re
 import subprocess
 
@@ -390,12 +391,24 @@ def test_a_ca_certificate_in_a_file_a_pre_writes_is_named_and_no_overlay_is_writ
     assert result.returncode == 1
     assert result.stderr.splitlines() == [
         "%s:%d: error: --ca=dns-ca.pem names a %%certificate that is in no file read here, so "
-        "the overlay cannot hold its CA bundle; the installer may read it later from a file "
-        "that does not exist here (%s): put that %%certificate in the kickstart itself"
+        "its CA bundle cannot be made now; the installer may read it later from a file that "
+        "does not exist here (%s): put that %%certificate in the kickstart itself"
         % (path, header, include),
-        "%s: no overlay written: the overlay needs these parts of the kickstart now, and "
-        "they are in files that do not exist here" % path]
+        "%s: no overlay written: these parts of the kickstart are needed now, and they are "
+        "in files that do not exist here" % path]
     assert not (tmp_path / "o.img").exists()
+    # apply would write an empty CA bundle: nothing would authenticate the servers.
+    root = tmp_path / "root"
+    root.mkdir()
+    for args, refusal in ((["apply", "--root", root], "not applied"),
+                          (["boot-args"], "no boot options")):
+        refused = run_cli(*args, path)
+        assert (refused.returncode, refused.stdout) == (1, ""), refused.stderr
+        assert refused.stderr.splitlines()[0] == result.stderr.splitlines()[0]
+        assert refused.stderr.splitlines()[-1] == (
+            "%s: %s: these parts of the kickstart are needed now, and they are in files that "
+            "do not exist here" % (path, refusal))
+    assert os.listdir(root) == []
 
 
 @pytest.mark.parametrize("read_here", [["dns+tls://192.0.2.53#dot.corp.example"], []])
@@ -415,8 +428,8 @@ def test_servers_in_a_file_a_pre_writes_are_named_and_no_overlay_is_written(
     assert result.returncode == 1
     assert result.stderr.splitlines()[0] == (
         "%s:%d: error: the %%addon org_edns_addon section includes %s, which does not exist "
-        "here; the overlay needs every line of the section now: put them in the kickstart "
-        "itself" % (path, include_line, include))
+        "here; every line of the section is needed now: put them in the kickstart itself"
+        % (path, include_line, include))
     assert not (tmp_path / "o.img").exists()
 
 

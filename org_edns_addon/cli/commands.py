@@ -96,25 +96,23 @@ def run_convert(args):
     return EXIT_OK
 
 
-def _staging_input(path, refusal, unread=None):
-    """The staging input of the kickstart at PATH, or None after printing REFUSAL and why.
-
-    UNREAD(parsed), for a kickstart without errors: (file, line, sentence) for each part
-    that is needed and missing; any is a refusal too."""
+def _staging_input(path, refusal):
+    """The staging input of the kickstart at PATH, or None after printing REFUSAL and why:
+    its errors, or each part it needs that is in a file missing here."""
     from org_edns_addon.ks.reader import parse_kickstart
 
     parsed = parse_kickstart(path)
     for problem in parsed.errors:
         print(problem, file=sys.stderr)
-    parts = unread(parsed) if unread is not None and not parsed.errors else ()
+    parts = () if parsed.errors else parsed.unread_parts()
     for filename, lineno, sentence in parts:
         if lineno is None:
             print(_("%s: error: %s") % (filename, sentence), file=sys.stderr)
         else:
             print(_("%s:%d: error: %s") % (filename, lineno, sentence), file=sys.stderr)
     if parts:
-        print(_("%s: %s: the overlay needs these parts of the kickstart now, and they are in "
-                "files that do not exist here") % (path, refusal), file=sys.stderr)
+        print(_("%s: %s: these parts of the kickstart are needed now, and they are in files "
+                "that do not exist here") % (path, refusal), file=sys.stderr)
         return parsed, None
     try:
         return parsed, parsed.staging_input()
@@ -190,7 +188,7 @@ def run_overlay(args):
     if _is_same_file(args.output, args.kickstart):
         return usage_error("overlay", _("-o %s is the kickstart itself; name the image to "
                             "write, like -o overlay.img") % args.output)
-    parsed, data = _staging_input(args.kickstart, _("no overlay written"), initrd.unread_parts)
+    parsed, data = _staging_input(args.kickstart, _("no overlay written"))
     if data is None:
         return EXIT_FAILED
     try:

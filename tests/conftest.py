@@ -15,6 +15,8 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -151,6 +153,39 @@ def run_cli(*args, input=None, cwd=None, prefix=(), env=None, module="org_edns_a
             if not str(path).startswith("-"):
                 parse(os.path.join(cwd or "", str(path)))   # kept for the agreement test
     return result
+
+
+class Measured:
+    """One finished `edns-addon` process: exit code, output, CPU seconds, peak memory."""
+
+    def __init__(self, returncode, stdout, stderr, cpu, peak_kib):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+        self.cpu, self.peak_kib = cpu, peak_kib
+
+
+def run_measured(*args, timeout=120):
+    """Run `edns-addon ARGS`; its exit code, output, and the kernel's figures for it alone."""
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen([sys.executable, "-m", "org_edns_addon.cli",
+                                    *map(str, args)], stdout=out, stderr=err, env=env)
+        deadline = time.monotonic() + timeout
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                process.kill()
+                os.wait4(process.pid, 0)
+                process.returncode = -9
+                pytest.fail("edns-addon %s ran longer than %d s" % (" ".join(map(str, args)),
+                                                                    timeout))
+            time.sleep(0.02)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return Measured(process.returncode, out.read().decode(), err.read().decode(),
+                        usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
 
 
 def assert_sentence(result, code, *fragments):

@@ -199,7 +199,7 @@ def large(tmp_path_factory):
 def test_convert_and_overlay_of_a_large_kickstart_give_the_same_bytes_within_the_memory_of_validate(
         large, tmp_path, command):
     # 8 million lines once took 636 MiB to convert against 63 MiB to validate: each line
-    # was held as a string in a list (here 3.3 times validate's peak on that code). The
+    # was held as a string in a list (here 2.8 times validate's peak on that code). The
     # kernel's peak of each process alone is compared; no clock.
     path, text, validated = large
     assert len(text) > 2 * 1024 * 1024   # more than two pieces, the header past the first

@@ -141,8 +141,11 @@ class KickstartReader(KickstartParser):
             self.note_values(result.edns_places[0].filename, *config.ca_names,
                              *config.searches)
             for server in config.servers:
+                # An address is no name, but its interface (ADDR%IFACE) is.
+                scoped = str(server.address) if "%" in str(server.address) else None
                 self.note_values(server.filename, server.kickstart_line(), server.uri(),
-                                 server.name, ",".join(server.domains), *server.domains)
+                                 server.name, scoped, ",".join(server.domains),
+                                 *server.domains)
         shown, hidden = self._values
         hidden = [value for value in hidden if value not in shown]
         if not hidden:

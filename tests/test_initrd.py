@@ -468,3 +468,22 @@ def test_a_followed_include_beside_a_missing_one_gets_advice_that_works(write_ks
         "the lines of disks.ks in place of this line (ksflatten cannot: it stops at %s:2, an "
         "%%include of %s, which does not exist here)\n"
         % (path, path, path, include))
+
+
+def test_a_refusal_for_a_missing_ca_shows_no_name_read_from_an_included_file(
+        write_ks, tmp_path):
+    write_ks(c.ADDON_SECTION_OPEN + " --ca=secret-ca.pem\ndns+tls://192.0.2.53#dot.example\n"
+             "%end\n", "dns.ks")
+    include = tmp_path / "ksinclude"
+    path = write_ks("text\n%%include dns.ks\n%%include %s\n" % include)
+    root = tmp_path / "root"
+    root.mkdir()
+    result = run_cli("apply", path, "--root", root)
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[0] == (
+        "%s:1: error: a --ca name of this line names a %%certificate that is in no file read "
+        "here, so its CA bundle cannot be made now; the installer may read it later from a "
+        "file that does not exist here (%s): put that %%certificate in the kickstart itself"
+        % (tmp_path / "dns.ks", include))
+    assert "secret" not in result.stdout + result.stderr
+    assert os.listdir(root) == []

@@ -141,19 +141,34 @@ class ParsedKickstart:
                     "the section is needed now: put them in the kickstart itself")
                     % (item.section, item.path),))
             elif item.section == "%certificate" and item.certificate in names:
-                found.append(where + (_(
-                    "the %%certificate --filename=%s that --ca names includes %s, which does "
-                    "not exist here; the whole certificate is needed now: put it in the "
-                    "kickstart itself") % (item.certificate, item.path),))
+                # A name read from an included file is not shown (ks/source.py).
+                if item.include.filename != self.filename:
+                    sentence = _("the %%certificate that --ca names includes %s, which does "
+                                 "not exist here; the whole certificate is needed now: put it "
+                                 "in the kickstart itself") % item.path
+                else:
+                    sentence = _("the %%certificate --filename=%s that --ca names includes "
+                                 "%s, which does not exist here; the whole certificate is "
+                                 "needed now: put it in the kickstart itself") % (
+                                     item.certificate, item.path)
+                found.append(where + (sentence,))
         head = self.edns_places[0]
         for name in dict.fromkeys(names):
             if name not in self.certificate_names:
-                found.append((head.filename, head.lineno, _(
-                    "--ca=%s names a %%certificate that is in no file read here, so its CA "
-                    "bundle cannot be made now; the installer may read it later from a file "
-                    "that does not exist here (%s): put that %%certificate in the kickstart "
-                    "itself") % (name, files)))
-        return sorted(found, key=lambda part: (part[0] != self.filename, part[1] or 0))
+                if head.filename != self.filename:
+                    sentence = _("a --ca name of this line names a %%certificate that is in "
+                                 "no file read here, so its CA bundle cannot be made now; the "
+                                 "installer may read it later from a file that does not exist "
+                                 "here (%s): put that %%certificate in the kickstart itself"
+                                 ) % files
+                else:
+                    sentence = _("--ca=%s names a %%certificate that is in no file read here, "
+                                 "so its CA bundle cannot be made now; the installer may read "
+                                 "it later from a file that does not exist here (%s): put that "
+                                 "%%certificate in the kickstart itself") % (name, files)
+                found.append((head.filename, head.lineno, sentence))
+        return sorted(dict.fromkeys(found), key=lambda part: (part[0] != self.filename,
+                                                          part[1] or 0))
 
     def staging_input(self):
         """The ``StagingInput`` of the kickstart. ``ValidationError`` if it has errors,

@@ -202,7 +202,7 @@ def test_convert_and_overlay_of_a_large_kickstart_give_the_same_bytes_within_the
     # was held as a string in a list (here 2.8 times validate's peak on that code). The
     # kernel's peak of each process alone is compared; no clock.
     path, text, validated = large
-    assert len(text) > 2 * 1024 * 1024   # more than two pieces, the header past the first
+    assert len(text) > 2 * 1024 * 1024   # many pieces (_CHUNK), the header past the first
     output = tmp_path / "out"
     name, *option = command.split()
     ran = run_measured(name, path, *(option + [output] if option else []))

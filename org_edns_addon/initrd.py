@@ -32,7 +32,8 @@ import stat
 from org_edns_addon import constants as c
 from org_edns_addon.confinement import RootError, file_name_bytes, path_components
 from org_edns_addon.i18n import _
-from org_edns_addon.ks.convert import convert_text
+from org_edns_addon.ks.convert import converted_bytes
+from org_edns_addon.ks.source import iter_lines
 from org_edns_addon.staging.networkmanager import boot_options
 from org_edns_addon.staging.plan import Phase, Plan, PlannedFile, build_plan, initramfs_input
 
@@ -112,32 +113,57 @@ def boot_args(config):
 def _ksappend_line(text):
     """The number of the first line pykickstart's preprocessor reads as ``%ksappend``
     (parser._preprocessStateMachine: a line that starts so once stripped), or None."""
-    for number, line in enumerate(text.splitlines(True), 1):
+    if "%ksappend" not in text:
+        return None   # the common case, without a pass over every line
+    for number, line in enumerate(iter_lines(text), 1):
         if line.strip().startswith("%ksappend"):
             return number
     return None
 
 
-def overlay_kickstart(parsed):
-    """The kickstart text with every top-level ``%edns`` rewritten as ``%addon``.
+def read_later(parsed):
+    """The ``%include``s the installer reads after the overlay's kickstart: files missing
+    here, which a ``%pre`` script writes (the overlay keeps their lines as they are)."""
+    return list(parsed.missing_includes)
 
-    An ``%include`` or ``%ksappend`` is refused: inside the initrd it would name a
-    file of this machine, or fetch one. Decided on what pykickstart itself read
-    (the reader records every ``%include``, however it was quoted), not on text.
+
+def overlay_kickstart(parsed):
+    """The kickstart text, as UTF-8, with every top-level ``%edns`` rewritten as
+    ``%addon``.
+
+    An ``%include`` that is followed here, or a ``%ksappend``, is refused: inside the
+    initrd it would name a file of this machine, or fetch one. Decided on what
+    pykickstart itself read (the reader records every ``%include``, however it was
+    quoted), not on text. An ``%include`` of a file that does not exist here stays as
+    it is: the installer reads the kickstart without it in its initramfs
+    (dracut/parse-kickstart, ``missingIncludeIsFatal=False``) and with it after
+    ``%pre`` wrote it (``ParsedKickstart.unread_parts`` says when the overlay needs what
+    it holds; ``staging_input`` refuses then).
     """
     text = parsed.text
-    found = [(include.filename, include.lineno, "%include") for include in parsed.includes]
+    missing = [item.include for item in parsed.missing_includes]
+    found = [(include.filename, include.lineno, include.target) for include in parsed.includes
+             if include not in missing]
     ksappend = _ksappend_line(text)
     if ksappend is not None:
-        found.append((parsed.filename, ksappend, "%ksappend"))
+        found.append((parsed.filename, ksappend, None))
     if found:
-        filename, lineno, word = found[0]
-        raise OverlayError(_("%s:%d: %s cannot be followed inside the initrd; flatten the "
-                           "kickstart first (ksflatten -c %s -o flat.ks)")
-                           % (filename, lineno, word, parsed.filename))
+        filename, lineno, target = min(found, key=lambda place: (place[0] != parsed.filename,
+                                                                  place[1]))
+        word = "%ksappend" if target is None else "%include"
+        if target is None or not missing:
+            raise OverlayError(_("%s:%d: %s cannot be followed inside the initrd; flatten the "
+                                 "kickstart first (ksflatten -c %s -o flat.ks)")
+                               % (filename, lineno, word, parsed.filename))
+        first = missing[0]
+        raise OverlayError(_("%s:%d: %%include cannot be followed inside the initrd; put the "
+                             "lines of %s in place of this line (ksflatten cannot: it stops "
+                             "at %s:%d, an %%include of %s, which does not exist here)")
+                           % (filename, lineno, target, first.filename, first.lineno,
+                              first.target))
     headers = [place.lineno for place in parsed.edns_places
                if place.spelling == c.SECTION_OPEN and place.filename == parsed.filename]
-    return convert_text(text, headers)
+    return converted_bytes(text, headers)
 
 
 def pre_pivot_hook(files):
@@ -175,8 +201,7 @@ def overlay_plan(parsed):
     check_initramfs_servers(data.config.servers)
     files = build_plan(data, Phase.INSTALLER, "/").files
     hook = PlannedFile(PRE_PIVOT_HOOK_PATH, pre_pivot_hook(files), PRE_PIVOT_HOOK_MODE)
-    kickstart = PlannedFile(c.OVERLAY_KICKSTART_PATH, overlay_kickstart(parsed).encode("utf-8"),
-                            KICKSTART_MODE)
+    kickstart = PlannedFile(c.OVERLAY_KICKSTART_PATH, overlay_kickstart(parsed), KICKSTART_MODE)
     return Plan(Phase.INSTALLER, files + (hook, kickstart), ())
 
 
@@ -194,10 +219,16 @@ def _newc_entry(ino, mode, nlink, name, data):
 
 
 def newc_archive(files, image_directories=()):
+    """``newc_chunks`` as one bytes value."""
+    return b"".join(newc_chunks(files, image_directories))
+
+
+def newc_chunks(files, image_directories=()):
     """A deterministic newc cpio of FILES (``PlannedFile``s, paths below a root) and the
     directories that hold them (mode 0755), every entry owned by root, except
     IMAGE_DIRECTORIES (paths below the root): those the image it lands on has, which
-    may be symlinks there, are left out."""
+    may be symlinks there, are left out; in pieces, which hold each file's content
+    as it is (never a copy of it)."""
     skipped = {tuple(part.encode() for part in path.split("/")) for path in image_directories}
     contents = {}
     directories = {}     # components (bytes) -> number of subdirectories
@@ -233,22 +264,25 @@ def newc_archive(files, image_directories=()):
     chunks += _newc_entry(0, 0, 1, _NEWC_TRAILER, b"")
     size = sum(len(chunk) for chunk in chunks)
     chunks.append(b"\0" * (-size % _NEWC_BLOCK))
-    return b"".join(chunks)
+    return chunks
 
 
 def overlay_image(plan):
     """The overlay image (gzip'd newc cpio) of PLAN (from ``overlay_plan``)."""
-    return gzipped(newc_archive(plan.files, IMAGE_DIRECTORIES))
+    # The archive is never made whole: the kickstart in it may be 16 MiB.
+    return gzipped(newc_chunks(plan.files, IMAGE_DIRECTORIES))
 
 
 def gzipped(data):
-    """DATA gzip'd with no time stamp and no name, in the same header on every Python:
-    gzip.compress() writes zlib's own header (OS 3) on 3.11 and 3.12, GzipFile's (OS
-    255) on 3.9 and 3.13, so the same kickstart would give other bytes elsewhere."""
+    """DATA (bytes, or an iterable of bytes) gzip'd with no time stamp and no name, in
+    the same header on every Python: gzip.compress() writes zlib's own header (OS 3) on
+    3.11 and 3.12, GzipFile's (OS 255) on 3.9 and 3.13, so the same kickstart would give
+    other bytes elsewhere."""
     image = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", compresslevel=9, fileobj=image,
                        mtime=0) as stream:
-        stream.write(data)
+        for chunk in ([data] if isinstance(data, (bytes, bytearray)) else data):
+            stream.write(chunk)
     return image.getvalue()
 
 

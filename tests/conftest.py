@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -151,6 +152,55 @@ def run_cli(*args, input=None, cwd=None, prefix=(), env=None, module="org_edns_a
             if not str(path).startswith("-"):
                 parse(os.path.join(cwd or "", str(path)))   # kept for the agreement test
     return result
+
+
+class Measured:
+    """One finished `edns-addon` process: exit code, output, CPU seconds, peak memory."""
+
+    def __init__(self, returncode, stdout, stderr, cpu, peak_kib):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+        self.cpu, self.peak_kib = cpu, peak_kib
+
+
+# A process's peak memory starts at the peak of the memory it was exec'd from (Linux
+# fs/exec.c, exec_mmap: setmax_mm_hiwater_rss(&tsk->signal->maxrss, old_mm)), and a child
+# that subprocess spawns from pytest (vfork, posix_spawn) is exec'd from pytest's own: its
+# ru_maxrss would be pytest's peak at least. So a small launcher, exec'd from pytest, spawns
+# the command and writes the figures of that child alone (its peak starts at the
+# launcher's, a few MiB) to the file it is given.
+_LAUNCHER = """
+import os, sys
+pid = os.posix_spawn(sys.argv[2], sys.argv[2:], os.environ)
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as figures:
+    figures.write("%d %r %d" % (os.waitstatus_to_exitcode(status),
+                                usage.ru_utime + usage.ru_stime, usage.ru_maxrss))
+"""
+
+
+def run_measured(*args, timeout=120):
+    """Run `edns-addon ARGS`; its exit code, output, and the kernel's figures for it alone
+    (CPU seconds, peak resident memory in KiB)."""
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r") as figures:
+        process = subprocess.Popen([sys.executable, "-c", _LAUNCHER, figures.name,
+                                    sys.executable, "-m", "org_edns_addon.cli",
+                                    *map(str, args)], stdout=out, stderr=err, env=env,
+                                   start_new_session=True)
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)   # the launcher and the command
+            process.wait()
+            pytest.fail("edns-addon %s ran longer than %d s" % (" ".join(map(str, args)),
+                                                                timeout))
+        assert process.returncode == 0, "the launcher failed: %s" % err.read().decode()
+        returncode, cpu, peak = figures.read().split()
+        out.seek(0)
+        err.seek(0)
+        return Measured(int(returncode), out.read().decode(), err.read().decode(),
+                        float(cpu), int(peak))
 
 
 def assert_sentence(result, code, *fragments):

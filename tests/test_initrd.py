@@ -12,6 +12,7 @@
 """The installer initrd overlay, and the target initramfs built by real dracut."""
 
 import gzip
+import os
 import re
 import subprocess
 
@@ -288,3 +289,201 @@ def test_an_overlay_appended_to_a_dracut_image_lands_over_it(dracut_image, overl
     assert "edns-ks.cfg" not in base and len(base) > 50
     for name in set(base) - set(overlay):
         assert entries[name] == base[name]
+
+
+# --- an %include of a file that a %pre writes -------------------------------------------
+# Shaped like rhinstaller/kickstart-tests' 27 such files (bond2-pre.ks.in: `%include
+# /tmp/ksinclude` and a %pre that echoes network commands into it; certificate.ks.in: a
+# %certificate written by a %pre). Anaconda reads the kickstart without the file in its
+# initramfs (anaconda dracut/parse-kickstart, process_kickstart: KickstartParser(...,
+# missingIncludeIsFatal=False)) and before %pre in stage 2 (pyanaconda/kickstart.py,
+# AnacondaPreParser), then whole, the file included (the boss's SplitKickstartParser,
+# pyanaconda/modules/boss/kickstart_manager/kickstart_manager.py).
+
+def pre_written(include, body):
+    """A %pre that writes BODY to INCLUDE, as kickstart-tests' *-pre.ks.in do; a line of
+    BODY that starts with '%' is written with '?' and turned back by sed (as
+    certificate.ks.in does: a '%end' would end the %pre itself)."""
+    hidden = "".join("?" + line[1:] if line.startswith("%") else line
+                     for line in body.splitlines(True))
+    return "%%pre\ncat > %s <<'EOF'\n%sEOF\nsed -i s/^?/%%/g %s\n%%end\n" % (
+        include, hidden, include)
+
+
+def overlay_kickstart_text(image):
+    return walk_initramfs(image.read_bytes())["edns-ks.cfg"].data.decode()
+
+
+def read_as_anaconda(text, tmp_path, missing_include_is_fatal):
+    """TEXT read by pykickstart as Anaconda reads it (its %addon sections skipped, as
+    dracut/parse-kickstart registers NullSection for them); the handler."""
+    from pykickstart.parser import KickstartParser
+    from pykickstart.sections import NullSection
+    from pykickstart.version import makeVersion
+    handler = makeVersion()
+    parser = KickstartParser(handler, missingIncludeIsFatal=missing_include_is_fatal,
+                             errorsAreFatal=True)
+    parser.registerSection(NullSection(handler, sectionOpen="%addon"))
+    path = tmp_path / "read.ks"
+    path.write_text(text)
+    parser.readKickstart(str(path))
+    return handler
+
+
+def test_an_include_a_pre_writes_is_kept_and_read_by_the_installer_after_pre(
+        write_ks, test_ca, tmp_path):
+    include = tmp_path / "ksinclude"
+    network = "network --device=bond0 --bootproto=dhcp --bondslaves=ens4,ens5\n"
+    text = ("text\n%%include %s\n" % include + pre_written(include, network)
+            + edns_kickstart(test_ca.pem, spelling="%edns", commands=""))
+    path = write_ks(text, "bond2-pre.ks")
+    validated = run_cli("validate", path)
+    assert (validated.returncode, validated.stdout.splitlines()) == (0, [
+        "%s:2: warning: %%include %s: cannot read the file: No such file or directory; if a "
+        "%%pre script writes it, check that file separately" % (path, include),
+        "%s:%d: warning: stock Anaconda rejects a top-level %%edns (\"Unknown kickstart "
+        "section\"); run 'edns-addon convert %s' to rewrite it as %%addon org_edns_addon"
+        % (path, text.splitlines().index("%edns --ca=dns-ca.pem") + 1, path),
+        "%s: 0 errors, 2 warnings" % path])
+
+    image = tmp_path / "o.img"
+    result = run_cli("overlay", path, "-o", image)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr == (
+        "%s:2: note: the installer reads %%include %s later, after the %%pre scripts that "
+        "write it; the overlay holds this line as it is, and nothing of that file is checked "
+        "here\n" % (path, include))
+    assert "%s: wrote %s" % (path, image) in result.stdout
+    carried = overlay_kickstart_text(image)
+    assert carried == text.replace("%edns", c.ADDON_SECTION_OPEN)
+    assert set(walk_initramfs(image.read_bytes())) >= set(OVERLAY_FILES)
+
+    # The installer's initramfs reads it without the file; after %pre ran, with it.
+    assert read_as_anaconda(carried, tmp_path, False).network.network == []
+    with pytest.raises(Exception, match="No such file"):
+        read_as_anaconda(carried, tmp_path, True)
+    pre = read_as_anaconda(carried, tmp_path, False).scripts[0]
+    subprocess.run(["sh", "-e"], input=pre.script, text=True, check=True, timeout=60)
+    assert [n.device for n in read_as_anaconda(carried, tmp_path, True).network.network] == \
+        ["bond0"]
+
+
+def test_a_ca_certificate_in_a_file_a_pre_writes_is_named_and_no_overlay_is_written(
+        write_ks, test_ca, tmp_path):
+    # kickstart-tests' certificate.ks.in writes a %certificate into /tmp/ksinclude in %pre.
+    include = tmp_path / "ksinclude"
+    text = ("text\n" + pre_written(include, certificate_section(test_ca.pem))
+            + "%%include %s\n" % include + edns_kickstart(test_ca.pem, certificates="",
+                                                        commands=""))
+    path = write_ks(text)
+    header = text.splitlines().index(c.ADDON_SECTION_OPEN + " --ca=dns-ca.pem") + 1
+    include_line = text.splitlines().index("%%include %s" % include) + 1
+    validated = run_cli("validate", path)
+    assert validated.returncode == 0, validated.stdout
+    assert validated.stdout.splitlines()[:2] == [
+        "%s:%d: warning: %%include %s: cannot read the file: No such file or directory; if "
+        "a %%pre script writes it, check that file separately" % (path, include_line, include),
+        "%s:%d: warning: --ca=dns-ca.pem names no %%certificate of the files read here; the "
+        "installer takes this kickstart only if a file that is missing here (%s) holds that "
+        "%%certificate when it is read; check that file separately" % (path, header, include)]
+    result = run_cli("overlay", path, "-o", tmp_path / "o.img")
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        "%s:%d: error: --ca=dns-ca.pem names a %%certificate that is in no file read here, so "
+        "its CA bundle cannot be made now; the installer may read it later from a file that "
+        "does not exist here (%s): put that %%certificate in the kickstart itself"
+        % (path, header, include),
+        "%s: no overlay written: these parts of the kickstart are needed now, and they are "
+        "in files that do not exist here" % path]
+    assert not (tmp_path / "o.img").exists()
+    # apply would write an empty CA bundle: nothing would authenticate the servers.
+    root = tmp_path / "root"
+    root.mkdir()
+    for args, refusal in ((["apply", "--root", root], "not applied"),
+                          (["boot-args"], "no boot options")):
+        refused = run_cli(*args, path)
+        assert (refused.returncode, refused.stdout) == (1, ""), refused.stderr
+        assert refused.stderr.splitlines()[0] == result.stderr.splitlines()[0]
+        assert refused.stderr.splitlines()[-1] == (
+            "%s: %s: these parts of the kickstart are needed now, and they are in files that "
+            "do not exist here" % (path, refusal))
+    assert os.listdir(root) == []
+
+
+@pytest.mark.parametrize("read_here", [["dns+tls://192.0.2.53#dot.corp.example"], []])
+def test_servers_in_a_file_a_pre_writes_are_named_and_no_overlay_is_written(
+        write_ks, test_ca, tmp_path, read_here):
+    # With none read here, "no DNS server is given" would be a false error.
+    include = tmp_path / "servers"
+    text = ("text\n" + pre_written(include, "dns+tls://192.0.2.54#dot.corp.example\n")
+            + edns_kickstart(test_ca.pem, commands="", servers=read_here + [
+                "%%include %s" % include]))
+    path = write_ks(text)
+    include_line = text.splitlines().index("%%include %s" % include) + 1
+    validated = run_cli("validate", path)
+    assert (validated.returncode, validated.stdout.splitlines()[-1]) == (
+        0, "%s: 0 errors, 1 warning" % path)
+    result = run_cli("overlay", path, "-o", tmp_path / "o.img")
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[0] == (
+        "%s:%d: error: the %%addon org_edns_addon section includes %s, which does not exist "
+        "here; every line of the section is needed now: put them in the kickstart itself"
+        % (path, include_line, include))
+    assert not (tmp_path / "o.img").exists()
+
+
+def test_a_section_only_a_pre_writes_is_named_and_no_overlay_is_written(write_ks, tmp_path):
+    include = tmp_path / "ksinclude"
+    text = ("text\n%%include %s\n" % include
+            + pre_written(include, "%addon org_edns_addon\ndns+tls://192.0.2.53#dot.example\n"
+                                   "%end\n"))
+    path = write_ks(text)
+    validated = run_cli("validate", path)
+    assert validated.stdout.splitlines()[0] == (
+        "%s: warning: no %%addon org_edns_addon section in the files read here; encrypted DNS "
+        "is configured only if a file that is missing here (%s) holds it when the installer "
+        "reads it" % (path, include))
+    result = run_cli("overlay", path, "-o", tmp_path / "o.img")
+    assert (result.returncode, result.stderr.splitlines()[0]) == (1, (
+        "%s: error: no %%addon org_edns_addon section is in the files read here; the "
+        "installer may read one later from a file that does not exist here (%s): put the "
+        "section in the kickstart itself" % (path, include)))
+
+
+def test_a_followed_include_beside_a_missing_one_gets_advice_that_works(write_ks, test_ca,
+                                                                        tmp_path):
+    # ksflatten -c would stop at the missing file ("Unable to open input kickstart file").
+    write_ks("# disks\n", "disks.ks")
+    include = tmp_path / "ksinclude"
+    path = write_ks("text\n%%include %s\n%%include disks.ks\n" % include
+                    + edns_kickstart(test_ca.pem, commands=""))
+    flattened = subprocess.run(["ksflatten", "-c", path, "-o", str(tmp_path / "flat.ks")],
+                               capture_output=True, text=True, timeout=60)
+    assert flattened.returncode != 0
+    result = run_cli("overlay", path, "-o", tmp_path / "o.img")
+    assert result.returncode == 1
+    assert result.stderr == (
+        "%s: no overlay written: %s:3: %%include cannot be followed inside the initrd; put "
+        "the lines of disks.ks in place of this line (ksflatten cannot: it stops at %s:2, an "
+        "%%include of %s, which does not exist here)\n"
+        % (path, path, path, include))
+
+
+def test_a_refusal_for_a_missing_ca_shows_no_name_read_from_an_included_file(
+        write_ks, tmp_path):
+    write_ks(c.ADDON_SECTION_OPEN + " --ca=secret-ca.pem\ndns+tls://192.0.2.53#dot.example\n"
+             "%end\n", "dns.ks")
+    include = tmp_path / "ksinclude"
+    path = write_ks("text\n%%include dns.ks\n%%include %s\n" % include)
+    root = tmp_path / "root"
+    root.mkdir()
+    result = run_cli("apply", path, "--root", root)
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[0] == (
+        "%s:1: error: a --ca name of this line names a %%certificate that is in no file read "
+        "here, so its CA bundle cannot be made now; the installer may read it later from a "
+        "file that does not exist here (%s): put that %%certificate in the kickstart itself"
+        % (tmp_path / "dns.ks", include))
+    assert "secret" not in result.stdout + result.stderr
+    assert os.listdir(root) == []

@@ -20,10 +20,6 @@ the same command on a small kickstart: only generous ratios, never a clock.
 import json
 import os
 import re
-import subprocess
-import sys
-import tempfile
-import time
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -31,42 +27,9 @@ from hypothesis import given, settings, strategies as st
 from lab.kickstarts import ADDON, certificate_section, edns_section
 from org_edns_addon import constants as c
 from org_edns_addon.ks.source import LinePlaces, iter_lines
-from tests.conftest import REPO
+from tests.conftest import run_measured
 
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"
-
-
-class Measured:
-    """One finished `edns-addon` process: exit code, output, CPU seconds, peak memory."""
-
-    def __init__(self, returncode, stdout, stderr, cpu, peak_kib):
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
-        self.cpu, self.peak_kib = cpu, peak_kib
-
-
-def run_measured(*args, timeout=120):
-    """Run `edns-addon ARGS`; its exit code, output, and the kernel's figures for it alone."""
-    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen([sys.executable, "-m", "org_edns_addon.cli",
-                                    *map(str, args)], stdout=out, stderr=err, env=env)
-        deadline = time.monotonic() + timeout
-        while True:
-            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                process.kill()
-                os.wait4(process.pid, 0)
-                process.returncode = -9
-                pytest.fail("edns-addon %s ran longer than %d s" % (" ".join(map(str, args)),
-                                                                    timeout))
-            time.sleep(0.02)
-        process.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return Measured(process.returncode, out.read().decode(), err.read().decode(),
-                        usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
 
 
 @pytest.fixture

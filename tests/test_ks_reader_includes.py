@@ -178,3 +178,108 @@ def test_includes_nested_too_deep_are_an_error_with_the_fix(tmp_path):
             last, tmp_path / ("%d.ks" % c.MAX_INCLUDE_DEPTH), c.MAX_INCLUDE_DEPTH) \
         in result.stdout
     assert "recursion" not in result.stdout
+
+
+# --- checks of the whole kickstart quote no value read from an included file ------------
+# Each case: the main file, the included file (holding every name with "secret" in it), the
+# line of the included file the problem is on (-N: line N of the main file), words of the
+# problem and the value it must not show. Each check runs
+# after reading (ks/rules.py, trust.py, model.py EdnsConfig.problems), where the line text
+# is gone: the value is shown as '...', the problem keeps its FILE:LINE. The same kickstart
+# in one file quotes the value (the check does fire, on a line the user can read).
+
+CA_DIR = "--dir=/etc/pki/dns/"
+INCLUDED_VALUE_CASES = {
+    "no TLS name": (
+        ADDON + "\n%include part.ks\n%end\n", "dns+tls://192.0.2.77\n", 1,
+        "has no TLS name", "dns+tls://192.0.2.77"),
+    "server twice": (
+        ADDON + "\n%include part.ks\n%end\n",
+        "dns+tls://192.0.2.53#a.secret.example\ndns+tls://192.0.2.53#a.secret.example\n", 2,
+        "is given twice", "dns+tls://192.0.2.53#a.secret.example"),
+    "plaintext, exclusive": (
+        ADDON + "\n" + GOOD + "\n%include part.ks\n%end\n", "dns+udp://192.0.2.99\n", 1,
+        "is refused with --resolve-mode=exclusive", "dns+udp://192.0.2.99"),
+    "plaintext, unbound": (
+        ADDON + " --backend=unbound --resolve-mode=backup\n%include part.ks\n%end\n",
+        "dns+udp://192.0.2.99\ndns+tls://192.0.2.53#b.secret.example\n", 1,
+        "cannot be used with --backend=unbound", "dns+udp://192.0.2.99"),
+    "plaintext behind DoT": (
+        ADDON + " --resolve-mode=backup\n%include part.ks\n%end\n",
+        "dns+udp://192.0.2.99\ndns+tls://192.0.2.53#c.secret.example\n", 1,
+        "dnsconfd never uses the plaintext server", "dns+tls://192.0.2.53#c.secret.example"),
+    "loopback": (
+        ADDON + "\n" + GOOD + "\n%include part.ks\n%end\n",
+        "dns+tls://127.0.0.53#d.secret.example\n", 1, "never queries the loopback server",
+        "d.secret.example"),
+    "link-local": (
+        ADDON + "\n" + GOOD + "\n%include part.ks\n%end\n",
+        "dns+tls://[fe80::53%eth0]#e.secret.example\n", 1, "link-local server",
+        "e.secret.example"),
+    "--ca unknown, header included": (
+        "%include part.ks\n" + GOOD + "\n%end\n", ADDON + " --ca=secret-ca.pem\n", 1,
+        "names no %certificate --filename", "secret-ca.pem"),
+    "--ca unknown, known names included": (   # on the header, in the kickstart itself
+        "%include part.ks\n" + ADDON + " --ca=dns-ca.pem\n" + GOOD + "\n%end\n",
+        "{cert:secret-known.pem}", -2, "names no %certificate --filename", "secret-known.pem"),
+    "second --filename": (
+        "%include part.ks\n" + edns_section(GOOD),
+        "{cert:secret-twice.pem}{cert:secret-twice.pem}", 0, "a second %certificate",
+        "secret-twice.pem"),
+    "placed on a file the addon writes": (
+        "%include part.ks\n" + edns_section(GOOD),
+        "{cert:60-edns-global-dns.conf:--dir=/etc/NetworkManager/conf.d}", 1,
+        "a file this addon writes", "60-edns-global-dns.conf"),
+    "placed where another must be a directory": (
+        "%include part.ks\n" + edns_section(GOOD),
+        "{cert:secret-block.pem}{cert:x.pem:--dir=/etc/pki/dns/secret-block.pem}", 1,
+        "must be written below that path", "secret-block.pem"),
+}
+
+
+def included_case(tmp_path, pems, case, flat):
+    """Write CASE's kickstart (FLAT: the included text in the main file); (main, part,
+    the included text, the line of the problem in its file)."""
+    main_text, part_text, line, _words, _secret = INCLUDED_VALUE_CASES[case]
+    for spec in re.findall(r"\{cert:([^}]*)\}", part_text):
+        filename, _, options = spec.partition(":")
+        part_text = part_text.replace("{cert:%s}" % spec, certificate_section(
+            pems.ca.pem, filename=filename, options=options or CA_DIR), 1)
+    if line == 0:   # on the second %certificate
+        line = part_text.splitlines().index(part_text.splitlines()[0], 1) + 1
+    main, part = tmp_path / "ks.cfg", tmp_path / "part.ks"
+    part.write_text(part_text)
+    main.write_text(main_text.replace("%include part.ks\n", part_text) if flat else main_text)
+    return main, part, part_text, line
+
+
+@pytest.mark.parametrize("case", sorted(INCLUDED_VALUE_CASES))
+def test_a_check_after_reading_names_the_included_line_without_its_values(
+        tmp_path, pems, case):
+    main, part, part_text, line = included_case(tmp_path, pems, case, flat=False)
+    words, secret = INCLUDED_VALUE_CASES[case][3:]
+    for json_output in (False, True):
+        result = run_cli("validate", *(["--json"] if json_output else []), main)
+        assert "Traceback" not in result.stdout + result.stderr
+        if json_output:
+            found = [(p["file"], p["line"], p["message"])
+                     for p in json.loads(result.stdout)["problems"]]
+        else:
+            found = [(f, int(n), m) for f, n, m in re.findall(
+                r"^(.*?):(\d+): (?:error|warning): (.*)$", result.stdout, re.M)]
+        mine = [message for filename, lineno, message in found if words in message]
+        assert mine, found
+        place = (str(main), -line) if line < 0 else (str(part), line)
+        assert place + (mine[0],) in found, found
+        assert "..." in mine[0]
+        output = result.stdout.replace(str(tmp_path), "TMP").lower()
+        assert secret.lower() not in output and "secret" not in output, output
+
+
+@pytest.mark.parametrize("case", sorted(INCLUDED_VALUE_CASES))
+def test_the_same_check_in_the_kickstart_itself_quotes_the_value(tmp_path, pems, case):
+    main, _part, _text, _line = included_case(tmp_path, pems, case, flat=True)
+    words, secret = INCLUDED_VALUE_CASES[case][3:]
+    result = run_cli("validate", main)
+    assert [line for line in result.stdout.lower().splitlines()
+            if words.lower() in line and secret.lower() in line], result.stdout

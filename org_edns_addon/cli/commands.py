@@ -87,7 +87,7 @@ def run_convert(args):
     if args.output is None:
         # Bytes, so the output is the input byte for byte whatever the terminal's encoding.
         sys.stdout.flush()
-        sys.stdout.buffer.write(converted.text.encode("utf-8"))
+        sys.stdout.buffer.write(converted.data)
     else:
         print(P_("%s: wrote %s (%d section rewritten as %%addon org_edns_addon)",
                  "%s: wrote %s (%d sections rewritten as %%addon org_edns_addon)",
@@ -97,12 +97,23 @@ def run_convert(args):
 
 
 def _staging_input(path, refusal):
-    """The staging input of the kickstart at PATH, or None after printing REFUSAL and why."""
+    """The staging input of the kickstart at PATH, or None after printing REFUSAL and why:
+    its errors, or each part it needs that is in a file missing here."""
     from org_edns_addon.ks.reader import parse_kickstart
 
     parsed = parse_kickstart(path)
     for problem in parsed.errors:
         print(problem, file=sys.stderr)
+    parts = () if parsed.errors else parsed.unread_parts()
+    for filename, lineno, sentence in parts:
+        if lineno is None:
+            print(_("%s: error: %s") % (filename, sentence), file=sys.stderr)
+        else:
+            print(_("%s:%d: error: %s") % (filename, lineno, sentence), file=sys.stderr)
+    if parts:
+        print(_("%s: %s: these parts of the kickstart are needed now, and they are in files "
+                "that do not exist here") % (path, refusal), file=sys.stderr)
+        return parsed, None
     try:
         return parsed, parsed.staging_input()
     except ValueError as error:
@@ -197,6 +208,11 @@ def run_overlay(args):
         print(_("%s: cannot write %s: %s") % (args.kickstart, args.output, error_text(error)),
               file=sys.stderr)
         return EXIT_FAILED
+    for item in initrd.read_later(parsed):
+        print(_("%s:%d: note: the installer reads %%include %s later, after the %%pre scripts "
+                "that write it; the overlay holds this line as it is, and nothing of that "
+                "file is checked here") % (item.include.filename, item.include.lineno,
+                                           item.include.target), file=sys.stderr)
     name = os.path.basename(args.output)
     print(_("%s: wrote %s (%d bytes): %s") % (args.kickstart, args.output, len(image), ", ".join(
         planned.path for planned in plan.files)))

@@ -39,16 +39,17 @@ from pykickstart.version import makeVersion
 
 from org_edns_addon.constants import (MAX_INCLUDE_DEPTH, MAX_INCLUDES,
                                       MAX_KICKSTART_BYTES, MAX_KICKSTART_COMMANDS,
-                                      MAX_KICKSTART_LINE, MAX_PROBLEMS, SECTION_OPEN)
+                                      MAX_KICKSTART_LINE, MAX_PROBLEMS,
+                                      ADDON_SECTION_OPEN, SECTION_OPEN)
 from org_edns_addon.fileio import error_text
 from org_edns_addon.i18n import _
 from org_edns_addon.ks.edns import EdnsData
-from org_edns_addon.ks.result import Include, ParsedKickstart
+from org_edns_addon.ks.result import Include, MissingInclude, ParsedKickstart
 from org_edns_addon.ks.rules import check_rules
 from org_edns_addon.ks.sections import (AddonSection, BatchedPackageSection, EdnsSection,
                                         TrackedCertificateSection, compact_script_section)
 from org_edns_addon.ks.source import (FileLines, KickstartReadError, is_url,
-                                      read_kickstart_text, without_text_of)
+                                      read_kickstart_text, without_text_of, without_values)
 from org_edns_addon.problems import Problem, SectionPlace, Severity
 
 
@@ -71,6 +72,8 @@ class KickstartReader(KickstartParser):
         self._bytes_read = 0
         self._commands = 0
         self._keyword_set = None
+        self.files_read = []
+        self._values = ({}, {})   # (shown, hidden): values read, as dicts (ordered sets)
 
     # pykickstart calls setupSections() from __init__, before our attributes exist.
     def setupSections(self):
@@ -118,6 +121,38 @@ class KickstartReader(KickstartParser):
         if line and filename != self.result.filename:
             message = without_text_of(line, message, self._keywords())
         self.result.add_problem(Problem(severity, message, lineno, filename))
+
+    def note_values(self, filename, *values):
+        """VALUES were read from a line of FILENAME: shown if it is the kickstart itself."""
+        shown = filename in (None, self.result.filename)
+        self._values[0 if shown else 1].update(dict.fromkeys(v for v in values if v))
+
+    def hide_included_values(self, problems):
+        """PROBLEMS (found after reading: the checks of the whole kickstart) with every
+        value read only from an included file, whose lines are never repeated (TLS names,
+        servers, --ca and --search names, certificate file names and places), shown as
+        '...'; the problem's FILE:LINE says where it is."""
+        result = self.result
+        for cert in result.certificates:
+            if cert.origin is not None:
+                self.note_values(cert.origin.filename, cert.filename, cert.directory, cert.path)
+        if result.edns.seen and result.edns_places:
+            config = result.edns.to_config()
+            self.note_values(result.edns_places[0].filename, *config.ca_names,
+                             *config.searches)
+            for server in config.servers:
+                # An address is no name, but its interface (ADDR%IFACE) is.
+                scoped = str(server.address) if "%" in str(server.address) else None
+                self.note_values(server.filename, server.kickstart_line(), server.uri(),
+                                 server.name, scoped, ",".join(server.domains),
+                                 *server.domains)
+        shown, hidden = self._values
+        hidden = [value for value in hidden if value not in shown]
+        if not hidden:
+            return problems
+        kept = [result.filename] + self.files_read
+        return [Problem(problem.severity, without_values(problem.message, hidden, kept),
+                        problem.lineno, problem.filename) for problem in problems]
 
     def _keywords(self):
         """The words that begin a line of kickstart: command and section names."""
@@ -241,12 +276,28 @@ class KickstartReader(KickstartParser):
             self._read_file(f, reset, MAX_KICKSTART_BYTES - self._bytes_read,
                             regular_only=True)
         except KickstartReadError as error:
-            missing = not os.path.lexists(f)
-            self.add_problem_at(
-                Severity.WARNING if missing else Severity.ERROR,
-                "%%include %s: %s%s" % (f, error.message, _("; if a %pre script writes it, "
-                                        "check that file separately") if missing else ""),
-                self.position)
+            if os.path.lexists(f):
+                self.add_problem_at(Severity.ERROR, _("%%include %s: %s") % (f, error.message),
+                                    self.position)
+                return
+            # As Anaconda reads it before %pre (dracut/parse-kickstart and the pre-parser
+            # in pyanaconda/kickstart.py: missingIncludeIsFatal=False): without the file.
+            self.result.missing_includes.append(MissingInclude(
+                self.result.includes[-1], f, *self._enclosing_section()))
+            self.add_problem_at(Severity.WARNING, _("%%include %s: %s; if a %%pre script "
+                                "writes it, check that file separately") % (f, error.message),
+                                self.position)
+
+    def _enclosing_section(self):
+        """(the name of the section being read or None, the --filename of the
+        %certificate being read or None)."""
+        if not self.in_section:
+            return None, None
+        if self._state == "%addon":
+            return (ADDON_SECTION_OPEN if self._addon.ours else "%addon"), None
+        if self._state == "%certificate":
+            return "%certificate", self._sections["%certificate"].current_filename
+        return self._state, None
 
     def _include_refusal(self, path):
         """Why the %include of PATH is not followed, or None."""
@@ -268,6 +319,7 @@ class KickstartReader(KickstartParser):
         self._bytes_read += size
         if not self._reading:
             self.result.text = text
+        self.files_read.append(f)
         self._reading.append(f)
         try:
             self.readKickstartFromString(text, reset=reset)
@@ -298,7 +350,9 @@ def parse_kickstart(path, now=None):
         warnings.showwarning = show_warning
         outcome = _read_all(reader, path)
         if outcome != _UNREADABLE:
+            before = len(result.problems)
             check_rules(result, now, read_to_end=outcome == _READ_TO_END)
+            result.problems[before:] = reader.hide_included_values(result.problems[before:])
     result.problems.sort(key=_reading_order(result.problems))
     return result
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 from org_edns_addon.certificates import KickstartCertificate
-from org_edns_addon.constants import ADDON_SECTION_OPEN, MAX_PROBLEMS
+from org_edns_addon.constants import ADDON_SECTION_OPEN, MAX_PROBLEMS, SECTION_OPEN
 from org_edns_addon.i18n import _
 from org_edns_addon.ks.edns import EdnsData
 from org_edns_addon.problems import Problem, SectionPlace, Severity, ValidationError
@@ -29,6 +29,23 @@ class Include:
     target: str
 
 
+@dataclass(frozen=True)
+class MissingInclude:
+    """An ``%include`` of a file that does not exist here, as one a ``%pre`` script writes:
+    Anaconda reads the kickstart in its initramfs without it (dracut/parse-kickstart,
+    ``missingIncludeIsFatal=False``), runs ``%pre``, then reads it whole.
+
+    ``include`` is its ``Include``, ``path`` the file as it would be read here.
+    ``section`` is the section it is inside (``SECTION_OPEN`` or ``ADDON_SECTION_OPEN``
+    for ours, ``%certificate``, another section's name) or None among the commands;
+    ``certificate`` the ``--filename`` of the ``%certificate`` it is inside.
+    """
+    include: Include
+    path: str
+    section: Optional[str] = None
+    certificate: Optional[str] = None
+
+
 @dataclass
 class ParsedKickstart:
     """What a kickstart says about encrypted DNS, and the problems found.
@@ -38,7 +55,8 @@ class ParsedKickstart:
     refused certificate is not also called unknown). ``text`` is the file
     itself as it was read (None if unreadable): what rewrites start from,
     never a second read that may differ (a pipe, an edit). ``includes`` are
-    the ``%include`` lines seen, in reading order, followed or not.
+    the ``%include`` lines seen, in reading order, followed or not;
+    ``missing_includes`` those of them that name a file that does not exist here.
 
     ``problems`` keeps at most ``MAX_PROBLEMS`` of each severity (so ``errors``
     is never empty when there is an error); ``omitted_errors`` and
@@ -53,6 +71,7 @@ class ParsedKickstart:
     text: Optional[str] = None
     handler: object = None
     includes: List[Include] = field(default_factory=list)
+    missing_includes: List[MissingInclude] = field(default_factory=list)
     omitted_errors: int = 0
     omitted_warnings: int = 0
     _kept_errors: int = field(default=0, init=False, repr=False, compare=False)
@@ -97,12 +116,72 @@ class ParsedKickstart:
     def warnings(self):
         return [p for p in self.problems if p.severity == Severity.WARNING]
 
+    def unread_parts(self):
+        """What staging this kickstart here (``apply``, ``overlay``, ``boot-args``,
+        ``check``) needs now that is in a file missing here (one a ``%pre`` script
+        writes, ``MissingInclude``): (file, line or None, sentence) for each, in reading
+        order; empty when the section and the ``%certificate``s its ``--ca`` names are all
+        in files read here."""
+        missing = self.missing_includes
+        if not missing:
+            return []
+        files = ", ".join(dict.fromkeys(item.path for item in missing))
+        if not self.edns.seen:
+            return [(self.filename, None, _(
+                "no %s section is in the files read here; the installer may read one later "
+                "from a file that does not exist here (%s): put the section in the kickstart "
+                "itself") % (ADDON_SECTION_OPEN, files))]
+        found = []
+        names = self.edns.to_config().ca_names
+        for item in missing:
+            where = (item.include.filename, item.include.lineno)
+            if item.section in (SECTION_OPEN, ADDON_SECTION_OPEN):
+                found.append(where + (_(
+                    "the %s section includes %s, which does not exist here; every line of "
+                    "the section is needed now: put them in the kickstart itself")
+                    % (item.section, item.path),))
+            elif item.section == "%certificate" and item.certificate in names:
+                # A name read from an included file is not shown (ks/source.py).
+                if item.include.filename != self.filename:
+                    sentence = _("the %%certificate that --ca names includes %s, which does "
+                                 "not exist here; the whole certificate is needed now: put it "
+                                 "in the kickstart itself") % item.path
+                else:
+                    sentence = _("the %%certificate --filename=%s that --ca names includes "
+                                 "%s, which does not exist here; the whole certificate is "
+                                 "needed now: put it in the kickstart itself") % (
+                                     item.certificate, item.path)
+                found.append(where + (sentence,))
+        head = self.edns_places[0]
+        for name in dict.fromkeys(names):
+            if name not in self.certificate_names:
+                if head.filename != self.filename:
+                    sentence = _("a --ca name of this line names a %%certificate that is in "
+                                 "no file read here, so its CA bundle cannot be made now; the "
+                                 "installer may read it later from a file that does not exist "
+                                 "here (%s): put that %%certificate in the kickstart itself"
+                                 ) % files
+                else:
+                    sentence = _("--ca=%s names a %%certificate that is in no file read here, "
+                                 "so its CA bundle cannot be made now; the installer may read "
+                                 "it later from a file that does not exist here (%s): put that "
+                                 "%%certificate in the kickstart itself") % (name, files)
+                found.append((head.filename, head.lineno, sentence))
+        return sorted(dict.fromkeys(found), key=lambda part: (part[0] != self.filename,
+                                                          part[1] or 0))
+
     def staging_input(self):
         """The ``StagingInput`` of the kickstart. ``ValidationError`` if it has errors,
-        ``ValueError`` if it has no encrypted DNS section."""
+        ``ValueError`` if it has no encrypted DNS section or needs what is in a file
+        missing here (``unread_parts``)."""
         from org_edns_addon.staging.plan import StagingInput
         if self.errors:
             raise ValidationError(self.errors, _("%s has errors; fix them first") % self.filename)
+        unread = self.unread_parts()
+        if unread:
+            filename, lineno, sentence = unread[0]
+            raise ValueError(_("%s:%d: %s") % (filename, lineno, sentence) if lineno else
+                             _("%s: %s") % (filename, sentence))
         if self.config is None:
             raise ValueError(_("%s has no %s section; nothing to apply")
                              % (self.filename, ADDON_SECTION_OPEN))

@@ -82,23 +82,51 @@ def check_rules(result, now=None, read_to_end=True):
     edns = result.edns
     head = places[0] if places else None
     config = edns.to_config() if edns.seen else EdnsConfig()
+    # Files a %pre script may write, which the installer reads after it (see
+    # ks/result.py MissingInclude): what they may hold is not an error here.
+    missing = result.missing_includes
+    known = list(result.certificate_names)
+    if missing and edns.seen:
+        for name in dict.fromkeys(config.ca_names):
+            if name not in known:
+                known.append(name)
+                add(Severity.WARNING, _("--ca=%s names no %%certificate of the files read here; "
+                                        "the installer takes this kickstart only if a file "
+                                        "that is missing here (%s) holds that %%certificate "
+                                        "when it is read; check that file separately")
+                    % (name, missing_list(missing)), head)
     for problem in trust_problems(config, result.certificates, configured=edns.seen,
-                                  known_names=result.certificate_names, now=now):
+                                  known_names=known, now=now):
         if problem.lineno is None and head is not None:
             add(problem.severity, problem.message, head)
         else:
             result.add_problem(problem)
 
     if not edns.seen:
-        if not places and read_to_end:
+        if not places and read_to_end and missing:
+            result.add_problem(Problem(
+                Severity.WARNING, _("no %s section in the files read here; encrypted DNS is "
+                                    "configured only if a file that is missing here (%s) "
+                                    "holds it when the installer reads it")
+                % (ADDON_SECTION_OPEN, missing_list(missing)), None, result.filename))
+        elif not places and read_to_end:
             result.add_problem(Problem(
                 Severity.WARNING, _("no %s section; encrypted DNS is not configured")
                 % ADDON_SECTION_OPEN, None, result.filename))
         return
-    for problem in config.problems(head.lineno, all_servers_read=not edns.refused_lines):
+    # A server may be in an included file that is missing here.
+    all_read = not edns.refused_lines and not any(
+        item.section in (SECTION_OPEN, ADDON_SECTION_OPEN) for item in missing)
+    for problem in config.problems(head.lineno, all_servers_read=all_read):
         add(problem.severity, problem.message, head,
             (problem.filename or head.filename, problem.lineno or head.lineno))
     _check_freeipa_dns_over_tls(result, add, head, config)
+
+
+def missing_list(missing):
+    """The files of the ``MissingInclude``s MISSING, for a sentence (the warning on each
+    ``%include`` line says where it is)."""
+    return ", ".join(dict.fromkeys(item.path for item in missing))
 
 
 _IPA_CLIENT_INSTALL = re.compile(r"(^|[\s;&|(/])ipa-client-install(\s|$)")

@@ -57,6 +57,11 @@ class TrackedCertificateSection(CertificateSection):
             self._parser = super()._getParser()
         return self._parser
 
+    @property
+    def current_filename(self):
+        """The --filename of the %certificate being read (None if its header was refused)."""
+        return self._certificate.get("filename") if self._place is not None else None
+
     def handleHeader(self, lineno, args):
         self._place = None
         self._body_places = LinePlaces()
@@ -103,6 +108,7 @@ class TrackedCertificateSection(CertificateSection):
 
         for data in self.handler.certificates[before:]:
             self._reader.result.certificate_names.append(data.filename)
+            self._reader.note_values(place.filename, data.filename, data.dir)
             value = certificate_value(data, place, self._body_places, add)
             if value is not None:
                 self._reader.result.certificates.append(value)

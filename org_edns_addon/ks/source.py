@@ -43,6 +43,27 @@ def iter_lines(text):
         yield line
 
 
+def line_spans(text, linenos):
+    """(number, start, end) of each line of TEXT numbered in LINENOS (1-based, as
+    ``iter_lines`` counts them), in order, reading TEXT once up to the last of them; a
+    number past the end is left out."""
+    wanted = sorted(set(linenos))
+    if not wanted:
+        return
+    matches = _LINE.finditer(text)
+    number = 0
+    for lineno in wanted:
+        for match in matches:
+            if match.start() == match.end():
+                return   # the empty match at the end of the text
+            number += 1
+            if number == lineno:
+                yield lineno, match.start(), match.end()
+                break
+        else:
+            return
+
+
 # A problem on a line of an included file shows no run of this many characters of that line,
 # except the words of kickstart itself: a command or section name, an option's name.
 _ELIDED_RUN = 4
@@ -77,6 +98,49 @@ def without_text_of(line, message, keywords=()):
         elif index == 0 or not covered[index - 1]:
             shown.append("...")
     return "".join(shown)
+
+
+def _stands_alone(message, start, end):
+    """Whether MESSAGE[start:end] is not part of a longer name or word."""
+    before, after, next_after = message[start - 1:start], message[end:end + 1], \
+        message[end + 1:end + 2]
+    if before and (before.isalnum() or before in "-_."):
+        return False
+    if after and (after.isalnum() or after in "-_"):
+        return False
+    return not (after == "." and next_after.isalnum())
+
+
+def _occurrences(text, part):
+    start = text.find(part)
+    while start >= 0:
+        yield start, start + len(part)
+        start = text.find(part, start + 1)
+
+
+def without_values(message, values, kept=()):
+    """MESSAGE with each of VALUES (strings read from a line whose text is hidden) that it
+    quotes, where it stands alone, replaced by '...': the longest first, and never inside
+    one of KEPT (the names of the kickstart's own files, which it quotes as places)."""
+    values = sorted({value for value in values if value and value in message},
+                    key=len, reverse=True)
+    if not values:
+        return message
+    taken = [False] * len(message)
+    for name in kept:
+        for start, end in _occurrences(message, name) if name else ():
+            taken[start:end] = [True] * (end - start)
+    hidden = []
+    for value in values:
+        for start, end in _occurrences(message, value):
+            if not any(taken[start:end]) and _stands_alone(message, start, end):
+                taken[start:end] = [True] * (end - start)
+                hidden.append((start, end))
+    shown, done = [], 0
+    for start, end in sorted(hidden):
+        shown.append(message[done:start] + "...")
+        done = end
+    return "".join(shown) + message[done:]
 
 
 class FileLines:

@@ -170,7 +170,9 @@ def check_servers(config: EdnsConfig, ca_bundle: Optional[bytes] = None,
     context = _verifying_context(ca_bundle, anchors)
     trusted_by = (_("a CA of the kickstart's --ca bundle") if ca_bundle is not None else
                   _("a CA the system trusts (or a %certificate --type=anchor)"))
-    probes = [_ServerProbe(server, context, trusted_by, qname) for server in config.servers]
+    queries = {}     # one query (and its wire) for each name asked
+    probes = [_ServerProbe(server, context, trusted_by, qname, queries)
+              for server in config.servers]
     _ProbeLoop(probes, timeout, within).run()
     return [probe.result for probe in probes]
 
@@ -380,8 +382,9 @@ class _Stage(enum.Enum):
 class _ServerProbe:
     """One server's check, as a state machine the loop drives; ``result`` when done."""
 
-    def __init__(self, server, context, trusted_by, qname):
+    def __init__(self, server, context, trusted_by, qname, queries):
         self.server = server
+        self.queries = queries
         self.context = context
         self.trusted_by = trusted_by
         self.name = qname or (server.domains[0] if server.domains else server.name) or "."
@@ -418,8 +421,10 @@ class _ServerProbe:
 
         self.deadline = deadline
         self.allowed = round(deadline - now, 1)
-        self.query = dns.message.make_query(self.name, CHECK_QUERY_TYPE)
-        self.wire = self.query.to_wire()
+        if self.name not in self.queries:
+            query = dns.message.make_query(self.name, CHECK_QUERY_TYPE)
+            self.queries[self.name] = (query, query.to_wire())
+        self.query, self.wire = self.queries[self.name]
         if not self.server.tls:
             self._start_udp()
             return

@@ -48,7 +48,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from benchmarks.paired import (installed_env, median_ms, paired_ratio,
+from benchmarks.paired import (as_installed, installed_env, median_ms, paired_ratio,
                                print_table, run_once, run_rounds)
 from lab.kickstarts import edns_kickstart
 from lab.dnsdist import ANSWER_ADDRESS, start_dnsdist_upstream
@@ -182,15 +182,18 @@ def scale_figures(rounds, directory, env, pki, upstream, kdig_for):
 
 
 def main():
+    as_installed()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=21,
                         help="interleaved rounds (1: a smoke run that only proves it works)")
-    parser.add_argument("--scale-rounds", type=int, default=11,
-                        help="rounds of the figures at 1, 10 and 100 servers")
+    parser.add_argument("--scale-rounds", type=int, default=None,
+                        help="rounds of the figures at 1, 10 and 100 servers (default 11; "
+                        "1 with --rounds 1)")
     parser.add_argument("--scale-only", action="store_true",
                         help="only the figures at 1, 10 and 100 servers")
     args = parser.parse_args()
     rounds = args.rounds
+    scale_rounds = args.scale_rounds or (1 if rounds == 1 else 11)
 
     with tempfile.TemporaryDirectory(prefix="edns-bench-") as scratch:
         scratch = Path(scratch)
@@ -206,7 +209,7 @@ def main():
                 address, port = re.match(r"dns\+tls://([\d.]+):(\d+)#", line).groups()
                 return ["kdig", "@%s" % address, "-p", port, "+tls-ca=%s" % pki.ca_path,
                         "+tls-hostname=%s" % TLS_NAME, TLS_NAME, "A"]
-            scale_figures(args.scale_rounds, scratch, env, pki, upstream, kdig_for)
+            scale_figures(scale_rounds, scratch, env, pki, upstream, kdig_for)
             if args.scale_only:
                 return
             one, ten = scratch / "one.ks", scratch / "ten.ks"

@@ -29,6 +29,8 @@ import time
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from benchmarks.paired import as_installed
+
 from lab.terminal import TmuxTerminal
 
 PROMPT = "Please make a selection from the above"
@@ -51,6 +53,7 @@ def time_to_prompt(words=None, argv=None):
 
 
 def main():
+    as_installed()
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 7
     cases = {
         "baseline: python3 -c print(prompt)": dict(words=[sys.executable, "-c",

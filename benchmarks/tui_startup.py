@@ -14,7 +14,7 @@
 Measured from the moment tmux is asked to start the command until the
 first screen's prompt is on the terminal. Baseline in the same run, in
 interleaved rounds: a bare `python3 -c print(...)` of the same prompt through
-the same terminal. Goal: the first screen within 1 s. Prints figures; never
+the same terminal. Goal: the first screen within 0.5 s (issue 21). Prints figures; never
 fails on a time.
 
     PYTHONPATH=$PWD python3 benchmarks/tui_startup.py [RUNS]
@@ -34,6 +34,7 @@ from benchmarks.paired import as_installed
 from lab.terminal import TmuxTerminal
 
 PROMPT = "Please make a selection from the above"
+GOAL_SECONDS = 0.5
 EXAMPLE = REPO / "data" / "examples" / "corp-dot.ks"
 # Stands for a new file in the run's own directory (`tui` refuses -o into a missing
 # one); never written: every run quits at the first screen.
@@ -73,8 +74,9 @@ def main():
               % (name, medians[name], min(taken), max(taken), runs))
     baseline = medians["baseline: python3 -c print(prompt)"]
     for name, median in list(medians.items())[1:]:
-        print("%-38s %.2fx baseline; goal: first screen within 1 s: %s"
-              % (name, median / baseline, "met" if median < 1.0 else "NOT met"))
+        print("%-38s %.2fx baseline; goal: first screen within %g s: %s"
+              % (name, median / baseline, GOAL_SECONDS,
+                 "met" if median <= GOAL_SECONDS else "NOT met"))
 
 
 if __name__ == "__main__":

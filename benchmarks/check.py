@@ -25,6 +25,12 @@ client's delayed ACK. Whole processes, paired and interleaved rounds, one run:
                                                  PYTHONPATH instead)
     probe only                                   check_servers on one server, no kickstart
     python3 -c pass / python3 -S -c pass         the interpreter's start-up floor
+First, at 1, 10 and 100 servers (dnsdist on as many loopback addresses): `check`
+and `validate` of the same kickstart, paired and interleaved, and kdig once per
+server and round. Goals: check - validate - the slowest server's printed time
+<= 30 ms at every size (the check costs no more than reading the kickstart plus
+the network), and each server's printed time within 20 % of kdig's for that
+server (the printed times are the network's, not this process's queue).
 Python runs with its bytecode cache on (as installed, where .pyc files exist),
 and every command runs once before the counted rounds. Then the ratios (goal:
 check <= 5x kdig; ten servers <= 1.5x one), and where a check's time goes,
@@ -32,7 +38,7 @@ in-process: the phases of ``cli.commands.run_check`` (medians), and the times `c
 itself prints (TCP + TLS handshake, query), beside kdig's own query time.
 Prints figures; never fails on a time.
 
-    PYTHONPATH=. python3 benchmarks/check.py [--rounds N]
+    PYTHONPATH=. python3 benchmarks/check.py [--rounds N] [--scale-rounds N] [--scale-only]
 """
 
 import argparse

@@ -25,6 +25,12 @@ client's delayed ACK. Whole processes, paired and interleaved rounds, one run:
                                                  PYTHONPATH instead)
     probe only                                   check_servers on one server, no kickstart
     python3 -c pass / python3 -S -c pass         the interpreter's start-up floor
+First, at 1, 10 and 100 servers (dnsdist on as many loopback addresses): `check`
+and `validate` of the same kickstart, paired and interleaved, and kdig once per
+server and round. Goals: check - validate - the slowest server's printed time
+<= 30 ms at every size (the check costs no more than reading the kickstart plus
+the network), and each server's printed time within 20 % of kdig's for that
+server (the printed times are the network's, not this process's queue).
 Python runs with its bytecode cache on (as installed, where .pyc files exist),
 and every command runs once before the counted rounds. Then the ratios (goal:
 check <= 5x kdig; ten servers <= 1.5x one), and where a check's time goes,
@@ -32,7 +38,7 @@ in-process: the phases of ``cli.commands.run_check`` (medians), and the times `c
 itself prints (TCP + TLS handshake, query), beside kdig's own query time.
 Prints figures; never fails on a time.
 
-    PYTHONPATH=. python3 benchmarks/check.py [--rounds N]
+    PYTHONPATH=. python3 benchmarks/check.py [--rounds N] [--scale-rounds N] [--scale-only]
 """
 
 import argparse
@@ -48,16 +54,23 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from benchmarks.paired import (installed_env, median_ms, paired_ratio,
-                               print_table, run_rounds)
+from benchmarks.paired import (as_installed, installed_env, median_ms, paired_ratio,
+                               print_table, run_once, run_rounds)
 from lab.kickstarts import edns_kickstart
 from lab.dnsdist import ANSWER_ADDRESS, start_dnsdist_upstream
 from lab.dotlab import TLS_NAME, DotPki
 
 SERVERS = 10
-ADDRESSES = tuple("127.0.0.%d" % (20 + index) for index in range(SERVERS))
+# The sizes of the scale figures, and the loopback addresses of dnsdist's DoT listeners.
+SCALE_SIZES = (1, 10, 100)
+ADDRESSES = tuple("127.0.0.%d" % (20 + index) for index in range(max(SCALE_SIZES)))
 GOAL_VERSUS_KDIG = 5.0
 GOAL_TEN_VERSUS_ONE = 1.5
+# check - validate - the slowest server's time, at every size (ms).
+GOAL_FLOOR_GAP_MS = 30.0
+# Every printed time within this fraction of kdig's for the same server.
+GOAL_PRINTED_VERSUS_KDIG = 0.20
+PRINTED_OK = re.compile(r"^(\S+): ok, ([\d.]+) ms ", re.MULTILINE)
 PROBE_ONLY = """
 import sys
 from org_edns_addon.model import DotServer, EdnsConfig
@@ -103,11 +116,90 @@ def kdig_query_ms(text):
     return float(found.group(1)) if found else float("nan")
 
 
+def _keeping(store):
+    """An ``accept`` for ``run_once`` that keeps every finished process in STORE."""
+    def keep(done):
+        store.append(done)
+        return True
+    return keep
+
+
+def scale_figures(rounds, directory, env, pki, upstream, kdig_for):
+    """At each of SCALE_SIZES servers: `check` and `validate` of the same kickstart as
+    paired, interleaved processes, the times `check` prints, and kdig's time for each
+    server (one kdig process per server and round). Printed as a table."""
+    validate = [sys.executable, "-m", "org_edns_addon.cli", "validate"]
+    check = [sys.executable, "-m", "org_edns_addon.cli", "check"]
+    lines = [upstream.server_line(address) for address in ADDRESSES]
+    kickstarts = {}
+    for size in SCALE_SIZES:
+        kickstarts[size] = directory / ("scale-%d.ks" % size)
+        kickstarts[size].write_text(edns_kickstart(pki.ca.pem, servers=lines[:size],
+                                                   commands=""))
+    printed = {size: [] for size in SCALE_SIZES}     # per round: {server line: ms}
+    walls = {size: [] for size in SCALE_SIZES}       # per round: (validate s, check s)
+    kdig = {line: [] for line in lines}
+    for size in SCALE_SIZES if rounds > 1 else ():   # warm-up, uncounted (not in a smoke run)
+        run_once(validate + [str(kickstarts[size])], env)
+        run_once(check + [str(kickstarts[size])], env)
+    for number in range(rounds):
+        for size in SCALE_SIZES:
+            pair = [("validate", validate), ("check", check)]
+            if number % 2:
+                pair.reverse()
+            seen, outputs = {}, []
+            for name, argv in pair:
+                seen[name] = run_once(argv + [str(kickstarts[size])], env,
+                                      accept=_keeping(outputs))[0]
+            result = outputs[[name for name, _ in pair].index("check")]
+            if result.returncode != 0 or outputs[0].returncode != 0:
+                sys.exit("benchmark: a command of %d servers failed:\n%s%s"
+                         % (size, result.stdout[-2000:], result.stderr[-2000:]))
+            times = {line: float(ms) for line, ms in PRINTED_OK.findall(result.stdout)}
+            if len(times) != size:
+                sys.exit("benchmark: check of %d servers gave:\n%s%s"
+                         % (size, result.stdout[-2000:], result.stderr[-2000:]))
+            printed[size].append(times)
+            walls[size].append((seen["validate"], seen["check"]))
+        for line in lines:
+            kdig[line].append(kdig_query_ms(subprocess.run(
+                kdig_for(line), capture_output=True, text=True, check=True).stdout))
+    print("check at scale: %d paired rounds per size against dnsdist, kdig once per server "
+          "and round (load average %.1f)" % (rounds, os.getloadavg()[0]))
+    print("  %7s %9s %9s %9s %9s %11s | %-37s" % (
+        "servers", "validate", "check", "check-val", "slowest", "floor gap", "printed / kdig, "
+        "per server (goal within %d %%)" % (GOAL_PRINTED_VERSUS_KDIG * 100)))
+    for size in SCALE_SIZES:
+        gaps = [(check_s - validate_s) * 1000 - max(times.values())
+                for (validate_s, check_s), times in zip(walls[size], printed[size])]
+        ratios = [statistics.median(times[line] for times in printed[size]) /
+                  statistics.median(kdig[line]) for line in lines[:size]]
+        within = sum(1 for ratio in ratios if abs(ratio - 1) <= GOAL_PRINTED_VERSUS_KDIG)
+        print("  %7d %7.1f ms %6.1f ms %6.1f ms %6.1f ms %7.1f ms%s | median %.2fx, %.2f-%.2fx,"
+              " %d of %d within" % (
+                  size, statistics.median(v for v, _ in walls[size]) * 1000,
+                  statistics.median(c for _, c in walls[size]) * 1000,
+                  statistics.median((c - v) * 1000 for v, c in walls[size]),
+                  statistics.median(max(times.values()) for times in printed[size]),
+                  statistics.median(gaps), " (goal <= %g)" % GOAL_FLOOR_GAP_MS,
+                  statistics.median(ratios), min(ratios), max(ratios), within, size))
+    print("  (floor gap: check - validate - the slowest printed time, median of the rounds; "
+          "kdig's median for one server: %.2f ms)" % statistics.median(kdig[lines[0]]))
+
+
 def main():
+    as_installed()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=21,
                         help="interleaved rounds (1: a smoke run that only proves it works)")
-    rounds = parser.parse_args().rounds
+    parser.add_argument("--scale-rounds", type=int, default=None,
+                        help="rounds of the figures at 1, 10 and 100 servers (default 11; "
+                        "1 with --rounds 1)")
+    parser.add_argument("--scale-only", action="store_true",
+                        help="only the figures at 1, 10 and 100 servers")
+    args = parser.parse_args()
+    rounds = args.rounds
+    scale_rounds = args.scale_rounds or (1 if rounds == 1 else 11)
 
     with tempfile.TemporaryDirectory(prefix="edns-bench-") as scratch:
         scratch = Path(scratch)
@@ -119,11 +211,18 @@ def main():
         cert, key = pki.files("server")
         upstream = start_dnsdist_upstream(scratch / "dnsdist", cert, key, ADDRESSES)
         try:
+            def kdig_for(line):
+                address, port = re.match(r"dns\+tls://([\d.]+):(\d+)#", line).groups()
+                return ["kdig", "@%s" % address, "-p", port, "+tls-ca=%s" % pki.ca_path,
+                        "+tls-hostname=%s" % TLS_NAME, TLS_NAME, "A"]
+            scale_figures(scale_rounds, scratch, env, pki, upstream, kdig_for)
+            if args.scale_only:
+                return
             one, ten = scratch / "one.ks", scratch / "ten.ks"
             one.write_text(edns_kickstart(pki.ca.pem, servers=[upstream.server_line()],
                                           commands=""))
             ten.write_text(edns_kickstart(pki.ca.pem, servers=[
-                upstream.server_line(a) for a in ADDRESSES], commands=""))
+                upstream.server_line(a) for a in ADDRESSES[:SERVERS]], commands=""))
             kdig = ["kdig", "@%s" % upstream.address, "-p", str(upstream.tls_port),
                     "+tls-ca=%s" % pki.ca_path, "+tls-hostname=%s" % TLS_NAME, TLS_NAME, "A"]
             check = [sys.executable, "-m", "org_edns_addon.cli", "check"]

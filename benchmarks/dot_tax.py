@@ -56,6 +56,8 @@ import dns.rdata
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from benchmarks.paired import as_installed
+
 from lab.kickstarts import edns_kickstart
 from lab.dnsdist import ANSWER_ADDRESS, start_dnsdist_upstream
 from lab.dotlab import (TLS_NAME, DotPki, PrivateNetwork, stage_kickstart,
@@ -184,6 +186,7 @@ def percentile(values, percent):
 
 
 def main():
+    as_installed()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--names", type=int, default=2000, help="uncached names per run")
     parser.add_argument("--rounds", type=int, default=5, help="runs of each forwarder")

@@ -31,6 +31,7 @@ import sys
 import time
 
 from benchmarks.empty_service import BASELINE_NAME
+from benchmarks.paired import as_installed
 from lab.bus import (client_bus, kill_pid, python_env, rss_kib, start_bus, start_service,
                      stop_service, template_service_argv, wait_for)
 from org_edns_addon.dbus.identifiers import EDNS
@@ -51,6 +52,7 @@ def measure(argv, bus, name, env):
 
 
 def main(argv=None):
+    as_installed()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7, help="starts of each service")
     parser.add_argument("--anaconda", action="store_true",

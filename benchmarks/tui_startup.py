@@ -14,7 +14,7 @@
 Measured from the moment tmux is asked to start the command until the
 first screen's prompt is on the terminal. Baseline in the same run, in
 interleaved rounds: a bare `python3 -c print(...)` of the same prompt through
-the same terminal. Goal: the first screen within 1 s. Prints figures; never
+the same terminal. Goal: the first screen within 0.5 s (issue 21). Prints figures; never
 fails on a time.
 
     PYTHONPATH=$PWD python3 benchmarks/tui_startup.py [RUNS]
@@ -29,9 +29,12 @@ import time
 REPO = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from benchmarks.paired import as_installed
+
 from lab.terminal import TmuxTerminal
 
 PROMPT = "Please make a selection from the above"
+GOAL_SECONDS = 0.5
 EXAMPLE = REPO / "data" / "examples" / "corp-dot.ks"
 # Stands for a new file in the run's own directory (`tui` refuses -o into a missing
 # one); never written: every run quits at the first screen.
@@ -51,6 +54,7 @@ def time_to_prompt(words=None, argv=None):
 
 
 def main():
+    as_installed()
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 7
     cases = {
         "baseline: python3 -c print(prompt)": dict(words=[sys.executable, "-c",
@@ -70,8 +74,9 @@ def main():
               % (name, medians[name], min(taken), max(taken), runs))
     baseline = medians["baseline: python3 -c print(prompt)"]
     for name, median in list(medians.items())[1:]:
-        print("%-38s %.2fx baseline; goal: first screen within 1 s: %s"
-              % (name, median / baseline, "met" if median < 1.0 else "NOT met"))
+        print("%-38s %.2fx baseline; goal: first screen within %g s: %s"
+              % (name, median / baseline, GOAL_SECONDS,
+                 "met" if median <= GOAL_SECONDS else "NOT met"))
 
 
 if __name__ == "__main__":

@@ -34,6 +34,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from benchmarks.paired import as_installed
+
 from lab.kickstarts import ksvalidator_command, many_certificates_kickstart
 from lab import certs
 from benchmarks.whole_process import edns_addon, medians, paired, timed
@@ -66,6 +68,7 @@ def generated_kickstart(servers, certificates, pems):
 
 
 def main():
+    as_installed()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="pairs per size (default 7)")
     parser.add_argument("--smallest", action="store_true",

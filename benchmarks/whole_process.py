@@ -27,7 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from benchmarks.paired import CommandFailed, run_once
+from benchmarks.paired import CommandFailed, as_installed, run_once
 
 
 def edns_addon(*args):
@@ -87,6 +87,7 @@ def certificates_benchmark(description):
     """The set-up apply.py and overlay.py share: their --certificates and --runs, and a
     scratch directory with the kickstart (``certificates_kickstart``) in it, described on
     standard output. Yields (arguments, directory, kickstart path)."""
+    as_installed()
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--certificates", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=7)

@@ -111,6 +111,14 @@ def ksvalidator_command():
     return [sys.executable, script]
 
 
+def ksvalidator_env(scratch, env=None):
+    """ENV (default: this process's environment) with TMPDIR at the directory SCRATCH:
+    ksvalidator leaves a tmp*-ks.cfg copy of every kickstart it reads in the temporary
+    directory (pykickstart/parser.py preprocessFromString: mkstemp(suffix="-ks.cfg"),
+    never removed)."""
+    return dict(os.environ if env is None else env, TMPDIR=str(scratch))
+
+
 # data/kickstart-tests: the files in rhinstaller/kickstart-tests' format.
 KICKSTART_TESTS_DIR = Path(__file__).resolve().parents[1] / "data" / "kickstart-tests"
 KICKSTART_TESTS_CA_FRAGMENT = "data/edns-dot-ca.pem"

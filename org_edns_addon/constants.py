@@ -162,9 +162,13 @@ CHECK_TIMEOUT_MAX_SECONDS = 300.0
 # must stay below the 25 s a D-Bus client (GLib) waits for a reply by default.
 DBUS_CHECK_TIMEOUT_MAX_SECONDS = 20.0
 CHECK_QUERY_TYPE = "A"
-# At most this many servers are checked at once, each with its own socket: more would
-# run out of file descriptors (1 024 by default); the rest wait for a free slot.
-CHECK_MAX_PARALLEL = 100
+# At most this many servers are checked at once, each with its own socket (in one thread):
+# more could run out of file descriptors (1 024 by default); the rest wait for a free one.
+CHECK_MAX_PARALLEL = 256
+# At most this many TLS handshakes share the CPU at once (a silent server leaves its
+# place after a few milliseconds, probe._SLOT_SECONDS): so that each handshake's time
+# is the server's and the network's, not that of waiting for the other handshakes.
+CHECK_HANDSHAKES_AT_ONCE = 4
 # Text a server controls (certificate names, error details) is shown escaped and cut to
 # this many characters, and at most this many of a certificate's names are listed.
 CHECK_SHOWN_TEXT_CHARS = 100

@@ -19,7 +19,7 @@ import re
 
 import idna
 
-from org_edns_addon.i18n import _
+from org_edns_addon.i18n import N_, _
 from org_edns_addon.problems import ModelError
 
 # \Z, not $: "$" also matches before a final newline, which must never pass.
@@ -27,16 +27,23 @@ _LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)\Z")
 _DOMAIN_LABEL = re.compile(r"^(?!-)[a-z0-9_-]{1,63}(?<!-)\Z")
 
 
-def normalize_dns_name(text, what="name", underscore=False):
+# What a value is called in a refusal when its caller does not say (marked, translated
+# when the sentence is made).
+_A_NAME = N_("name")
+_A_DOMAIN = N_("domain")
+
+
+def normalize_dns_name(text, what=_A_NAME, underscore=False):
     """Return TEXT as a lower-case ASCII DNS name (IDNA A-labels), or raise ModelError.
 
     UNDERSCORE allows '_' in ASCII labels, as in ``_msdcs.corp.example``: a
     domain may hold it (dnsconfd's libidn2 idn2_lookup_u8, NetworkManager's
     [global-dns-domain-*] names and Unbound's zone names all take it), a host
-    name, and so a TLS name, may not.
+    name, and so a TLS name, may not. WHAT names the value in a refusal, translated or
+    marked with ``N_`` (translated then).
     """
     if not isinstance(text, str) or not text:
-        raise ModelError(_("the %s is empty") % what)
+        raise ModelError(_("the %s is empty") % _(what))
     given = text
     if text.endswith(".") and text != ".":
         text = text[:-1]
@@ -86,6 +93,7 @@ def _a_labels(label):
 
 
 def _idna_name(given, text, what, underscore, label_rule):
+    what = _(what)   # given marked (N_) or translated already: the same words either way
     in_labels = _("letters, digits, '-' and '_'") if underscore else _("letters, digits and '-'")
     try:
         if underscore and "_" in text:
@@ -131,7 +139,9 @@ def normalize_tls_name(text):
             return str(ipaddress.ip_address(text))
         except ValueError:
             pass
-    name = normalize_dns_name(text, _("TLS name"))
+    # Marked, not translated: the word is translated only if a sentence is made of it
+    # (``_idna_name``); this runs once for every server line.
+    name = normalize_dns_name(text, N_("TLS name"))
     if name.rpartition(".")[2].isdigit():
         # A name whose last label is all digits is read as an IPv4 address.
         raise ModelError(_("%r is neither an IPv4 address nor a DNS name (the last label of "
@@ -140,6 +150,6 @@ def normalize_tls_name(text):
     return name
 
 
-def normalize_domains(domains, what="domain"):
+def normalize_domains(domains, what=_A_DOMAIN):
     """Each of DOMAINS through ``normalize_dns_name`` (with '_' allowed), in order."""
     return [normalize_dns_name(domain, what, underscore=True) for domain in domains]

@@ -21,26 +21,31 @@ failed. The CLI, the text UI and the D-Bus module all call ``check_servers``.
 What a server can make a result say is bounded: every exception of a check is a
 result with its reason, and text that comes from the network (certificate names,
 error details) is escaped and cut (``printable``) before it enters a reason.
-At most ``CHECK_MAX_PARALLEL`` servers are checked at once.
+At most ``CHECK_MAX_PARALLEL`` servers are checked at once, all in one thread
+(``_ProbeLoop``), each printed time its own.
 
 dnspython and cryptography are imported only when a check runs, so importing
 this module costs little in the installer's processes.
 """
 
+import collections
 import enum
 import errno
-import math
+import heapq
+import os
 import resource
+import selectors
 import socket
 import ssl
-import threading
+import struct
 import time
 from dataclasses import dataclass
 from typing import List, Optional
 
 from org_edns_addon.fileio import error_text
 from org_edns_addon.i18n import N_, P_, _
-from org_edns_addon.constants import (CHECK_MAX_PARALLEL, CHECK_QUERY_TYPE, CHECK_SHOWN_NAMES,
+from org_edns_addon.constants import (CHECK_HANDSHAKES_AT_ONCE, CHECK_MAX_PARALLEL,
+                                      CHECK_QUERY_TYPE, CHECK_SHOWN_NAMES,
                                       CHECK_SHOWN_TEXT_CHARS, CHECK_TIMEOUT_SECONDS)
 from org_edns_addon.model import DotServer, EdnsConfig
 
@@ -49,8 +54,6 @@ _UNKNOWN_ISSUER_CODES = frozenset((2, 18, 19, 20, 21))
 _NOT_YET_VALID_CODE = 9
 _EXPIRED_CODE = 10
 _HOSTNAME_MISMATCH_CODE = 62
-# Extra time, beyond the per-server timeout, for a check to report before it is given up.
-_JOIN_GRACE_SECONDS = 1.0
 _DNS_LENGTH_BYTES = 2
 # OpenSSL's default limit on the certificate chain a client accepts (SSL_MAX_CERT_LIST_DEFAULT).
 _MAX_CERTIFICATE_CHAIN_KIB = 100
@@ -146,14 +149,17 @@ class _Failed(Exception):
 
 def check_servers(config: EdnsConfig, ca_bundle: Optional[bytes] = None,
                   qname: Optional[str] = None, timeout: float = CHECK_TIMEOUT_SECONDS,
-                  anchors: Optional[bytes] = None) -> List[ServerCheck]:
+                  anchors: Optional[bytes] = None,
+                  within: Optional[float] = None) -> List[ServerCheck]:
     """Check every server of CONFIG; results in the order of the servers.
 
     CA_BUNDLE (PEM) alone authenticates the DoT servers when given; otherwise
     the system trust store plus ANCHORS (PEM) does. QNAME is the name asked
     (default: the server's first routed domain, else its TLS name). Each server
-    gets TIMEOUT seconds for everything; up to ``CHECK_MAX_PARALLEL`` are
-    checked at once, so more servers than that may take longer in all.
+    gets TIMEOUT seconds for everything, from its connection's start. Up to
+    ``CHECK_MAX_PARALLEL`` servers are connected at once (more wait for a free
+    socket); WITHIN, when given, bounds the whole check: no server is checked
+    past it, and one whose turn has not come by then is not checked.
     """
     # Loaded here, before any check's clock starts and before sockets hold descriptors.
     # An installer image may lack dnspython: then say so (dependencies.Unusable).
@@ -164,60 +170,14 @@ def check_servers(config: EdnsConfig, ca_bundle: Optional[bytes] = None,
     context = _verifying_context(ca_bundle, anchors)
     trusted_by = (_("a CA of the kickstart's --ca bundle") if ca_bundle is not None else
                   _("a CA the system trusts (or a %certificate --type=anchor)"))
-    servers = list(config.servers)
-    results: List[Optional[ServerCheck]] = [None] * len(servers)
-    begun = [False] * len(servers)
-    waiting = iter(range(len(servers)))
-    lock = threading.Lock()
-
-    def check_waiting_servers():
-        while True:
-            with lock:
-                index = next(waiting, None)
-                if index is None:
-                    return
-                begun[index] = True
-            results[index] = _check_one(servers[index], context, trusted_by, timeout, qname)
-
-    workers = []
-    for _worker in range(min(len(servers), CHECK_MAX_PARALLEL)):
-        worker = threading.Thread(target=check_waiting_servers, daemon=True)
-        try:
-            worker.start()
-        except RuntimeError:   # "can't start new thread": go on with those that started
-            break
-        workers.append(worker)
-    if not workers and servers:
-        check_waiting_servers()
-    rounds = math.ceil(len(servers) / max(1, len(workers)))
-    give_up = time.monotonic() + rounds * (timeout + _JOIN_GRACE_SECONDS)
-    for worker in workers:
-        worker.join(max(0.0, give_up - time.monotonic()))
-    return [result or _unfinished(server, started, give_up_after=rounds * timeout)
-            for server, result, started in zip(servers, list(results), list(begun))]
+    queries = {}     # one query (and its wire) for each name asked
+    probes = [_ServerProbe(server, context, trusted_by, qname, queries)
+              for server in config.servers]
+    _ProbeLoop(probes, timeout, within).run()
+    return [probe.result for probe in probes]
 
 
-def _unfinished(server, started, give_up_after):
-    """The result of a server whose check has not ended (it never should: every step has
-    a deadline), saying so instead of guessing why."""
-    if started:
-        return ServerCheck(server, Outcome.NOT_CHECKED, _("the check was still running after "
-                           "%g s and was given up; this machine may be overloaded") % give_up_after)
-    return ServerCheck(server, Outcome.NOT_CHECKED, _("the check never started within %g s; "
-                       "this machine may be overloaded") % give_up_after)
-
-
-def _check_one(server, context, trusted_by, timeout, qname):
-    """One server's ServerCheck; every exception becomes a result with its reason."""
-    try:
-        return _ServerProbe(server, context, trusted_by, timeout).run(qname)
-    except Exception as error:  # noqa: BLE001 (a bug must not pass for the server's fault)
-        return ServerCheck(server, Outcome.NOT_CHECKED, _("the check itself failed (%s: %s); "
-                           "this is a bug in edns-addon, please report it")
-                           % (type(error).__name__, printable(error)))
-
-
-def check_staging_input(data, qname=None, timeout=CHECK_TIMEOUT_SECONDS):
+def check_staging_input(data, qname=None, timeout=CHECK_TIMEOUT_SECONDS, within=None):
     """``check_servers`` with the trust the installation will use for a StagingInput
     (``data.trust``: the kickstart's certificates alone, or the system store plus
     every ``%certificate --type=anchor``)."""
@@ -225,8 +185,10 @@ def check_staging_input(data, qname=None, timeout=CHECK_TIMEOUT_SECONDS):
 
     trust = data.trust
     if trust.explicit:
-        return check_servers(data.config, build_bundle(trust.blocks), qname, timeout)
-    return check_servers(data.config, None, qname, timeout, build_bundle(trust.anchors) or None)
+        return check_servers(data.config, build_bundle(trust.blocks), qname, timeout,
+                             within=within)
+    return check_servers(data.config, None, qname, timeout, build_bundle(trust.anchors) or None,
+                         within=within)
 
 
 def _verifying_context(ca_bundle, anchors):
@@ -241,130 +203,455 @@ def _verifying_context(ca_bundle, anchors):
     return context
 
 
-class _ServerProbe:
-    """One server's check, within one deadline for everything."""
+# How a check runs. One thread, one selector, every socket non-blocking, TLS through
+# ssl.MemoryBIO: every server is connected as soon as a socket is free (up to
+# CHECK_MAX_PARALLEL at once), so a server that never answers holds nothing but its own
+# socket until its deadline. A connected server's TLS handshake starts when one of
+# CHECK_HANDSHAKES_AT_ONCE slots is free; a slot is held until the handshake is done, or
+# for _SLOT_SECONDS at most (a slow or silent server then goes on outside the pool), so
+# the handshakes of fast servers never queue behind a silent one, and the client's and
+# the servers' CPU is not shared among all handshakes at once.
+#
+# Each server's printed time is its own: its clock starts when its connect() is issued
+# and stops when its whole answer has been read, less the time it waited for this
+# process (its data had arrived, or it had connected, while another server was being
+# handled, or it waited for a handshake slot). When its data arrived is the kernel's
+# receive timestamp (SO_TIMESTAMPNS), else the moment the selector reported it.
 
-    def __init__(self, server, context, trusted_by, timeout):
+# Seconds a TLS handshake holds its slot at most.
+_SLOT_SECONDS = 0.05
+# A raw read: at most this many bytes (one TLS flight, or more of a large one).
+_READ_BYTES = 65536
+# SO_TIMESTAMPNS (asm-generic/socket.h: SO_TIMESTAMPNS_OLD), which Python does not name;
+# on these architectures only (alpha, mips, parisc and sparc number it otherwise).
+_SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
+_TIMESTAMP_MACHINES = frozenset(("x86_64", "i386", "i486", "i586", "i686", "aarch64",
+                                 "armv7l", "armv8l", "ppc64le", "ppc64", "s390x", "riscv64"))
+_TIMESPEC = struct.Struct("@ll")
+
+
+class _ProbeLoop:
+    """Runs _ServerProbes to their end, each within its deadline."""
+
+    def __init__(self, probes, timeout, within):
+        self.probes = probes
+        self.timeout = timeout
+        self.selector = selectors.DefaultSelector()
+        self.begun = time.perf_counter()
+        self.end = None if within is None else self.begun + within
+        self.waiting = collections.deque(probes)
+        self.sockets = 0
+        self.deadlines = []          # heap of (deadline, sequence, probe)
+        self.slot_queue = collections.deque()
+        self.in_slots = {}           # probe -> when its slot was taken
+        self.timestamps = os.uname().machine in _TIMESTAMP_MACHINES
+
+    def run(self):
+        try:
+            while self.waiting or self.deadlines:
+                started = self._start_next()
+                self._grant_slots()
+                timeout = 0 if started else self._wait_seconds()
+                events = self.selector.select(timeout) if self.selector.get_map() else \
+                    time.sleep(max(0.0, timeout or 0.0)) or []
+                ready_at = time.perf_counter()
+                for key, mask in events:
+                    probe = key.data
+                    if probe.result is None:
+                        probe.guarded(probe.on_ready, mask, ready_at)
+                self._expire(time.perf_counter())
+        finally:
+            for probe in self.probes:
+                probe.close()
+            self.selector.close()
+
+    def _start_next(self):
+        """Start the next waiting server if a socket is free; whether one was started."""
+        if not self.waiting or self.sockets >= CHECK_MAX_PARALLEL:
+            return False
+        now = time.perf_counter()
+        probe = self.waiting.popleft()
+        if self.end is not None and now >= self.end:
+            probe.never_begun(self.end - self.begun, CHECK_MAX_PARALLEL)
+            for rest in self.waiting:
+                rest.never_begun(self.end - self.begun, CHECK_MAX_PARALLEL)
+            self.waiting.clear()
+            return False
+        deadline = now + self.timeout if self.end is None else min(now + self.timeout,
+                                                                    self.end)
+        probe.loop = self
+        probe.guarded(probe.start, now, deadline)
+        if probe.result is None:
+            heapq.heappush(self.deadlines, (deadline, id(probe), probe))
+        return True
+
+    def _wait_seconds(self):
+        """How long the selector may wait: until the next deadline or slot to give back."""
+        moments = []
+        while self.deadlines and self.deadlines[0][2].result is not None:
+            heapq.heappop(self.deadlines)
+        if self.deadlines:
+            moments.append(self.deadlines[0][0])
+        if self.in_slots:
+            moments.append(min(self.in_slots.values()) + _SLOT_SECONDS)
+        if self.waiting and self.end is not None:
+            moments.append(self.end)
+        if not moments:
+            return None
+        return max(0.0, min(moments) - time.perf_counter())
+
+    def _expire(self, now):
+        while self.deadlines and (self.deadlines[0][2].result is not None or
+                                  self.deadlines[0][0] <= now):
+            _deadline, _sequence, probe = heapq.heappop(self.deadlines)
+            if probe.result is None:
+                probe.guarded(probe.expire)
+        for probe, taken in list(self.in_slots.items()):
+            if now - taken >= _SLOT_SECONDS:
+                self.leave_slot(probe)
+
+    # What a probe asks of the loop.
+
+    def open_socket(self, family, kind):
+        sock = socket.socket(family, kind)
+        sock.setblocking(False)
+        if self.timestamps:
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
+            except OSError:
+                pass
+        self.sockets += 1
+        return sock
+
+    def close_socket(self, sock):
+        self.unwatch(sock)
+        sock.close()
+        self.sockets -= 1
+
+    def watch(self, probe, sock, events):
+        try:
+            self.selector.modify(sock, events, probe)
+        except KeyError:
+            self.selector.register(sock, events, probe)
+
+    def unwatch(self, sock):
+        try:
+            self.selector.unregister(sock)
+        except (KeyError, ValueError):
+            pass
+
+    def want_slot(self, probe):
+        probe.pause(time.perf_counter())
+        self.slot_queue.append(probe)
+
+    def leave_slot(self, probe):
+        self.in_slots.pop(probe, None)
+
+    def _grant_slots(self):
+        while self.slot_queue and len(self.in_slots) < CHECK_HANDSHAKES_AT_ONCE:
+            probe = self.slot_queue.popleft()
+            if probe.result is None:
+                now = time.perf_counter()
+                self.in_slots[probe] = now
+                probe.resume(now)
+                probe.guarded(probe.begin_handshake)
+
+
+def _received(sock, count, timestamps):
+    """(bytes, seconds since they arrived or None) of one read of SOCK."""
+    if not timestamps:
+        return sock.recv(count), None
+    data, ancillary, _flags, _address = sock.recvmsg(count, socket.CMSG_SPACE(_TIMESPEC.size))
+    for level, kind, value in ancillary:
+        if level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS and \
+                len(value) == _TIMESPEC.size:
+            seconds, nanoseconds = _TIMESPEC.unpack(value)
+            return data, max(0.0, (time.time_ns() - seconds * 10 ** 9 - nanoseconds) / 1e9)
+    return data, None
+
+
+class _Stage(enum.Enum):
+    CONNECTING = 1
+    WAITING_FOR_SLOT = 2
+    HANDSHAKING = 3
+    ASKING = 4
+    ASKING_UDP = 5
+    EXPLAINING = 6      # a second connection, unverified, to read a refused certificate
+
+
+class _ServerProbe:
+    """One server's check, as a state machine the loop drives; ``result`` when done."""
+
+    def __init__(self, server, context, trusted_by, qname, queries):
         self.server = server
+        self.queries = queries
         self.context = context
         self.trusted_by = trusted_by
-        self.timeout = timeout
-        self.deadline = time.monotonic() + timeout
+        self.name = qname or (server.domains[0] if server.domains else server.name) or "."
+        self.result = None
+        self.loop = None
+        self.sock = None
+        self.tls = None
+        self.stage = None
+        self.allowed = None
+        self.deadline = None
+        self.started = None      # perf_counter() when the connect (or UDP send) was issued
+        self.excluded = 0.0      # seconds spent waiting for this process, not the network
+        self.paused_at = None
+        self.handshake_ms = None
+        self.outgoing_bytes = b""
+        self.answer = b""
+        self.refusal = None      # the verification error, while its certificate is read
 
-    def run(self, qname):
+    # The loop's calls.
+
+    def guarded(self, step, *arguments):
+        """STEP(*ARGUMENTS); any failure becomes this server's result."""
+        try:
+            step(*arguments)
+        except _Failed as failure:
+            self._finish(ServerCheck(self.server, failure.outcome, failure.reason))
+        except Exception as error:  # noqa: BLE001 (a bug must not pass for the server's fault)
+            self._finish(ServerCheck(self.server, Outcome.NOT_CHECKED, _(
+                "the check itself failed (%s: %s); this is a bug in edns-addon, please "
+                "report it") % (type(error).__name__, printable(error))))
+
+    def start(self, now, deadline):
         import dns.message
 
-        name = qname or (self.server.domains[0] if self.server.domains
-                         else self.server.name) or "."
-        # Built before the clock starts: only the network is timed.
-        query = dns.message.make_query(name, CHECK_QUERY_TYPE)
-        wire = query.to_wire()
-        try:
-            if self.server.tls:
-                answer, handshake_ms, rtt_ms = self._ask_over_tls(wire)
-            else:
-                answer, handshake_ms, rtt_ms = self._ask_over_udp(wire)
-            return _judge_answer(self.server, query, answer, name, rtt_ms, handshake_ms)
-        except _Failed as failure:
-            return ServerCheck(self.server, failure.outcome, failure.reason)
+        self.deadline = deadline
+        self.allowed = round(deadline - now, 1)
+        if self.name not in self.queries:
+            query = dns.message.make_query(self.name, CHECK_QUERY_TYPE)
+            self.queries[self.name] = (query, query.to_wire())
+        self.query, self.wire = self.queries[self.name]
+        if not self.server.tls:
+            self._start_udp()
+            return
+        self.stage = _Stage.CONNECTING
+        self.sock = self._socket(socket.SOCK_STREAM)
+        self.started = time.perf_counter()
+        self._connect(self.sock)
 
-    def _in_time(self, what):
-        """Seconds left for WHAT, or a timeout failure saying WHAT did not happen."""
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise self._timeout(what)
-        return left
+    def never_begun(self, seconds, at_once):
+        self.result = ServerCheck(self.server, Outcome.NOT_CHECKED, _(
+            "the %g s given to the whole check ran out before this server's turn came (%d "
+            "servers are checked at once); check fewer servers, or allow more time")
+            % (round(seconds, 1), at_once))
+
+    def on_ready(self, events, ready_at):
+        now = time.perf_counter()
+        if self.stage is _Stage.CONNECTING:
+            self._exclude(now - ready_at)
+            self._connected()
+        elif self.stage is _Stage.EXPLAINING and self.tls is None:
+            self._explain_connected()
+        elif self.stage is _Stage.ASKING_UDP:
+            self._udp_answer(now, ready_at)
+        else:
+            if events & selectors.EVENT_WRITE:
+                self._flush()
+            if events & selectors.EVENT_READ:
+                self._read_raw(now, ready_at)
+            if self.result is None:
+                self._advance()
+
+    def expire(self):
+        if self.stage is _Stage.CONNECTING:
+            raise self._timeout(_("no connection"), _("; check the address, the routing and "
+                                "firewalls"))
+        if self.stage in (_Stage.WAITING_FOR_SLOT, _Stage.HANDSHAKING):
+            raise self._timeout(_("the port accepts connections but no TLS handshake "
+                                "completed"), _("; is it a DNS over TLS server?"))
+        if self.stage is _Stage.ASKING:
+            raise self._timeout(_("TLS works, but no DNS answer came"))
+        if self.stage is _Stage.ASKING_UDP:
+            raise self._timeout(_("no plaintext (UDP) DNS answer"))
+        self._explained(None)
+
+    def pause(self, now):
+        self.paused_at = now
+
+    def resume(self, now):
+        if self.paused_at is not None:
+            self._exclude(now - self.paused_at)
+            self.paused_at = None
+
+    def close(self):
+        if self.sock is not None:
+            self.loop.close_socket(self.sock)
+            self.sock = None
+
+    # The steps.
+
+    def _exclude(self, seconds):
+        if self.started is not None:
+            self.excluded += max(0.0, min(seconds, time.perf_counter() - self.started -
+                                          self.excluded))
+
+    def _elapsed_ms(self):
+        return (time.perf_counter() - self.started - self.excluded) * 1000
+
+    def _finish(self, result):
+        self.result = result
+        self.close()
+        if self.loop is not None:
+            self.loop.leave_slot(self)
 
     def _timeout(self, what, advice=""):
-        return _Failed(Outcome.TIMEOUT, _("%s within %g s%s") % (what, self.timeout, advice))
+        return _Failed(Outcome.TIMEOUT, _("%s within %g s%s") % (what, self.allowed, advice))
 
     def _socket(self, kind):
-        """A new socket of KIND for the server's address family."""
+        """A new non-blocking socket of KIND for the server's address family."""
         family = socket.AF_INET6 if self.server.address.version == 6 else socket.AF_INET
         try:
-            return socket.socket(family, kind)
+            return self.loop.open_socket(family, kind)
         except OSError as error:
             if error.errno in _LOCAL_RESOURCE_ERRNOS:
                 raise _Failed(Outcome.NOT_CHECKED, _no_socket_reason(error)) from None
             raise
 
-    def _connect(self):
-        """A TCP connection to the server; the perf_counter() just before its first byte."""
-        sock = self._socket(socket.SOCK_STREAM)
-        try:
-            sock.settimeout(self._in_time(_("no connection")))
-            started = time.perf_counter()
-            sock.connect((str(self.server.address), self.server.port))
-            return sock, started
-        except ConnectionRefusedError:
-            sock.close()
-            raise _Failed(Outcome.CONNECTION_REFUSED, _("nothing accepts connections on this "
-                          "address and port; check both")) from None
-        except socket.timeout:
-            sock.close()
-            raise self._timeout(_("no connection"), _("; check the address, the routing and "
-                                "firewalls")) from None
-        except OSError as error:
-            sock.close()
-            raise _Failed(Outcome.UNREACHABLE, _("cannot connect: %s; check the address and "
-                          "the network") % _os_error_text(error)) from None
-        except BaseException:
-            sock.close()
-            raise
+    def _connect(self, sock):
+        code = sock.connect_ex((str(self.server.address), self.server.port))
+        if code in (0, errno.EINPROGRESS):
+            self.loop.watch(self, sock, selectors.EVENT_WRITE)
+            return
+        self._connect_failed(code)
 
-    def _ask_over_tls(self, wire):
-        """(answer wire, handshake ms, round trip ms) of sending WIRE over authenticated TLS."""
-        sock, started = self._connect()
-        no_handshake = _("the port accepts connections but no TLS handshake completed")
+    def _connect_failed(self, code):
+        if code == errno.ECONNREFUSED:
+            raise _Failed(Outcome.CONNECTION_REFUSED, _("nothing accepts connections on this "
+                          "address and port; check both"))
+        if code in (errno.ETIMEDOUT,):
+            raise self._timeout(_("no connection"), _("; check the address, the routing and "
+                                "firewalls"))
+        raise _Failed(Outcome.UNREACHABLE, _("cannot connect: %s; check the address and "
+                      "the network") % _os_error_text(OSError(code, os.strerror(code))))
+
+    def _connected(self):
+        code = self.sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+        if code:
+            self._connect_failed(code)
+        self.stage = _Stage.WAITING_FOR_SLOT
+        self.loop.unwatch(self.sock)   # what the server sends meanwhile waits in the kernel
+        self.loop.want_slot(self)
+
+    def begin_handshake(self):
+        self.stage = _Stage.HANDSHAKING
+        self._wrap(self.context)
+        self._advance()
+
+    def _wrap(self, context):
+        self.incoming, self.outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+        self.tls = context.wrap_bio(self.incoming, self.outgoing,
+                                    server_hostname=self.server.name)
+
+    def _read_raw(self, now, ready_at):
+        """Give what the socket has to TLS (its end too); count how long it waited here."""
         try:
-            sock.settimeout(self._in_time(no_handshake))
-            tls = self.context.wrap_socket(sock, server_hostname=self.server.name)
+            data, waited = _received(self.sock, _READ_BYTES, self.loop.timestamps)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as error:
+            self._broken(error)
+            return
+        self._exclude(now - ready_at if waited is None else waited)
+        if data:
+            self.incoming.write(data)
+        else:
+            self.incoming.write_eof()
+
+    def _flush(self):
+        """Send what TLS has written; wait for the socket when it takes no more now."""
+        self.outgoing_bytes += self.outgoing.read()
+        while self.outgoing_bytes:
+            try:
+                sent = self.sock.send(self.outgoing_bytes)
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError as error:
+                self._broken(error)
+                return
+            self.outgoing_bytes = self.outgoing_bytes[sent:]
+        self.loop.watch(self, self.sock, selectors.EVENT_READ |
+                        (selectors.EVENT_WRITE if self.outgoing_bytes else 0))
+
+    def _broken(self, error):
+        """The socket failed with ERROR (a reset, a broken pipe) in the current stage."""
+        if self.stage is _Stage.EXPLAINING:
+            self._explained(None)
+        elif self.stage is _Stage.ASKING:
+            raise self._connection_failure(error, len(self.answer))
+        elif isinstance(error, ConnectionError):
+            raise _Failed(Outcome.TLS_FAILED, _("the server closed the connection during the "
+                          "TLS handshake; is it a DNS over TLS server?"))
+        else:
+            raise _Failed(Outcome.TLS_FAILED, _("the TLS handshake broke off: %s; is it a DNS "
+                          "over TLS server?") % _os_error_text(error))
+
+    def _advance(self):
+        if self.stage in (_Stage.HANDSHAKING, _Stage.EXPLAINING):
+            self._handshake_step()
+        if self.stage is _Stage.ASKING and self.result is None:
+            self._read_answer()
+
+    def _handshake_step(self):
+        try:
+            self.tls.do_handshake()
+        except ssl.SSLWantReadError:
+            self._flush()
+            return
         except ssl.SSLCertVerificationError as error:
-            raise self._certificate_failure(error) from None
-        except socket.timeout:
-            raise self._timeout(no_handshake, _("; is it a DNS over TLS server?")) from None
+            if self.stage is _Stage.EXPLAINING:
+                self._explained(None)
+                return
+            self._flush()
+            self._explain(error)
+            return
         except _CONNECTION_ENDED:
+            if self.stage is _Stage.EXPLAINING:
+                self._explained(None)
+                return
             raise _Failed(Outcome.TLS_FAILED, _("the server closed the connection during the "
                           "TLS handshake; is it a DNS over TLS server?")) from None
         except ssl.SSLError as error:
+            if self.stage is _Stage.EXPLAINING:
+                self._explained(None)
+                return
             raise _Failed(Outcome.TLS_FAILED, _handshake_error_reason(error)) from None
-        except OSError as error:
-            raise _Failed(Outcome.TLS_FAILED, _("the TLS handshake broke off: %s; is it a DNS "
-                          "over TLS server?") % _os_error_text(error)) from None
-        finally:
-            sock.close()   # wrap_socket took its descriptor over if it succeeded
-        with tls:
-            handshake_done = time.perf_counter()
-            try:
-                tls.settimeout(self._in_time(_("TLS works, but the query could not be sent")))
-                tls.sendall(len(wire).to_bytes(_DNS_LENGTH_BYTES, "big") + wire)
-            except OSError as error:
-                raise self._connection_failure(error, 0) from None
-            length = int.from_bytes(self._receive(tls, _DNS_LENGTH_BYTES, 0), "big")
-            answer = self._receive(tls, length, _DNS_LENGTH_BYTES)
-            answered = time.perf_counter()
-        return answer, (handshake_done - started) * 1000, (answered - started) * 1000
+        if self.stage is _Stage.EXPLAINING:
+            self._explained(self.tls.getpeercert(binary_form=True))
+            return
+        self.handshake_ms = self._elapsed_ms()
+        self.loop.leave_slot(self)
+        self.stage = _Stage.ASKING
+        self.tls.write(len(self.wire).to_bytes(_DNS_LENGTH_BYTES, "big") + self.wire)
+        self._flush()
 
-    def _receive(self, tls, count, received_before):
-        """Exactly COUNT bytes from TLS before the deadline (RECEIVED_BEFORE came already)."""
-        no_answer = _("TLS works, but no DNS answer came")
-        data = b""
-        while len(data) < count:
+    def _read_answer(self):
+        while True:
             try:
-                tls.settimeout(self._in_time(no_answer))
-                chunk = tls.recv(count - len(data))
+                chunk = self.tls.read(_READ_BYTES)
+            except ssl.SSLWantReadError:
+                self._flush()   # TLS may have something to say (a key update)
+                return
             except OSError as error:
-                raise self._connection_failure(error, received_before + len(data)) from None
+                raise self._connection_failure(error, len(self.answer)) from None
             if not chunk:
-                raise self._connection_failure(None, received_before + len(data))
-            data += chunk
-        return data
+                raise self._connection_failure(None, len(self.answer))
+            self.answer += chunk
+            if len(self.answer) >= _DNS_LENGTH_BYTES:
+                length = int.from_bytes(self.answer[:_DNS_LENGTH_BYTES], "big")
+                if len(self.answer) >= _DNS_LENGTH_BYTES + length:
+                    rtt_ms = self._elapsed_ms()
+                    wire = self.answer[_DNS_LENGTH_BYTES:_DNS_LENGTH_BYTES + length]
+                    self._finish(_judge_answer(self.server, self.query, wire, self.name,
+                                               rtt_ms, self.handshake_ms))
+                    return
 
     def _connection_failure(self, error, received):
         """A _Failed for ERROR (None: a clean close) after the TLS handshake, when the server
         had sent RECEIVED bytes of its answer."""
-        if isinstance(error, socket.timeout):
-            return self._timeout(_("TLS works, but no DNS answer came"))
         if isinstance(error, ssl.SSLError) and error.reason in _OVERSIZED_RECORD_REASONS:
             return _Failed(Outcome.BAD_ANSWER, _("the server sent a TLS record longer than TLS "
                            "allows (%s); it does not speak TLS correctly")
@@ -382,30 +669,79 @@ class _ServerProbe:
         return _Failed(Outcome.CONNECTION_LOST, _("the connection broke %s: %s")
                        % (when, _os_error_text(error)))
 
-    def _ask_over_udp(self, wire):
-        """(answer wire, None, round trip ms) of sending WIRE in plaintext over UDP."""
-        no_answer = _("no plaintext (UDP) DNS answer")
-        with self._socket(socket.SOCK_DGRAM) as sock:
-            try:
-                sock.connect((str(self.server.address), self.server.port))
-                sock.settimeout(self._in_time(no_answer))
-                started = time.perf_counter()
-                sock.send(wire)
-                answer = sock.recv(65535)
-                return answer, None, (time.perf_counter() - started) * 1000
-            except ConnectionRefusedError:
-                raise _Failed(Outcome.CONNECTION_REFUSED, _("nothing answers on this address "
-                              "and UDP port; check both")) from None
-            except socket.timeout:
-                raise self._timeout(no_answer) from None
-            except OSError as error:
-                raise _Failed(Outcome.UNREACHABLE, _("cannot reach the server: %s")
-                              % _os_error_text(error)) from None
+    def _start_udp(self):
+        self.stage = _Stage.ASKING_UDP
+        self.sock = self._socket(socket.SOCK_DGRAM)
+        try:
+            self.sock.connect((str(self.server.address), self.server.port))
+            self.started = time.perf_counter()
+            self.sock.send(self.wire)
+        except OSError as error:
+            self._udp_failed(error)
+        self.loop.watch(self, self.sock, selectors.EVENT_READ)
 
-    def _certificate_failure(self, error):
+    def _udp_answer(self, now, ready_at):
+        try:
+            answer, waited = _received(self.sock, 65535, self.loop.timestamps)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as error:
+            self._udp_failed(error)
+        self._exclude(now - ready_at if waited is None else waited)
+        self._finish(_judge_answer(self.server, self.query, answer, self.name,
+                                   self._elapsed_ms(), None))
+
+    def _udp_failed(self, error):
+        if isinstance(error, ConnectionRefusedError):
+            raise _Failed(Outcome.CONNECTION_REFUSED, _("nothing answers on this address "
+                          "and UDP port; check both")) from None
+        raise _Failed(Outcome.UNREACHABLE, _("cannot reach the server: %s")
+                      % _os_error_text(error)) from None
+
+    # A refused certificate: read it again, unverified, only to say why it was refused.
+
+    def _explain(self, error):
+        self.refusal = error
+        self.loop.leave_slot(self)
+        self.close()
+        self.tls = None
+        self.outgoing_bytes = b""
+        self.stage = _Stage.EXPLAINING
+        try:
+            self.sock = self._socket(socket.SOCK_STREAM)
+        except _Failed:
+            self._explained(None)
+            return
+        if self.sock.connect_ex((str(self.server.address), self.server.port)) not in (
+                0, errno.EINPROGRESS):
+            self._explained(None)
+            return
+        self.loop.watch(self, self.sock, selectors.EVENT_WRITE)
+
+    def _explain_connected(self):
+        if self.sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR):
+            self._explained(None)
+            return
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        self._wrap(context)
+        self._advance()
+
+    def _explained(self, der):
+        certificate = None
+        if der:
+            try:
+                from cryptography import x509
+
+                certificate = x509.load_der_x509_certificate(der)
+            except Exception:  # noqa: BLE001 (only details of a known refusal are lost)
+                certificate = None
+        raise self._certificate_failure(self.refusal, certificate)
+
+    def _certificate_failure(self, error, certificate):
         """A _Failed saying why the server's certificate was refused, with its details."""
         code = error.verify_code
-        certificate = self._unverified_certificate()
         name = self.server.name
         if code == _HOSTNAME_MISMATCH_CODE:
             return _Failed(Outcome.NAME_MISMATCH, _("the server's certificate %s; write a name "
@@ -419,25 +755,6 @@ class _ServerProbe:
                            % (_issuer_clause(certificate), self.trusted_by))
         return _Failed(Outcome.CERTIFICATE_REJECTED, _("the server's certificate is refused: %s")
                        % printable(error.verify_message))
-
-    def _unverified_certificate(self):
-        """The server's certificate read without verifying it, only to explain a refusal;
-        None if it cannot be had."""
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-        try:
-            from cryptography import x509
-
-            sock, _started = self._connect()
-            with sock:
-                sock.settimeout(self._in_time(_("no certificate")))
-                with context.wrap_socket(sock, server_hostname=self.server.name) as tls:
-                    return x509.load_der_x509_certificate(tls.getpeercert(binary_form=True))
-        except Exception:  # noqa: BLE001 (only details of a known refusal are lost)
-            return None
-
-
 def _os_error_text(error):
     return printable(error_text(error))
 

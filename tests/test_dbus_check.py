@@ -12,6 +12,7 @@
 """CheckServers: the pre-flight check over D-Bus, through the stand-alone service (no
 pyanaconda) on a private dbus-daemon, against real Unbound DoT upstreams on loopback."""
 
+import socket
 import subprocess
 import sys
 import time
@@ -24,10 +25,11 @@ from gi.repository import GLib
 from lab.kickstarts import edns_kickstart
 from lab.dotlab import TLS_NAME, free_port
 from lab.bus import TIMEOUT, python_env, template_service_argv, wait_for
+from org_edns_addon.constants import MAX_SERVERS
 from org_edns_addon.dbus.errors import (CHECK_RUNNING_ERROR, InvalidConfigurationError,
                                         InvalidValueError)
 from org_edns_addon.dbus.identifiers import EDNS
-from tests.dbus_fixtures import (give_silent_server, plain_structures, remote_error,
+from tests.dbus_fixtures import (give_silent_server, server, plain_structures, remote_error,
                                  running_template_service, validation)
 
 CHECK_SECONDS = 5.0
@@ -158,3 +160,43 @@ def test_callers_killed_after_calling_leave_one_check_and_the_next_caller_is_ans
         time.sleep(0.2)   # a second check, were there one, would connect within this
         assert silent_server.accepted == 1
         assert process.poll() is None
+
+
+# A check of every server at once, bounded by the TIMEOUT it was given (issue 22 item 10).
+# The caller waits as a D-Bus caller does, this much longer than the check may take (a
+# dasbus proxy waits 25 s for a check of at most DBUS_CHECK_TIMEOUT_MAX_SECONDS, 20 s).
+CALLER_SLACK_SECONDS = 5.0
+BOUNDED_CHECK_SECONDS = 3.0
+
+
+def test_a_check_of_many_silent_servers_answers_its_caller_and_the_next_check_is_taken(
+        bus, bus_address):
+    # MAX_SERVERS listening sockets that never accept nor answer: each check's connection
+    # waits for a TLS handshake until its deadline. Checked a hundred at a time, as
+    # before, they took three timeouts, and the caller had stopped waiting.
+    with ExitStack() as stack:
+        listeners = []
+        for _index in range(MAX_SERVERS):
+            listener = stack.enter_context(socket.socket())
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(4)
+            listeners.append(listener)
+        with running_template_service(bus, bus_address) as (proxy, process):
+            proxy.Servers = [server("127.0.0.1", "silent.test",
+                                    port=listener.getsockname()[1])
+                             for listener in listeners]
+            reply = bus.connection.call_sync(
+                EDNS.service_name, EDNS.object_path, EDNS.interface_name, "CheckServers",
+                GLib.Variant("(d)", (BOUNDED_CHECK_SECONDS,)), None, 0,
+                int((BOUNDED_CHECK_SECONDS + CALLER_SLACK_SECONDS) * 1000), None)
+            [checks] = reply.unpack()
+            assert len(checks) == MAX_SERVERS
+            assert {check["outcome"] for check in checks} == {"timeout"}, \
+                {check["reason"] for check in checks}
+            # Answered: the next check is taken (not CheckRunning), and answered too.
+            [again] = bus.connection.call_sync(
+                EDNS.service_name, EDNS.object_path, EDNS.interface_name, "CheckServers",
+                GLib.Variant("(d)", (0.5,)), None, 0,
+                int((0.5 + CALLER_SLACK_SECONDS) * 1000), None).unpack()
+            assert len(again) == MAX_SERVERS
+            assert process.poll() is None

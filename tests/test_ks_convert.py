@@ -16,10 +16,12 @@ import os
 import stat
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
-from lab.kickstarts import ADDON, certificate_section, edns_section, ksvalidator_command
+from lab.kickstarts import (ADDON, certificate_section, edns_section, ksvalidator_command,
+                            ksvalidator_env)
 from tests.conftest import REPO, run_cli, run_measured
 from tests.staging_fixtures import walk_initramfs
 
@@ -28,8 +30,9 @@ GOOD = "dns+tls://192.0.2.53#dot.corp.example"
 
 
 def ksvalidator(path):
-    return subprocess.run(ksvalidator_command() + [str(path)], capture_output=True, text=True,
-                          timeout=120)
+    with tempfile.TemporaryDirectory(prefix="edns-test-ksvalidator-") as scratch:
+        return subprocess.run(ksvalidator_command() + [str(path)], capture_output=True,
+                              text=True, timeout=120, env=ksvalidator_env(scratch))
 
 
 def convert_bytes(tmp_path, data):

@@ -22,6 +22,7 @@ import pytest
 from lab.kickstarts import edns_kickstart
 from lab.dotlab import TLS_NAME
 from lab import certs
+from org_edns_addon.constants import CHECK_MAX_PARALLEL
 from org_edns_addon.model import DotServer, EdnsConfig
 from org_edns_addon.probe import Outcome, check_servers, printable
 from tests.conftest import run_cli
@@ -228,3 +229,24 @@ def test_running_out_of_descriptors_is_not_checked_not_the_servers_fault(
         "not checked: this process cannot open a socket: Too many open files (its limit is "
         "40 open files); check fewer servers at once, or raise the limit (ulimit -n)"}
     assert all(line.startswith(("timeout: ", "not checked: ")) for line in said)
+
+
+def test_a_check_bounded_by_within_says_which_servers_it_never_began(dot_pki, silent_listener):
+    # More servers than are checked at once, each given 30 s, the whole check 1 s: those
+    # begun wait for their handshake until the bound (and say so), the rest never begin.
+    servers = tuple(DotServer.parse_uri("dns+tls://127.0.0.7:%d#s%d.test" % (silent_listener,
+                                                                              index))
+                    for index in range(CHECK_MAX_PARALLEL + 3))
+    results = check_servers(EdnsConfig(servers=servers), dot_pki.ca.pem.encode("ascii"),
+                            timeout=30, within=1)
+    assert [result.server for result in results] == list(servers)
+    # Each says the time it had: the bound, less the moment its connection started after
+    # the check's (0.9 s for one begun a tenth of a second late).
+    for result in results[:CHECK_MAX_PARALLEL]:
+        assert re.fullmatch(r"timeout: the port accepts connections but no TLS handshake "
+                            r"completed within (1|0\.\d) s; is it a DNS over TLS server\?",
+                            result.describe().split(": ", 1)[1]), result.describe()
+    assert {result.reason for result in results[CHECK_MAX_PARALLEL:]} == {
+        "the 1 s given to the whole check ran out before this server's turn came (%d servers "
+        "are checked at once); check fewer servers, or allow more time" % CHECK_MAX_PARALLEL}
+    assert {result.outcome for result in results[CHECK_MAX_PARALLEL:]} == {Outcome.NOT_CHECKED}

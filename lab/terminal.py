@@ -70,6 +70,10 @@ class TmuxTerminal:
             lines.pop()
         return lines
 
+    def screen(self):
+        """What the pane shows now (its 40 lines, not the history), as one string."""
+        return self._tmux("capture-pane", "-p").rstrip("\n")
+
     def new_text(self):
         """What appeared below the line where the last ``type`` was echoed."""
         return "\n".join(self.text()[self._seen:])

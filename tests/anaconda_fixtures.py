@@ -17,6 +17,7 @@ a helper runs, so this module loads (and its fixtures are registered) without it
 
 import importlib
 import os
+import re
 import sys
 from contextlib import contextmanager
 
@@ -45,6 +46,31 @@ def require_pyanaconda():
     except ImportError as error:   # pragma: no cover - depends on the machine
         pytest.skip("pyanaconda is not importable (%s); put an anaconda checkout on "
                     "PYTHONPATH, see shared/TESTING.md" % error)
+
+
+def anaconda_line():
+    """The installer line of the checkout in ANACONDA_SRC (main, rhel-10, rhel-9, ...), as the
+    checkout itself names it: ``GIT_BRANCH ?= LINE`` in its ``branch-config.mk`` (every
+    branch of rhinstaller/anaconda has one; its Makefile.am reads it). ANACONDA_LINE names
+    the line of a checkout without one; a checkout that says otherwise is an error, not a
+    guess (a rhel-10 tree taken for Fedora's passes the wrong tests)."""
+    said = os.environ.get("ANACONDA_LINE") or None
+    config = os.path.join(os.environ.get("ANACONDA_SRC", ""), "branch-config.mk")
+    try:
+        with open(config) as stream:
+            found = re.search(r"^GIT_BRANCH\s*\??=\s*(\S+)\s*$", stream.read(), re.MULTILINE)
+    except OSError:
+        found = None
+    line = found.group(1) if found else None
+    if said and line and said != line:
+        pytest.fail("ANACONDA_LINE is %s but the checkout %s is %s (%s); unset ANACONDA_LINE"
+                    % (said, os.environ.get("ANACONDA_SRC"), line, config))
+    return line or said
+
+
+def is_enterprise_line(line):
+    """Whether LINE installs RHEL/CentOS Stream (rhel-9, rhel-10) rather than Fedora."""
+    return line is not None and line.startswith("rhel-")
 
 
 def kickstart(ca_pem, edns=EDNS_SECTION):

@@ -97,3 +97,13 @@ def test_the_service_start_benchmark_prints_the_service_against_an_empty_one():
                      printed), printed
     assert re.search(r"  ratio addon / baseline +[\d.]+x +[\d.]+x RSS +\(goal <= 1\.5x\)",
                      printed), printed
+
+
+@pytest.mark.anaconda
+def test_the_install_tasks_benchmark_prints_our_tasks_against_the_security_module():
+    printed = run_benchmark("install_tasks.py", "--certificates", "1", "--runs", "1")
+    if printed.startswith("skipped: "):
+        pytest.skip(printed.strip())
+    for side in ("ours beside the Security module", "ours alone (every %certificate too)"):
+        assert re.search(r"ratio %s / Security module's import: \d+\.\d\dx \(goal <= 1\.5x\)"
+                         % re.escape(side), printed), printed

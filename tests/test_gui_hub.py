@@ -44,7 +44,7 @@ from lab.dotlab import TLS_NAME, free_port
 from lab.kickstarts import edns_section
 from org_edns_addon.dbus.structures import ConfigurationData, DotServerData
 from org_edns_addon.dbus.identifiers import EDNS
-from tests.anaconda_fixtures import SECURITY_SERVICE, installer_modules, kickstart
+from tests.anaconda_fixtures import SECURITY_SERVICE, anaconda_line, installer_modules, kickstart
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.anaconda
@@ -136,7 +136,7 @@ class Hub:
         path = self.display.screenshot(self._shots / (name + ".png"))
         keep = os.environ.get("EDNS_SCREENSHOT_DIR")
         if keep:
-            line = os.environ.get("ANACONDA_LINE", "anaconda")
+            line = anaconda_line() or "anaconda"
             os.makedirs(keep, exist_ok=True)
             shutil.copy(path, os.path.join(keep, "%s-%s.png" % (line, name)))
         return path
@@ -389,7 +389,7 @@ def test_the_spoke_window_is_what_this_line_gives_and_its_help_copes(installer, 
     hub.send("focus")
     hub.send("enter")
     pressed = hub.send("help")
-    line = os.environ.get("ANACONDA_LINE")
+    line = anaconda_line()
     assert pressed["help_button"] == (line == "rhel-9"), (line, pressed)
     if pressed["help_button"]:
         # No help is installed here: Anaconda says so and the spoke stays.

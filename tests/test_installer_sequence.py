@@ -48,6 +48,7 @@ from org_edns_addon.ks.convert import convert_text
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.model import Backend
 from org_edns_addon.trust import dot_trust
+from tests.anaconda_fixtures import anaconda_line, is_enterprise_line
 from tests.conftest import KICKSTART_CORPUS_ENV, REPO
 from tests.ks_fixtures import VALIDATED_KICKSTARTS
 from tests.staging_fixtures import require_namespaces, require_tools
@@ -109,7 +110,7 @@ def target_base(tmp_path_factory):
     (base / "etc/sysconfig").mkdir()
     enabled = base / "etc/systemd/system"
     (enabled / "sysinit.target.wants").mkdir(parents=True)
-    if os.environ.get("ANACONDA_LINE", "main") == "main":
+    if not is_enterprise_line(anaconda_line()):
         # Fedora: systemd-resolved enabled by preset, resolv.conf its stub.
         (units / c.RESOLVED_UNIT).write_text(RESOLVED_UNIT)
         for link in ("sysinit.target.wants/" + c.RESOLVED_UNIT,
@@ -269,6 +270,6 @@ def test_every_kickstart_composed_with_the_installers_own_steps_gives_the_target
     print("\ncomposed %d (kickstart, backend) pairs of %d kickstarts on %s (%s); %d without "
           "update-ca-trust's extraction (not in the trixie target)"
           % (len(compositions), len({label.rsplit(" (", 1)[0] for label, _p, _j in compositions}),
-             os.environ.get("ANACONDA_LINE", "?"), os.environ["ANACONDA_SRC"], not_extracted))
+             anaconda_line() or "?", os.environ["ANACONDA_SRC"], not_extracted))
     assert compositions, "nothing was composed"
     assert failures == [], "\n".join(failures[:30])

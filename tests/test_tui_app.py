@@ -224,3 +224,120 @@ def test_a_terminal_that_goes_away_ends_the_session_with_130_and_nothing_written
     assert status == 130
     assert not out.exists()
     assert list(tmp_path.iterdir()) == []
+
+
+# A pasted value is refused in a few lines (ui/editor.py echoed_short, echo.py): the terminal
+# echoes the paste itself (30 of its 40 lines here), and the error after it stays in view.
+PASTED = "dns+tls://" + "203.0.113." * 300
+
+
+def _one_line(text):
+    return "".join(text.split())
+
+
+@pytest.mark.parametrize("item, question, sentence", [
+    ("1", "Server (empty line: back):",
+     "error: '%s… (%d characters) is not an IPv4 or IPv6 address"),
+    ("5", "Path (empty line: back):",
+     "error: cannot read '%s… (%d characters): File name too long"),
+])
+def test_a_pasted_value_is_refused_short_and_the_error_stays_on_the_screen(
+        terminal, tmp_path, item, question, sentence):
+    terminal.start("tui", "-o", str(tmp_path / "edns.ks"))
+    terminal.wait_for(PROMPT)
+    terminal.type(item)
+    terminal.wait_for(PROMPT)
+    # Add a server (servers), or Read a PEM file (CA certificates: paste, file).
+    terminal.type("1" if item == "1" else "2")
+    terminal.wait_for(question)
+    typed = PASTED[len("dns+tls://"):] if item == "5" else PASTED
+    shown_value = typed[:79] if item == "5" else typed[10:89]
+    terminal.type(typed)
+    terminal.wait_for("error:")
+    terminal.wait_for(question)
+    screen = terminal.screen()
+    # Where the value was taken apart: the address after the scheme, or the path whole.
+    expected = sentence % ((PASTED[10:89] if item == "1" else shown_value), len(
+        PASTED[10:] if item == "1" else typed))
+    assert _one_line(expected) in _one_line(screen), screen
+    # The refusal is two lines at most on 100 columns, the question under it.
+    after = screen[screen.index("error:"):]
+    assert len(after.splitlines()) <= 3, after
+    assert after.splitlines()[-1].startswith(question)
+
+
+def test_reading_a_fifo_is_refused_at_once_and_a_file_is_read_after_it(
+        terminal, tmp_path, test_ca):
+    fifo = tmp_path / "ca.pipe"
+    os.mkfifo(fifo)
+    path, _key = test_ca.write(tmp_path, "corp-ca")
+    terminal.start("tui", "-o", str(tmp_path / "edns.ks"))
+    terminal.wait_for(PROMPT)
+    terminal.type("5")
+    terminal.wait_for(PROMPT)
+    terminal.type("2")
+    terminal.wait_for("Path (empty line: back):")
+    terminal.type(str(fifo))
+    # Opening it for reading would wait for a writer that never comes.
+    refused = terminal.wait_for("Path (empty line: back):")
+    assert _one_line("error: %s is a FIFO (a named pipe), not a file; give the path of a PEM "
+                     "file" % fifo) in _one_line(refused)
+    terminal.type(str(tmp_path))
+    assert _one_line("error: %s is a directory; give the path of a PEM file in it"
+                     % tmp_path) in _one_line(terminal.wait_for("Path (empty line: back):"))
+    terminal.type(str(path))
+    terminal.wait_for("File name [corp-ca.pem]:")
+
+
+def _drain(session, seconds=0.3):
+    while select.select([session.master], [], [], seconds)[0]:
+        try:
+            data = os.read(session.master, 65536)
+        except OSError:
+            return
+        if not data:
+            return
+        session.screen += data
+
+
+@pytest.mark.parametrize("answer", ["no, then Ctrl-D twice", "yes"])
+def test_ctrl_d_with_edits_not_saved_asks_before_ending(tmp_path, answer):
+    out = tmp_path / "edns.ks"
+    question = "Quit without writing %s?" % out
+    session = PtySession("tui", "-o", str(out))
+    try:
+        session.wait_for(PROMPT)
+        session.type(b"1\n")
+        session.wait_for("1) Add a server")
+        session.wait_for("refresh]: ", at_end=True)
+        session.type(b"1\n")
+        session.wait_for("Server (empty line: back): ", at_end=True)
+        session.type(b"192.0.2.53#dot.example\n")
+        session.wait_for("1) dns+tls://192.0.2.53#dot.example")
+        session.wait_for("refresh]: ", at_end=True)
+        session.screen = b""
+        session.type(b"\x04")
+        session.wait_for("Please respond 'yes' or 'no': ", at_end=True)
+        # The question is wrapped where the path's length puts the edge.
+        assert _one_line(question) in _one_line(session.screen.decode())
+        if answer == "yes":
+            session.type(b"yes\n")
+            expected = 1
+        else:
+            session.type(b"no\n")
+            # Still editing: the screen is drawn again with the edit.
+            session.wait_for("1) dns+tls://192.0.2.53#dot.example")
+            session.wait_for("refresh]: ", at_end=True)
+            session.screen = b""
+            session.type(b"\x04")
+            session.wait_for("Please respond 'yes' or 'no': ", at_end=True)
+            # A second end while asked: nobody is there to answer.
+            session.type(b"\x04")
+            expected = 130
+        status = session.exit_status()
+        _drain(session)
+        assert b"Traceback" not in session.screen
+    finally:
+        session.close()
+    assert status == expected
+    assert not out.exists()

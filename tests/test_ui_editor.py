@@ -11,6 +11,8 @@
 
 """The editor state behind every screen: edits are validated at once, with a sentence."""
 
+import os
+
 import pytest
 
 from lab import certs
@@ -312,3 +314,45 @@ def test_a_certificate_that_cannot_authenticate_is_refused_in_one_sentence_every
         EdnsEditor(EdnsState(EdnsConfig(), [ca("leaf.pem", leaf.pem)])).toggle_ca("leaf.pem")
     assert [str(state_said.value), str(file_said.value), str(toggle_said.value)] == [
         sentence % "leaf.pem", sentence % path, sentence % "leaf.pem"]
+
+
+def test_only_a_regular_file_is_read_as_pem_and_nothing_waits(tmp_path):
+    # A FIFO opened for reading waits for a writer; it is opened with O_NONBLOCK and refused.
+    fifo = tmp_path / "ca.pipe"
+    os.mkfifo(fifo)
+    refusals = {fifo: "%s is a FIFO (a named pipe), not a file; give the path of a PEM file",
+                tmp_path: "%s is a directory; give the path of a PEM file in it",
+                "/dev/null": "%s is a device, not a file; give the path of a PEM file"}
+    for path, sentence in refusals.items():
+        with pytest.raises(EditError) as said:
+            read_ca_pem_file(str(path))
+        assert str(said.value) == sentence % path
+
+
+@pytest.mark.parametrize("edit, typed, expected", [
+    (EdnsEditor.add_server, "x" * 3000,
+     "'%s… (3000 characters) is not an IPv4 or IPv6 address" % ("x" * 79)),
+    (EdnsEditor.add_server, "dns+tls://192.0.2.53#" + "a" * 500,
+     "'%s… (500 characters) is not a valid DNS TLS name" % ("a" * 79)),
+    (EdnsEditor.set_searches, "s" * 400,
+     "'%s… (400 characters) is not a valid DNS search domain" % ("s" * 79)),
+])
+def test_a_refused_value_is_echoed_short_and_the_reason_kept(edit, typed, expected):
+    with pytest.raises(EditError) as said:
+        edit(EdnsEditor(), typed)
+    assert str(said.value).startswith(expected), str(said.value)
+    assert len(str(said.value)) < 300
+
+
+def test_a_long_path_is_echoed_short_in_every_refusal(tmp_path):
+    long_dir = tmp_path / ("d" * 200)
+    long_dir.mkdir()
+    (long_dir / "x.pem").write_text("hello\n")
+    for path, words in ((long_dir / "missing.pem", ": No such file or directory"),
+                        (long_dir, " is a directory; give the path of a PEM file in it"),
+                        (long_dir / "x.pem", ", line 1: unexpected text 'hello' outside")):
+        with pytest.raises(EditError) as said:
+            read_ca_pem_file(str(path))
+        assert "'%s… (%d characters)%s" % (str(path)[:79], len(str(path)), words) \
+            in str(said.value), str(said.value)
+        assert str(path) not in str(said.value)

@@ -24,7 +24,7 @@ from org_edns_addon.i18n import _
 from org_edns_addon.ui.editor import EditError, EdnsEditor
 from org_edns_addon.tui.kickstart_file import (KickstartFileError, load_kickstart,
                                                new_kickstart, save_kickstart)
-from org_edns_addon.tui.screens import MainScreen
+from org_edns_addon.tui.screens import END_OF_INPUT, MainScreen
 
 
 class TerminalGone(Exception):
@@ -42,15 +42,33 @@ class _Terminal:
     empty line (the screen asks again, forever); an I/O error (EIO from a
     closed terminal, when SIGHUP is ignored) kills that thread with a
     traceback and leaves the App waiting for input forever. Here ``sys.stdin``
-    and ``sys.stdout`` are wrappers: end of file or an error on either ends the
-    session. They have no ``fileno()``, so input() reads through them.
+    and ``sys.stdout`` are wrappers: an error on either ends the session, and
+    so does end of file (Ctrl-D) unless there are edits not saved: then the
+    quit question is asked, and a second end of file ends it. They have no
+    ``fileno()``, so input() reads through them.
     """
 
-    def __init__(self, stdin, stdout):
+    def __init__(self, stdin, stdout, unsaved=lambda: False):
         self.gone = False
+        self._unsaved = unsaved
+        self._asked = False
         self._lock = threading.Lock()
         self.stdin = _TerminalInput(self, stdin)
         self.stdout = _TerminalOutput(self, stdout)
+
+    def ended(self):
+        """The input ended (Ctrl-D, or the end of a file): the line to hand on, or None when
+        the session ends. With edits not saved the user is asked first (END_OF_INPUT makes
+        the screen ask the quit question); a second end while asked ends it."""
+        if self._unsaved() and not self._asked:
+            self._asked = True
+            return END_OF_INPUT + "\n"
+        self.lost()
+        return None
+
+    def answered(self):
+        """A line was read: a later end asks again."""
+        self._asked = False
 
     def lost(self):
         """The terminal is gone: nothing more is read or written, and the App stops."""
@@ -75,9 +93,15 @@ class _TerminalInput:
         try:
             line = self._stream.readline(*args)
         except OSError:
-            line = ""
-        if not line:
+            # The terminal is gone (EIO): nobody is there to answer a question.
             self._terminal.lost()
+            line = ""
+        else:
+            if line:
+                self._terminal.answered()
+            else:
+                line = self._terminal.ended() or ""
+        if not line:
             # The input thread has nothing to hand on: it waits until the process ends.
             threading.Event().wait()
         return line
@@ -142,7 +166,7 @@ def run_standalone(kickstart, output):
     App.get_scheduler().quit_screen = YesNoDialog(_("Quit without writing %s?") % output)
     screen = MainScreen(editor, save, _("to write %s and quit") % output)
     streams = sys.stdin, sys.stdout
-    terminal = _Terminal(*streams)
+    terminal = _Terminal(*streams, unsaved=lambda: editor.dirty and not screen.saved)
     App.get_event_loop().register_signal_handler(
         _TerminalLost, lambda _signal, _data: App.get_event_loop().force_quit())
     App.get_scheduler().schedule_screen(screen)

@@ -35,6 +35,10 @@ from org_edns_addon.ui.words import (backend_text, certificate_title, checking,
                                      search_domains_line, server_line)
 
 TITLE = N_("Encrypted DNS (DNS over TLS)")
+# What a screen is given when the user ended the input (Ctrl-D) with edits not saved: the
+# stand-alone app's terminal hands it on (tui/app.py) and every screen takes it as 'q', so
+# simpleline asks the app's quit question. Never typed: input() strips the line's end.
+END_OF_INPUT = "\x04"
 
 
 def report(message):
@@ -141,6 +145,8 @@ class EditorScreen(UIScreen):
         self.fill(self.window)
 
     def input(self, args, key):
+        if key == END_OF_INPUT:
+            return Prompt.QUIT
         state = self.menu.process(key)
         return key if state is None else state
 
@@ -258,6 +264,8 @@ class EntryScreen(UIScreen):
         return Prompt(self._question)
 
     def input(self, args, key):
+        if key == END_OF_INPUT:
+            return Prompt.QUIT
         text = key.strip()
         if not text:
             if self._default is None:
@@ -419,6 +427,9 @@ class PemPasteScreen(UIScreen):
         return Prompt(_("PEM") if not self._lines else None)
 
     def input(self, args, key):
+        if key == END_OF_INPUT:
+            self._lines = []
+            return Prompt.QUIT
         if key.strip():
             self._lines.append(key.strip())
             # Keep reading lines without a redraw: one paste is many inputs.
@@ -451,6 +462,8 @@ class TextScreen(UIScreen):
         return Prompt(_("Press %s to go back") % Prompt.ENTER)
 
     def input(self, args, key):
+        if key == END_OF_INPUT:
+            return Prompt.QUIT
         return InputState.PROCESSED_AND_CLOSE
 
 

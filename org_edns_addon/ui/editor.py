@@ -21,16 +21,20 @@ configuration is not complete yet (no server, no server for ``*``) are
 reported by ``problems()``, so a user can build it up step by step.
 """
 
+import ast
 import os
 import re
+import stat
 from dataclasses import replace
 
 from org_edns_addon.certificates import (CertificateError, KickstartCertificate, canonical_pem,
                                          check_authenticates, file_name_problem,
                                          load_pem_certificates)
-from org_edns_addon.constants import CHECK_TIMEOUT_SECONDS, DOT_CA_DIR, MAX_PEM_BYTES
+from org_edns_addon.constants import (CHECK_TIMEOUT_SECONDS, DOT_CA_DIR, ECHO_MAX_CHARS,
+                                      MAX_PEM_BYTES)
+from org_edns_addon.echo import echo
 from org_edns_addon.fileio import error_text
-from org_edns_addon.i18n import _
+from org_edns_addon.i18n import N_, _
 from org_edns_addon.ks.edns import EdnsData
 from org_edns_addon.model import DotServer
 from org_edns_addon.names import normalize_domains
@@ -44,6 +48,45 @@ CLEAR_WORD = "-"
 
 class EditError(ValueError):
     """An edit is refused; the message says what is wrong and how to fix it."""
+
+
+# A value quoted as Python's repr quotes a string (the model's messages say %r).
+_QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*'" + r'|"(?:[^"\\\n]|\\.)*"')
+
+
+def echoed_short(message, typed):
+    """MESSAGE with every part of TYPED (what the user typed or pasted) that it quotes cut as
+    ``echo()`` cuts a value: a pasted megabyte is refused in two lines, and the reason after
+    it stays on the screen. The parts are found as the message quotes them: whole (a path
+    said as it is) or as a repr (``'…'``, the model's ``%r``)."""
+    def cut(match):
+        try:
+            value = ast.literal_eval(match.group(0))
+        except (ValueError, SyntaxError):
+            return match.group(0)
+        if len(value) > ECHO_MAX_CHARS and value.lower() in typed.lower():
+            return echo(value)
+        return match.group(0)
+    message = _QUOTED.sub(cut, message)
+    if len(typed) > ECHO_MAX_CHARS and typed in message:
+        message = message.replace(typed, echo(typed))
+    return message
+
+
+def refused(error, typed):
+    """An EditError saying ERROR (a refusal of the model or of a certificate, or a sentence),
+    with what it quotes of TYPED cut short (``echoed_short``)."""
+    return EditError(echoed_short(str(error), typed))
+
+
+# What a path names when it is not a file to read; each a whole sentence (the path in it).
+_NOT_A_FILE = {
+    stat.S_IFIFO: N_("%s is a FIFO (a named pipe), not a file; give the path of a PEM file"),
+    stat.S_IFDIR: N_("%s is a directory; give the path of a PEM file in it"),
+    stat.S_IFCHR: N_("%s is a device, not a file; give the path of a PEM file"),
+    stat.S_IFBLK: N_("%s is a device, not a file; give the path of a PEM file"),
+    stat.S_IFSOCK: N_("%s is a socket, not a file; give the path of a PEM file"),
+}
 
 
 def read_ca_pem(text, source=None):
@@ -63,16 +106,34 @@ def read_ca_pem(text, source=None):
 
 
 def read_ca_pem_file(path):
-    """``read_ca_pem`` on the file at PATH, with a sentence if it cannot be read."""
+    """``read_ca_pem`` on the regular file at PATH, with a sentence if it cannot be read.
+
+    PATH is opened without blocking (``O_NONBLOCK``: opening a FIFO for reading would wait
+    for a writer, and the UI with it) and read only when it is a regular file; anything
+    else is refused by a sentence that names it.
+    """
     try:
-        with open(os.path.expanduser(path), "rb") as stream:
-            data = stream.read(MAX_PEM_BYTES + 1)
+        descriptor = os.open(os.path.expanduser(path),
+                             os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     except OSError as error:
-        raise EditError(_("cannot read %s: %s") % (path, error_text(error))) from None
+        raise refused(_("cannot read %s: %s") % (path, error_text(error)), path) from None
+    kind = stat.S_IFMT(os.fstat(descriptor).st_mode)
+    if kind != stat.S_IFREG:
+        os.close(descriptor)
+        raise refused(_(_NOT_A_FILE.get(kind, N_(
+            "%s is not a regular file; give the path of a PEM file"))) % path, path)
+    with os.fdopen(descriptor, "rb") as stream:
+        try:
+            data = stream.read(MAX_PEM_BYTES + 1)
+        except OSError as error:
+            raise refused(_("cannot read %s: %s") % (path, error_text(error)), path) from None
     if len(data) > MAX_PEM_BYTES:
-        raise EditError(_("%s is larger than %d KiB; that is not a PEM certificate")
-                        % (path, MAX_PEM_BYTES // 1024))
-    return read_ca_pem(data, path)
+        raise refused(_("%s is larger than %d KiB; that is not a PEM certificate")
+                      % (path, MAX_PEM_BYTES // 1024), path)
+    try:
+        return read_ca_pem(data, path)
+    except EditError as error:
+        raise refused(error, path) from None
 
 
 def _server_errors(config):
@@ -100,7 +161,7 @@ def _parse_domains(text, what, empty_entry):
     try:
         return tuple(dict.fromkeys(normalize_domains(parts, what)))
     except ModelError as error:
-        raise EditError(str(error)) from None
+        raise refused(error, text) from None
 
 
 class EdnsEditor:
@@ -225,11 +286,11 @@ class EdnsEditor:
     # Servers.
 
     @staticmethod
-    def _parse_server(parse, *args):
+    def _parse_server(parse, text, *args):
         try:
-            return parse(*args)
+            return parse(text, *args)
         except ModelError as error:
-            raise EditError(str(error)) from None
+            raise refused(error, text) from None
 
     def add_server(self, line):
         """Add a server written as a kickstart line: ``dns+tls://ADDR[:PORT]#NAME [domain=D,…]``."""
@@ -298,7 +359,7 @@ class EdnsEditor:
         """Raise EditError unless FILENAME can name a new ``%certificate`` and a ``--ca``."""
         problem = file_name_problem(filename)
         if problem:
-            raise EditError(problem)
+            raise refused(problem, filename)
         if self.certificate(filename) is not None:
             raise EditError(_("a %%certificate --filename=%s is already there; choose another "
                               "name") % filename)

@@ -470,8 +470,11 @@ def run_boot(proof, lab, name, images, options, checks, disks=(), files=None):
 class Lab:
     """The tree, the kernel, the network and its servers, the certificates."""
 
-    def __init__(self, workdir, tree, dnsconfd):
+    def __init__(self, workdir, tree, dnsconfd, plaintext_corp=False):
         self.workdir = workdir
+        # The benchmark's plaintext baseline: the server DHCP offers answers the corporate
+        # names too (the proof never lets it).
+        self.plaintext_corp = plaintext_corp
         self.tree = tree
         self.dnsconfd = dnsconfd
         self.kernel = next((tree / "boot").glob("vmlinuz-*"))
@@ -508,8 +511,10 @@ class Lab:
         self.web = net.start_https(self.workdir / "https", *self.web_cert,
                                    {"ks.cfg": self.ks_file})
         self.plaintext = net.start_plaintext_dns(
-            self.workdir / "plaintext-dns", site.DHCP_DOMAIN + ".",
-            ["%s. 300 IN A %s" % (site.DHCP_TEST_NAME, site.ANSWERS[site.DHCP_TEST_NAME])])
+            self.workdir / "plaintext-dns", [site.DHCP_DOMAIN + "."] + (
+                [site.CORP_ZONE] if self.plaintext_corp else []),
+            ["%s. 300 IN A %s" % (site.DHCP_TEST_NAME, site.ANSWERS[site.DHCP_TEST_NAME])] + (
+                corp if self.plaintext_corp else []))
         self.services = [self.main, self.ipv6, self.routed, self.web, self.plaintext]
 
     def stop(self):

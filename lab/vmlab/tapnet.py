@@ -136,9 +136,9 @@ class TapNetwork(dotlab.PrivateNetwork):
             raise RuntimeError("the HTTPS server did not start: %s" % log_path.read_text())
         return Service(process, log_path)
 
-    def start_plaintext_dns(self, workdir, zone, records):
+    def start_plaintext_dns(self, workdir, zones, records):
         """Unbound as the plaintext server DHCP offers: UDP and TCP port 53 of
-        PLAINTEXT_DNS, answering for ZONE only (everything else refused), logging each
+        PLAINTEXT_DNS, answering for ZONES only (everything else refused), logging each
         query, so its log says what it was asked."""
         workdir = Path(workdir)
         workdir.mkdir(parents=True, exist_ok=True)
@@ -153,8 +153,8 @@ class TapNetwork(dotlab.PrivateNetwork):
                  "  verbosity: 1",
                  "  access-control: 0.0.0.0/0 allow",
                  '  local-zone: "." refuse',
-                 '  local-zone: "%s" static' % zone,
-                 ] + ['  local-data: "%s"' % record for record in records]
+                 ] + ['  local-zone: "%s" static' % zone for zone in zones] + [
+                 '  local-data: "%s"' % record for record in records]
         return dotlab.start_unbound(workdir, "\n".join(lines) + "\n", PLAINTEXT_DNS, 53,
                                     network=self)
 

@@ -186,7 +186,8 @@ class TapNetwork(dotlab.PrivateNetwork):
     def start_capture(self, path):
         """tcpdump on the tap, writing every packet to PATH; returns once it listens."""
         process = subprocess.Popen(
-            self.command(["tcpdump", "-i", TAP, "-n", "-U", "-s", "256", "-w", str(path)]),
+            self.command(["tcpdump", "-i", TAP, "-n", "-U", "--immediate-mode", "-s", "256",
+                          "-w", str(path)]),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             preexec_fn=dotlab._die_with_parent)
         line = process.stderr.readline().decode(errors="replace")

@@ -102,9 +102,19 @@ trixie-tree:
 
 # The third tier: the addon on the real stack in booted images (root, qemu, a few minutes;
 # DNSCONFD_ROOT=DIR adds dnsconfd from an installed tree). See docs/proofs.md.
-.PHONY: vm-proof vm-proof-sabotage
+.PHONY: vm-proof vm-proof-sabotage vm-bench bench-initramfs
 vm-proof:
 	PYTHONPATH=$(CURDIR) $(PYTHON) -m lab.vmlab.proof
+
+# The cost at boot (issue 21): what the overlay and the dracut drop-in add to an initramfs
+# and that dracut's time (no VM), then kernel start to the first answer, DoT against
+# plaintext, in booted images (DNSCONFD_ROOT for the installer's DoT). Figures, never a
+# pass/fail on time; docs/proofs.md has the last run's.
+vm-bench: bench-initramfs
+	PYTHONPATH=$(CURDIR) $(PYTHON) -m lab.vmlab.bench
+
+bench-initramfs:
+	PYTHONPATH=$(CURDIR) $(PYTHON) benchmarks/initramfs.py
 
 # The proof's own mutation test: each sabotage in a scratch copy, the fastest case that
 # must catch it; fails unless every one is caught (docs/proofs.md says how long it takes).

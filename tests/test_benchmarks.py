@@ -107,3 +107,21 @@ def test_the_install_tasks_benchmark_prints_our_tasks_against_the_security_modul
     for side in ("ours beside the Security module", "ours alone (every %certificate too)"):
         assert re.search(r"ratio %s / Security module's import: \d+\.\d\dx \(goal <= 1\.5x\)"
                          % re.escape(side), printed), printed
+
+
+@pytest.mark.root
+def test_the_initramfs_benchmark_prints_what_the_overlay_and_the_drop_in_add(trixie):
+    """The example with --backend=unbound, one dracut pair: its drop-in names Unbound (the
+    lab's 70unbound), so each of the three images differs and every figure is printed."""
+    require_namespaces("--mount", "--pid")
+    printed = run_benchmark("initramfs.py", "--kickstart", "example-unbound", "--runs", "1")
+    assert re.search(r"  installer: the overlay adds \d+ bytes .* the certificates are \d+ "
+                     r"bytes", printed), printed
+    assert re.search(r"    A without the drop-in \d+ bytes, B without it \+ unbound\S* by "
+                     r"hand \d+, C with it \d+", printed), printed
+    assert re.search(r"    the files it names: .*/etc/pki/dns/extracted/pem/tls-ca-bundle\.pem "
+                     r"\d+", printed), printed
+    assert re.search(r"    goal: C - A <= the files it names \+ the resolver it names \(\d+ "
+                     r"bytes uncompressed\): \d+, (met|not met)", printed), printed
+    assert re.search(r"    dracut: with the drop-in median [\d.]+ s, without [\d.]+ s over 1 "
+                     r"pairs; ratio", printed), printed

@@ -133,14 +133,22 @@ class Boot:
         return {}
 
     def global_dns(self):
+        return self._busctl_json("nm-global-dns ")
+
+    def dns_config(self):
+        """NetworkManager's DnsManager Configuration (a list of {nameservers, domains,
+        interface, ...}), or None if it was not read."""
+        return self._busctl_json("nm-dns-config ")
+
+    def _busctl_json(self, prefix):
         import json
 
         from lab.vmlab.networkmanager import _plain
 
         for line in self.lines:
-            if line.startswith("nm-global-dns "):
+            if line.startswith(prefix):
                 try:
-                    return _plain(json.loads(line[len("nm-global-dns "):]))
+                    return _plain(json.loads(line[len(prefix):]))
                 except ValueError:
                     return None
         return None

@@ -57,6 +57,8 @@ EXIT_CANNOT_RUN = 2
 COMMANDS = "text\nnetwork --bootproto=dhcp\nrootpw --lock\n"
 # The kickstarts' resolve mode: the proof checks NetworkManager runs exactly this.
 MODE = "exclusive"
+# The other side: a connection's own (DHCP, plaintext) servers serve its domains.
+PREFER = "prefer"
 STATIC_IP = ["ip=%s::%s:255.255.255.0::%s:none" % (site.GUEST_IPV4, site.GATEWAY_IPV4,
                                                      site.GUEST_INTERFACE),
              "ip=[%s]::[%s]:64::%s:none" % (site.GUEST_IPV6, site.GATEWAY_IPV6,
@@ -95,6 +97,39 @@ show /run/NetworkManager/conf.d/16-dns-backend.conf
 global_dns
 """ + RESOLVER_CHECKS + "fetch %s %s\n" % (site.KS_URL, c.DOT_CA_BUNDLE_PATH)
 TARGET_CHECKS = NETWORK_CHECKS + "global_dns\n" + RESOLVER_CHECKS
+# With DHCP: what NetworkManager has from the lease, then a name of the DHCP domain, which
+# only the plaintext server DHCP offered answers, asked before and after NetworkManager is
+# reloaded as the installer phase reloads it (constants.NM_RELOAD_COMMAND). NetworkManager
+# 1.52 sends a connection's DNS to dnsconfd only on a DNS update after its lease: with a
+# global "*" domain its DNS hash leaves the connections out (src/core/dns/nm-dns-manager.c,
+# compute_hash), so the lease alone changes nothing; a reload sends everything
+# (config_changed_cb: update_dns), and dnsconfd then has DHCP's server and decides by
+# resolve-mode (src/dns_managers/unbound_manager.c, get_used_servers). The beacons mark the
+# two steps in the capture.
+DHCP_BEACONS = {1004: "after the reload", 1005: "end"}
+DHCP_WAIT_SECONDS = 30
+DHCP_CHECKS = """\
+say "ip4config $(timeout 10 nmcli -t -f IP4.DNS,IP4.DOMAIN device show %(iface)s 2>&1 \\
+    | tr '\\n' ' ')"
+say 'step dhcp-before-reload'
+say "dnsconfd-status $(timeout 10 dnsconfd status --json 2>/dev/null | tr '\\n' ' ')"
+resolve %(name)s
+beacon %(gateway)s 1004
+say 'step dhcp-after-reload'
+say "reload $(timeout 20 %(reload)s 2>&1 && echo done)"
+if command -v dnsconfd >/dev/null; then
+    for try in $(seq %(tries)d); do
+        timeout 10 dnsconfd status --json 2>/dev/null | grep -q '"%(plain)s"' && break
+        sleep 0.5
+    done
+fi
+say "dnsconfd-status $(timeout 10 dnsconfd status --json 2>/dev/null | tr '\\n' ' ')"
+show /run/dnsconfd/unbound.conf
+resolve %(name)s
+beacon %(gateway)s 1005
+""" % {"iface": site.GUEST_INTERFACE, "name": site.DHCP_TEST_NAME, "gateway": site.GATEWAY_IPV4,
+       "reload": " ".join(c.NM_RELOAD_COMMAND), "tries": DHCP_WAIT_SECONDS * 2,
+       "plain": site.PLAINTEXT_DNS}
 
 
 class CannotRun(Exception):
@@ -162,6 +197,10 @@ class Expect:
     answer: str = site.ANSWERS[site.TEST_NAME]
     resolver_units: tuple = RESOLVER_UNITS   # units that must exist and have run
     mode: str = MODE               # NetworkManager's resolve-mode (None: not asked)
+    # The connection's (DHCP's) plaintext server answers the connection's domain:
+    # resolve-mode prefer, where dnsconfd forwards a connection's domains to its own
+    # servers (src/dns_managers/unbound_manager.c, get_used_servers).
+    plaintext_for_dhcp_domain: bool = False
 
 
 def network_checks(proof, boot, frames, lease=None, expect=None):
@@ -206,17 +245,26 @@ def network_checks(proof, boot, frames, lease=None, expect=None):
     return had
 
 
-def capture_checks(proof, frames, dhcp=False):
+def to_plaintext_server(frame):
+    return frame.destination == site.PLAINTEXT_DNS and frame.port == 53
+
+
+def capture_checks(proof, frames, dhcp=False, plaintext_allowed=False):
     """No packet to port 53, and no UDP but DHCP, left the guest (in a capture that
-    ``network_checks`` showed holds the guest's packets)."""
+    ``network_checks`` showed holds the guest's packets). PLAINTEXT_ALLOWED: but those to
+    port 53 of the server DHCP offered (resolve-mode prefer; ``dhcp_domain_checks`` holds
+    what they asked)."""
     counts = tapnet.by_port(frames)
-    dns = [f for f in frames if f.port == 53 and f.kind in ("tcp", "udp")]
-    udp = [f for f in frames if f.kind == "udp" and not (dhcp and f.port in (67, 547))]
-    proof.check(bool(frames) and not dns, "no packet to port 53 left the guest (%d of %d)"
-                % (len(dns), len(frames)))
-    proof.check(bool(frames) and not udp, "no UDP left the guest%s (%d: %s)" % (
-        " but DHCP" if dhcp else "", len(udp), sorted({"%s:%d" % (f.destination, f.port)
-                                                      for f in udp})))
+    allowed = to_plaintext_server if plaintext_allowed else (lambda frame: False)
+    dns = [f for f in frames if f.port == 53 and f.kind in ("tcp", "udp") and not allowed(f)]
+    udp = [f for f in frames if f.kind == "udp" and not (dhcp and f.port in (67, 547))
+           and not allowed(f)]
+    but = " but to the DHCP server's %s:53" % site.PLAINTEXT_DNS if plaintext_allowed else ""
+    proof.check(bool(frames) and not dns, "no packet to port 53 left the guest%s (%d of %d)"
+                % (but, len(dns), len(frames)))
+    proof.check(bool(frames) and not udp, "no UDP left the guest%s%s (%d: %s)" % (
+        " but DHCP" if dhcp else "", but and " and" + but[4:], len(udp),
+        sorted({"%s:%d" % (f.destination, f.port) for f in udp})))
     proof.figure("packets from the guest by port: %s" % ", ".join(
         "%s %d" % item for item in sorted(counts.items())))
     tcp = Counter("%s:%d" % (f.destination, f.port) for f in frames if f.kind == "tcp")
@@ -286,6 +334,102 @@ def global_dns_checks(proof, boot, expect, routed=True):
                     % (expect.mode, global_dns.get("resolve-mode")))
 
 
+def dnsconfd_servers(boot):
+    """The servers dnsconfd has (``dnsconfd status --json``), or None if not asked."""
+    import json
+
+    for line in boot.lines:
+        if line.startswith("dnsconfd-status "):
+            text = line[len("dnsconfd-status "):]
+            try:
+                return json.loads(text[text.index("{"):]).get("servers", [])
+            except ValueError:
+                return []
+    return None
+
+
+def dhcp_windows(frames):
+    """{window: frames} of FRAMES cut at the DHCP steps' beacons."""
+    windows, current = {"before the reload": []}, "before the reload"
+    for frame in frames:
+        if frame.syn and frame.destination == site.GATEWAY_IPV4 and frame.port in DHCP_BEACONS:
+            current = DHCP_BEACONS[frame.port]
+            windows.setdefault(current, [])
+            continue
+        windows[current].append(frame)
+    return windows
+
+
+def dhcp_domain_checks(proof, lab, boot, frames, expect, offsets):
+    """Both sides of resolve-mode with DHCP's plaintext server and domain. NetworkManager
+    has them from the lease; with dnsconfd, once NetworkManager has sent them (after the
+    reload the installer phase runs), dnsconfd has them too, and in prefer the name of the
+    DHCP domain is answered by that server in plaintext (packets to its port 53, for that
+    domain only), in exclusive it is asked of the DoT server and nothing reaches port 53."""
+    lease = " ".join(line for line in boot.lines if line.startswith("ip4config "))
+    proof.check("IP4.DNS[1]:%s" % site.PLAINTEXT_DNS in lease
+                and "IP4.DOMAIN[1]:%s" % site.DHCP_DOMAIN in lease,
+                "NetworkManager has DHCP's plaintext server %s and domain %s on %s (%s)" % (
+                    site.PLAINTEXT_DNS, site.DHCP_DOMAIN, site.GUEST_INTERFACE,
+                    lease[len("ip4config "):].strip() or "nothing"))
+    if not lab.dnsconfd:
+        return
+    windows = dhcp_windows(frames)
+    asked = re.findall(r" (\S+)\. [A-Z]+ IN", lab.plaintext.log_since(offsets["plaintext"]))
+    main_log = lab.main.log_since(offsets["main"])
+
+    def plain_figure(window):
+        plain = [f for f in windows.get(window, []) if to_plaintext_server(f)]
+        kinds = Counter("%s %d" % (f.kind.upper(), f.port) for f in plain)
+        return plain, "%d packets to %s:53%s" % (len(plain), site.PLAINTEXT_DNS, (
+            " (%s)" % ", ".join("%s %d" % item for item in sorted(kinds.items()))
+            if kinds else ""))
+
+    def has_dhcp_server(step):
+        servers = dnsconfd_servers(boot.step(step)) or []
+        return [s for s in servers if s.get("address") == site.PLAINTEXT_DNS
+                and s.get("interface") == site.GUEST_INTERFACE
+                and site.DHCP_DOMAIN in s.get("routing_domains", [])]
+
+    before_plain, before_figure = plain_figure("before the reload")
+    proof.fact("before NetworkManager is reloaded, dnsconfd %s DHCP's server (NetworkManager "
+               "1.52 sends a connection's DNS on its next DNS update only); %s -> %s; %s" % (
+                   "has" if has_dhcp_server("dhcp-before-reload") else "does not have",
+                   site.DHCP_TEST_NAME,
+                   boot.step("dhcp-before-reload").resolved(site.DHCP_TEST_NAME) or "no answer",
+                   before_figure))
+    reload_line = " ".join(line for line in boot.step("dhcp-after-reload").lines
+                           if line.startswith("reload "))
+    known = has_dhcp_server("dhcp-after-reload")
+    proof.check(bool(known) and reload_line.endswith("done"),
+                "after `%s` (as the installer phase runs it), dnsconfd has DHCP's server: %s"
+                % (" ".join(c.NM_RELOAD_COMMAND), "; ".join(
+                    "%s on %s for %s" % (s["address"], s["interface"],
+                                         ", ".join(s["routing_domains"])) for s in known)
+                   or "not there (%s)" % (reload_line or "no reload")))
+    after = boot.step("dhcp-after-reload").resolved(site.DHCP_TEST_NAME)
+    after_plain, after_figure = plain_figure("after the reload")
+    all_plain = [f for f in frames if to_plaintext_server(f)]
+    if expect.plaintext_for_dhcp_domain:
+        proof.check(after == site.ANSWERS[site.DHCP_TEST_NAME] and bool(after_plain)
+                    and site.DHCP_TEST_NAME in asked,
+                    "then %s -> %s, answered in plaintext by the server DHCP offered (%s; it "
+                    "was asked %s)" % (site.DHCP_TEST_NAME, after or "no answer", after_figure,
+                                       ", ".join(sorted(set(asked))) or "nothing"))
+        proof.check(bool(asked) and all(name == site.DHCP_DOMAIN or name.endswith(
+            "." + site.DHCP_DOMAIN) for name in asked),
+                    "it was asked for names of the DHCP domain %s only (%s)"
+                    % (site.DHCP_DOMAIN, ", ".join(sorted(set(asked))) or "nothing"))
+    else:
+        proof.check("%s. A IN" % site.DHCP_TEST_NAME in main_log and after is None
+                    and bool(known) and not all_plain and not asked,
+                    "then %s was asked of the DoT server %s (no answer: it serves %s only), "
+                    "and the server DHCP offered, known to dnsconfd, got nothing (%d packets to "
+                    "%s:53 in the whole capture; it was asked %s)" % (
+                        site.DHCP_TEST_NAME, site.MAIN_DOT, site.CORP_ZONE, len(all_plain),
+                        site.PLAINTEXT_DNS, ", ".join(sorted(set(asked))) or "nothing"))
+
+
 def kernel_panicked_early(boot):
     """Whether the guest's kernel panicked before its userspace printed anything: under
     TCG on a loaded host this happens now and then in the kernel's own start (an Oops in
@@ -326,8 +470,11 @@ def run_boot(proof, lab, name, images, options, checks, disks=(), files=None):
 class Lab:
     """The tree, the kernel, the network and its servers, the certificates."""
 
-    def __init__(self, workdir, tree, dnsconfd):
+    def __init__(self, workdir, tree, dnsconfd, plaintext_corp=False):
         self.workdir = workdir
+        # The benchmark's plaintext baseline: the server DHCP offers answers the corporate
+        # names too (the proof never lets it).
+        self.plaintext_corp = plaintext_corp
         self.tree = tree
         self.dnsconfd = dnsconfd
         self.kernel = next((tree / "boot").glob("vmlinuz-*"))
@@ -363,7 +510,12 @@ class Lab:
                                       commands=COMMANDS).encode()
         self.web = net.start_https(self.workdir / "https", *self.web_cert,
                                    {"ks.cfg": self.ks_file})
-        self.services = [self.main, self.ipv6, self.routed, self.web]
+        self.plaintext = net.start_plaintext_dns(
+            self.workdir / "plaintext-dns", [site.DHCP_DOMAIN + "."] + (
+                [site.CORP_ZONE] if self.plaintext_corp else []),
+            ["%s. 300 IN A %s" % (site.DHCP_TEST_NAME, site.ANSWERS[site.DHCP_TEST_NAME])] + (
+                corp if self.plaintext_corp else []))
+        self.services = [self.main, self.ipv6, self.routed, self.web, self.plaintext]
 
     def stop(self):
         for service in self.services:
@@ -384,7 +536,8 @@ class Lab:
 
     def offsets(self):
         return {name: upstream.log_offset() for name, upstream in (
-            ("main", self.main), ("routed", self.routed), ("ipv6", self.ipv6))}
+            ("main", self.main), ("routed", self.routed), ("ipv6", self.ipv6),
+            ("plaintext", self.plaintext))}
 
     def sha256_of_served(self):
         return hashlib.sha256(self.ks_file).hexdigest()
@@ -424,7 +577,8 @@ def installer_case(proof, lab, image, name, ks_text, ip, expect):
     offsets = lab.offsets()
     try:
         boot, frames = run_boot(proof, lab, name, [image, overlay],
-                                boot_args + ["rd.neednet=1"] + ip, INSTALLER_CHECKS)
+                                boot_args + ["rd.neednet=1"] + ip,
+                                INSTALLER_CHECKS + (DHCP_CHECKS if dhcp else ""))
     finally:
         if dhcp:
             dhcp.stop()
@@ -432,7 +586,8 @@ def installer_case(proof, lab, image, name, ks_text, ip, expect):
     if dhcp:
         lease = lease_of(dhcp)
         proof.fact("the DHCP server leased the guest %s and offered the plaintext DNS server "
-                   "%s" % (lease or "no address", site.PLAINTEXT_DNS))
+                   "%s and the domain %s" % (lease or "no address", site.PLAINTEXT_DNS,
+                                             site.DHCP_DOMAIN))
     if not network_checks(proof, boot, frames, lease=lease or (dhcp and "no lease"),
                           expect=expect):
         proof.figure("no network: nothing else this boot shows can be told apart from it")
@@ -442,11 +597,14 @@ def installer_case(proof, lab, image, name, ks_text, ip, expect):
     proof.check("resolve-mode=%s" % expect.mode in generated and boot_args[0].split("=", 1)[1]
                 in generated, "nm-initrd-generator wrote 16-global-dns.conf from the boot "
                 "options (%s)" % " | ".join(generated.splitlines()[-3:]))
-    capture_checks(proof, frames, dhcp=ip == DHCP_IP)
-    if ip == DHCP_IP:
+    capture_checks(proof, frames, dhcp=ip == DHCP_IP,
+                   plaintext_allowed=expect.plaintext_for_dhcp_domain)
+    if ip == DHCP_IP and not expect.plaintext_for_dhcp_domain:
         to_plain = [f for f in frames if f.destination == site.PLAINTEXT_DNS]
         proof.check(not to_plain, "the plaintext DNS server DHCP offered (%s) received "
                     "nothing (%d packets)" % (site.PLAINTEXT_DNS, len(to_plain)))
+    if ip == DHCP_IP:
+        dhcp_domain_checks(proof, lab, boot, frames, expect, offsets)
     if expect.resolver_units:
         unit_checks(proof, boot, expect.resolver_units)
     resolution_checks(proof, lab, boot, expect, offsets)
@@ -874,6 +1032,8 @@ def cases(lab):
     base = "--resolve-mode=%s --ca=%s" % (MODE, CA_FILENAME)
     unbound_options = base + " --backend=unbound"
     ks_main = edns_kickstart(lab.ca.pem, base, servers, commands=COMMANDS)
+    ks_prefer = edns_kickstart(lab.ca.pem, "--resolve-mode=%s --ca=%s" % (PREFER, CA_FILENAME),
+                               servers, commands=COMMANDS)
     ks_other = edns_kickstart(lab.other_ca.pem, base, servers, commands=COMMANDS)
     ks_ipv6 = edns_kickstart(lab.ca.pem, base, [site.IPV6_SERVER], commands=COMMANDS)
     ks_unbound = edns_kickstart(lab.ca.pem, unbound_options, servers, commands=COMMANDS)
@@ -893,10 +1053,15 @@ def cases(lab):
                  proof, lab, image, "installer", ks_main, STATIC_IP,
                  Expect(resolves=True) if with_dnsconfd else closed)),
         Case("installer-dhcp", "Installer initramfs (resolve-mode %s): DHCP offers a plaintext "
-             "DNS server" % MODE, False,
+             "DNS server and a domain, both unused" % MODE, False,
              lambda proof, image: installer_case(
                  proof, lab, image, "installer-dhcp", ks_main, DHCP_IP,
                  Expect(resolves=True) if with_dnsconfd else closed)),
+        Case("installer-dhcp-prefer", "Installer initramfs (resolve-mode %s): DHCP's plaintext "
+             "server answers DHCP's domain, the DoT servers everything else" % PREFER, True,
+             lambda proof, image: installer_case(
+                 proof, lab, image, "installer-dhcp-prefer", ks_prefer, DHCP_IP,
+                 Expect(resolves=True, mode=PREFER, plaintext_for_dhcp_domain=True))),
         Case("installer-other-ca", "Installer initramfs: an unrelated CA", True,
              lambda proof, image: installer_case(
                  proof, lab, image, "installer-other-ca", ks_other, STATIC_IP,

@@ -87,6 +87,17 @@ SABOTAGES = (
                    '    options.append("%%s=%%s" %% (c.BOOT_OPTION_RESOLVE_MODE, %s))\n'
                    % _PREFER)),
              "installer"),
+    # The same defect where DHCP offers a plaintext server and a domain: with dnsconfd,
+    # prefer sends the DHCP domain to that server in plaintext once NetworkManager is
+    # reloaded, so the capture and the plaintext server's log catch it, not only the mode.
+    Sabotage("prefer-for-exclusive-dhcp", "the addon writes resolve-mode prefer for "
+             "exclusive, where DHCP offers a plaintext server and a domain",
+             (Edit("org_edns_addon/staging/networkmanager.py", _KEYFILE_MODE,
+                   '    global_dns = [("resolve-mode", %s)]\n' % _PREFER),
+              Edit("org_edns_addon/staging/networkmanager.py", _BOOT_MODE,
+                   '    options.append("%%s=%%s" %% (c.BOOT_OPTION_RESOLVE_MODE, %s))\n'
+                   % _PREFER)),
+             "installer-dhcp"),
     Sabotage("no-network", "the guest never gets a network: its NIC moves to another PCI "
              "slot, so ip= names a NIC it lacks",
              (Edit("lab/vmlab/guest.py", '"virtio-net-pci,netdev=n0,mac=%s"',

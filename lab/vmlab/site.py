@@ -34,15 +34,18 @@ ROUTED_DOT_NAME = "dot.lab.example"
 ROUTED_DOMAIN = "lab.example"
 HTTPS_SERVER = "192.0.2.80"       # ks.corp.example
 HTTPS_NAME = "ks.corp.example"
-PLAINTEXT_DNS = "192.0.2.99"      # what DHCP offers; must receive nothing
+PLAINTEXT_DNS = "192.0.2.99"      # what DHCP offers: plaintext, for DHCP_DOMAIN only
+DHCP_DOMAIN = "dhcp.example"      # the domain DHCP offers with it (the connection's domain)
 CORP_ZONE = "corp.example."
 LAB_ZONE = "lab.example."
 TEST_NAME = "www.corp.example"
 ROUTED_TEST_NAME = "www.lab.example"
+DHCP_TEST_NAME = "www.dhcp.example"   # only the plaintext server answers it
 ANSWERS = {
     TEST_NAME: "192.0.2.80",
     HTTPS_NAME: HTTPS_SERVER,
     ROUTED_TEST_NAME: "198.51.100.81",
+    DHCP_TEST_NAME: "198.51.100.99",
 }
 # What the IPv6-only server answers for www.corp.example: another address, so the
 # guest's answer names the server that gave it.

@@ -18,7 +18,8 @@ the namespace's tap. Never qemu's user-mode network. In the namespace:
 - DoT upstreams (Unbound, TLS on port 853 only, certificates from lab/certs.py
   through lab/dotlab.py), each answering its own zone and refusing the rest;
 - an HTTPS server known only by name (``ks.corp.example``), as for inst.ks=https://;
-- a DHCP server (dnsmasq) that offers a plaintext DNS server;
+- a DHCP server (dnsmasq) that offers a plaintext DNS server and a domain, and that
+  plaintext server (Unbound on port 53, answering for the DHCP domain only);
 - tcpdump on the tap, read back by ``Capture``: every packet the guest sends.
 """
 
@@ -33,8 +34,9 @@ from pathlib import Path
 
 from lab import dotlab
 
-from lab.vmlab.site import (DHCP_RANGE, GATEWAY_IPV4, GATEWAY_IPV6, GUEST_MAC, HTTPS_SERVER,
-                            IPV6_READY, MAIN_DOT, MAIN_DOT_IPV6, PLAINTEXT_DNS, ROUTED_DOT, TAP)
+from lab.vmlab.site import (DHCP_DOMAIN, DHCP_RANGE, GATEWAY_IPV4, GATEWAY_IPV6, GUEST_MAC,
+                            HTTPS_SERVER, IPV6_READY, MAIN_DOT, MAIN_DOT_IPV6, PLAINTEXT_DNS,
+                            ROUTED_DOT, TAP)
 
 # Every address the lab's servers listen on, on the namespace's side of the tap.
 NAMESPACE_ADDRESSES = ("%s/24" % GATEWAY_IPV4, MAIN_DOT + "/24", IPV6_READY + "/24",
@@ -134,8 +136,31 @@ class TapNetwork(dotlab.PrivateNetwork):
             raise RuntimeError("the HTTPS server did not start: %s" % log_path.read_text())
         return Service(process, log_path)
 
-    def start_dhcp(self, workdir, dns_server=PLAINTEXT_DNS):
-        """dnsmasq as a DHCP server only (no DNS), offering DNS_SERVER to the guest."""
+    def start_plaintext_dns(self, workdir, zones, records):
+        """Unbound as the plaintext server DHCP offers: UDP and TCP port 53 of
+        PLAINTEXT_DNS, answering for ZONES only (everything else refused), logging each
+        query, so its log says what it was asked."""
+        workdir = Path(workdir)
+        workdir.mkdir(parents=True, exist_ok=True)
+        lines = ["server:", "  interface: %s@53" % PLAINTEXT_DNS,
+                 "  do-udp: yes", "  do-tcp: yes", "  do-ip6: no",
+                 "  do-daemonize: no",
+                 '  username: ""', '  chroot: ""', '  pidfile: ""',
+                 '  directory: "%s"' % workdir,
+                 "  use-syslog: no",
+                 '  logfile: "%s"' % (workdir / "unbound.log"),
+                 "  log-queries: yes",
+                 "  verbosity: 1",
+                 "  access-control: 0.0.0.0/0 allow",
+                 '  local-zone: "." refuse',
+                 ] + ['  local-zone: "%s" static' % zone for zone in zones] + [
+                 '  local-data: "%s"' % record for record in records]
+        return dotlab.start_unbound(workdir, "\n".join(lines) + "\n", PLAINTEXT_DNS, 53,
+                                    network=self)
+
+    def start_dhcp(self, workdir, dns_server=PLAINTEXT_DNS, domain=DHCP_DOMAIN):
+        """dnsmasq as a DHCP server only (no DNS), offering DNS_SERVER and DOMAIN (option
+        15, the connection's domain) to the guest."""
         workdir = Path(workdir)
         workdir.mkdir(parents=True, exist_ok=True)
         log_path = workdir / "dnsmasq.log"
@@ -144,6 +169,7 @@ class TapNetwork(dotlab.PrivateNetwork):
                 "--dhcp-range=%s,%s,255.255.255.0,1h" % DHCP_RANGE,
                 "--dhcp-option=option:router,%s" % GATEWAY_IPV4,
                 "--dhcp-option=option:dns-server,%s" % dns_server,
+                "--dhcp-option=option:domain-name,%s" % domain,
                 "--dhcp-leasefile=%s" % (workdir / "leases"), "--pid-file=",
                 "--log-dhcp", "--log-facility=%s" % log_path, "--user=root"]
         process = subprocess.Popen(self.command(argv), stdin=subprocess.DEVNULL,
@@ -160,7 +186,8 @@ class TapNetwork(dotlab.PrivateNetwork):
     def start_capture(self, path):
         """tcpdump on the tap, writing every packet to PATH; returns once it listens."""
         process = subprocess.Popen(
-            self.command(["tcpdump", "-i", TAP, "-n", "-U", "-s", "256", "-w", str(path)]),
+            self.command(["tcpdump", "-i", TAP, "-n", "-U", "--immediate-mode", "-s", "256",
+                          "-w", str(path)]),
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             preexec_fn=dotlab._die_with_parent)
         line = process.stderr.readline().decode(errors="replace")

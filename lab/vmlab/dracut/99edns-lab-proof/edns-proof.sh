@@ -112,6 +112,14 @@ global_dns() {
         org.freedesktop.NetworkManager GlobalDnsConfiguration 2>&1)"
 }
 
+# dns_config: the DNS NetworkManager has from its connections (its D-Bus DnsManager
+# Configuration: each connection's servers, domains and interface, DHCP's included).
+dns_config() {
+    say "nm-dns-config $(timeout 10 busctl --system --json=short get-property \
+        org.freedesktop.NetworkManager /org/freedesktop/NetworkManager/DnsManager \
+        org.freedesktop.NetworkManager.DnsManager Configuration 2>&1)"
+}
+
 # beacon ADDRESS PORT: one TCP connection attempt to ADDRESS:PORT, where nothing listens
 # (it is refused at once), so the capture shows where a step of the proof begins.
 beacon() {

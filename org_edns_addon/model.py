@@ -50,7 +50,14 @@ class Phase(str, enum.Enum):
 
 TLS_SCHEME = "dns+tls"
 PLAIN_SCHEME = "dns+udp"
+# An interface name as Linux takes one (net/core/dev.c dev_valid_name, which
+# NetworkManager's nm_utils_ifname_valid_kernel in src/libnm-glib-aux/nm-shared-utils.c
+# follows): not empty, shorter than IFNAMSIZ (16), not "." or "..", no '/', ':' or
+# whitespace. Of the bytes the kernel allows we take only these, which no config line
+# we write reads as syntax. A name of '-' alone is one the kernel takes
+# ("ip link add name - type veth" succeeds), so it is accepted too.
 _IFACE = re.compile(r"^[A-Za-z0-9_.-]{1,15}\Z")
+_RESERVED_IFACES = (".", "..")
 _URI = re.compile(r"^(?P<scheme>[A-Za-z0-9+.-]+)://(?P<rest>.*)\Z")
 # ASCII digits only: str.isdigit() also accepts '²' and other scripts' digits.
 _PORT = re.compile(r"^[0-9]{1,5}\Z")
@@ -66,6 +73,10 @@ def parse_address(text):
     scope = None
     if "%" in text:
         text, scope = text.split("%", 1)
+        if scope in _RESERVED_IFACES:
+            raise ModelError(_("%r cannot be an interface name: Linux reserves '.' and '..' "
+                               "(no interface has them); give the interface of the "
+                               "link-local address, like eth0") % scope)
         if not _IFACE.match(scope):
             raise ModelError(_("%r is not a valid interface name for a link-local address") % scope)
     try:

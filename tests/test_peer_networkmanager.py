@@ -22,9 +22,14 @@ trixie read-back; Debian 12's NetworkManager 1.42 drops every URI in
 ``servers=`` (it takes plain addresses only), so it proves nothing here.
 """
 
+import shutil
+import subprocess
+
 import pytest
 
 from org_edns_addon import initrd
+from org_edns_addon.model import parse_address
+from org_edns_addon.problems import ModelError
 from tests.peer_fixtures import Row, keyfile_servers
 
 TEST_GENERAL = "NetworkManager src/libnm-core-impl/tests/test-general.c"
@@ -42,6 +47,12 @@ PLAINTEXT = "is refused with --resolve-mode=exclusive"
 NEEDS_INTERFACE = "needs its interface"
 BRACKETS_ONLY = "is written only inside brackets"
 LOOPBACK = "dnsconfd's Unbound never queries the loopback server"
+# A link-local server's zone id is an interface name: Linux's (net/core/dev.c
+# dev_valid_name), which NetworkManager follows in nm_utils_ifname_valid_kernel.
+IFNAME_KERNEL = "NetworkManager src/libnm-glib-aux/nm-shared-utils.c nm_utils_ifname_valid_kernel"
+IFNAME_NAMES = TEST_GENERAL + " test_connection_normalize_infiniband (iface_name)"
+RESERVED = "cannot be an interface name: Linux reserves '.' and '..'"
+LINK_LOCAL_UNBOUND = "is used by this addon's Unbound forwarder"
 
 ROWS = [
     # test_dns_uri_parse, the accepted ones (t_dns_1)
@@ -93,6 +104,22 @@ ROWS = [
     Row(URI_PARSE, "dns+tls://[2001::1%eth0]", refuses="only a link-local IPv6 address"),
     Row(URI_PARSE, "dns+tls://[fe80::1%en34567890123456]",
         refuses="'en34567890123456' is not a valid interface name"),
+    Row(IFNAME_KERNEL, "dns+tls://[fe80::1%.]#dot.corp.example", UNBOUND,
+        refuses="'.' " + RESERVED),
+    Row(IFNAME_KERNEL, "dns+tls://[fe80::1%..]#dot.corp.example", UNBOUND,
+        refuses="'..' " + RESERVED),
+    Row(IFNAME_KERNEL, "dns+tls://[fe80::1%]#dot.corp.example", UNBOUND,
+        refuses="'' is not a valid interface name"),
+    Row(IFNAME_KERNEL, "dns+tls://[fe80::1%a:b]#dot.corp.example", UNBOUND,
+        refuses="'a:b' is not a valid interface name"),
+    # '-' alone is not reserved: dev_valid_name and nm_utils_ifname_valid_kernel take it.
+    # (With --backend=unbound the server reaches Unbound's forward-addr, not the keyfile.)
+    Row(IFNAME_KERNEL, "dns+tls://[fe80::1%-]#dot.corp.example", UNBOUND,
+        warns=LINK_LOCAL_UNBOUND),
+    Row(IFNAME_NAMES, "dns+tls://[fe80::1%x2345678901234.]#dot.corp.example", UNBOUND,
+        warns=LINK_LOCAL_UNBOUND),
+    Row(IFNAME_NAMES, "dns+tls://[fe80::1%foo.000f]#dot.corp.example", UNBOUND,
+        warns=LINK_LOCAL_UNBOUND),
     Row(URI_PARSE, "1.2.3.4#", refuses="has an empty TLS name after '#'"),
     Row(URI_PARSE, "1::0#", refuses="has an empty TLS name after '#'"),
     # A bare ADDR:PORT is not NetworkManager's (nor FreeIPA's) spelling; we read it
@@ -150,3 +177,33 @@ def test_networkmanager_case(write_ks, row):
 def test_an_accepted_server_is_the_same_boot_option_nm_initrd_generator_reads(write_ks, row):
     server, config = row.check(write_ks)
     assert initrd.boot_args(config)[0][0] == "rd.net.dns=" + row.accepts
+
+
+# Each zone id is also put to the kernel itself: a veth pair by that name in a network
+# namespace of its own (dev_valid_name refuses with EINVAL). We take a subset of the
+# kernel's names (no byte a config line reads as syntax), so a name we accept must be one
+# it takes; on these, the names the issue and NetworkManager's tests name, we agree.
+ZONE_IDS = [".", "..", "-", "a:b", "x2345678901234.", "foo.000f", "en34567890123456",
+            "x23456789012345"]
+
+
+def _kernel_takes(name):
+    ip = shutil.which("ip")
+    if ip is None:
+        pytest.skip("iproute2 is not installed (Debian: iproute2)")
+    result = subprocess.run(["unshare", "--net", ip, "link", "add", "name", name, "type",
+                             "veth", "peer", "name", "edns-peer0"],
+                            capture_output=True, text=True, timeout=60)
+    return result.returncode == 0
+
+
+@pytest.mark.root
+@pytest.mark.parametrize("name", ZONE_IDS)
+def test_a_zone_id_is_accepted_exactly_when_the_kernel_takes_it_as_an_interface_name(name):
+    try:
+        parse_address("fe80::1%" + name)
+    except ModelError:
+        accepted = False
+    else:
+        accepted = True
+    assert accepted == _kernel_takes(name)

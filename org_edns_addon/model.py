@@ -353,6 +353,48 @@ def _loopback_warning(server, backend):
              "configuration") % server.uri()
 
 
+def _mode_plaintext(mode, backend):
+    """What plaintext MODE lets out with BACKEND, as a sentence; None for exclusive.
+
+    NetworkManager.conf(5) on resolve-mode: "prefer" forbids a connection's own DNS
+    servers only for names outside that connection's domains, "backup" lets them be
+    used for every name, "exclusive" for none. dnsconfd does that
+    (src/dns_managers/unbound_manager.c, get_used_servers and effective_ca_from_uris: a
+    server bound to an interface is skipped in MODE_EXCLUSIVE, and for "." in
+    MODE_PREFER; unittests/test_unbound_manager.c test_get_used_servers_interface_backup,
+    _prefer_root, _prefer_nonroot, _exclusive). A connection's servers are those its
+    DHCP or router advertisements gave, asked in plaintext. The installer's initramfs
+    speaks through dnsconfd whatever --backend says (rd.net.dns-resolve-mode); with
+    --backend=unbound, NetworkManager hands nothing to a resolver afterwards (dns=none).
+    """
+    if mode == ResolveMode.PREFER:
+        if backend == Backend.DNSCONFD:
+            return _("--resolve-mode=prefer lets plaintext DNS leave the host: dnsconfd also "
+                     "sends each name in a connection's own domains to that connection's own "
+                     "DNS servers (from DHCP or router advertisements, in plaintext), and "
+                     "only other names go to these servers alone; use "
+                     "--resolve-mode=exclusive for no plaintext query at all")
+        return _("--resolve-mode=prefer lets plaintext DNS leave the installer's initramfs, "
+                 "which speaks through dnsconfd whatever --backend says: it also sends each "
+                 "name in a connection's own domains to that connection's own DNS servers "
+                 "(from DHCP or router advertisements, in plaintext); this addon's Unbound "
+                 "forwarder, used afterwards, asks these servers alone; use "
+                 "--resolve-mode=exclusive for no plaintext query at all")
+    if mode == ResolveMode.BACKUP:
+        if backend == Backend.DNSCONFD:
+            return _("--resolve-mode=backup lets plaintext DNS leave the host for every name: "
+                     "dnsconfd may use each connection's own DNS servers (from DHCP or "
+                     "router advertisements, in plaintext) beside these servers, for any "
+                     "name; use --resolve-mode=exclusive for no plaintext query at all")
+        return _("--resolve-mode=backup lets plaintext DNS leave the installer's initramfs "
+                 "for every name: it speaks through dnsconfd whatever --backend says, and "
+                 "may use each connection's own DNS servers (from DHCP or router "
+                 "advertisements, in plaintext) beside these servers, for any name; this "
+                 "addon's Unbound forwarder, used afterwards, asks these servers alone; use "
+                 "--resolve-mode=exclusive for no plaintext query at all")
+    return None
+
+
 def _first_on(server):
     if server.lineno is None:
         return ""
@@ -457,6 +499,9 @@ class EdnsConfig:
                         "route it with domain= to names that no DoT server serves")
                         % (server.uri(), " and ".join(zones), dot.uri()),
                         server.lineno, server.filename)
+        plaintext = _mode_plaintext(self.resolve_mode, self.backend)
+        if plaintext is not None:
+            warning(plaintext, header_lineno)
         for names, what in ((self.ca_names, "--ca"), (self.searches, "--search")):
             if len(set(names)) != len(names):
                 error(_("%s lists a name twice") % what, header_lineno)

@@ -310,6 +310,15 @@ def test_refused_value_sends_no_change_signal(edns_proxy):
     assert changes == [{"ResolveMode": "backup"}]
 
 
+# What the module's report says of --resolve-mode=backup, as validate does on the header
+# line (tests/test_peer_dnsconfd.py holds the rule's cases).
+BACKUP_PLAINTEXT = (
+    "warning: --resolve-mode=backup lets plaintext DNS leave the host for every name: "
+    "dnsconfd may use each connection's own DNS servers (from DHCP or router advertisements, "
+    "in plaintext) beside these servers, for any name; use --resolve-mode=exclusive for no "
+    "plaintext query at all")
+
+
 def test_validate_reports_rules_that_span_properties(edns_proxy):
     proxy, _ = edns_proxy
     proxy.Servers = [server("192.0.2.53", tls=False, port=53),
@@ -327,7 +336,7 @@ def test_validate_reports_rules_that_span_properties(edns_proxy):
     proxy.ResolveMode = "backup"
     proxy.CaNames = []
     proxy.SearchDomains = ["corp.example"]
-    assert validation(proxy) == []
+    assert validation(proxy) == [BACKUP_PLAINTEXT]
 
 
 def test_server_without_a_port_gets_the_default_port_of_its_kind(edns_proxy):
@@ -341,7 +350,7 @@ def test_server_without_a_port_gets_the_default_port_of_its_kind(edns_proxy):
                      server("192.0.2.55", tls=False, port=0, domains=lab)]
     assert [(address, port) for address, port, _, _, _ in servers_of(proxy)] == [
         ("192.0.2.53", 853), ("192.0.2.54", 53), ("192.0.2.55", 53)]
-    assert validation(proxy) == []
+    assert validation(proxy) == [BACKUP_PLAINTEXT]
 
 
 def test_server_port_keeps_its_dbus_type(edns_proxy):

@@ -105,6 +105,10 @@ def test_rules_find_every_problem_of_a_config_at_once():
         (4, "the DoT server dns+tls://192.0.2.53 has no TLS name, so it cannot be "
             "authenticated"),
         (4, "the server dns+tls://192.0.2.53 is given twice (first on line 2)"),
+        (1, "--resolve-mode=prefer lets plaintext DNS leave the host: dnsconfd also sends "
+            "each name in a connection's own domains to that connection's own DNS servers "
+            "(from DHCP or router advertisements, in plaintext), and only other names go to "
+            "these servers alone"),
         (1, "--search lists a name twice"),
     ]
 

@@ -199,3 +199,48 @@ def test_a_routing_domain_is_what_dnsconfd_reads_or_is_refused(write_ks, source,
     # What dnsconfd makes of the name NetworkManager hands it is the name itself.
     assert _idn2_lookup(written) == written
     assert dnsconfd_reads is not None and dnsconfd_reads.lower() == written
+
+
+# What each --resolve-mode lets a connection's own (DHCP, plaintext) servers do, in
+# dnsconfd's own cases (src/dns_managers/unbound_manager.c get_used_servers: a server
+# bound to an interface is skipped in MODE_EXCLUSIVE, and for "." in MODE_PREFER) and
+# NetworkManager.conf(5) on resolve-mode (man/NetworkManager.conf.xml). validate says it on
+# the section's header line.
+INTERFACE_CASES = USED_SERVERS + "test_get_used_servers_interface_"
+PREFER_SAYS = ("--resolve-mode=prefer lets plaintext DNS leave the host: dnsconfd also sends "
+               "each name in a connection's own domains to that connection's own DNS servers "
+               "(from DHCP or router advertisements, in plaintext), and only other names go "
+               "to these servers alone; use --resolve-mode=exclusive for no plaintext query "
+               "at all")
+BACKUP_SAYS = ("--resolve-mode=backup lets plaintext DNS leave the host for every name: "
+               "dnsconfd may use each connection's own DNS servers (from DHCP or router "
+               "advertisements, in plaintext) beside these servers, for any name; use "
+               "--resolve-mode=exclusive for no plaintext query at all")
+UNBOUND_PREFER_SAYS = ("--resolve-mode=prefer lets plaintext DNS leave the installer's "
+                       "initramfs, which speaks through dnsconfd whatever --backend says")
+UNBOUND_BACKUP_SAYS = ("--resolve-mode=backup lets plaintext DNS leave the installer's "
+                       "initramfs for every name: it speaks through dnsconfd whatever "
+                       "--backend says")
+MODES = [
+    (INTERFACE_CASES + "exclusive, _exclusive_nonroot", "--resolve-mode=exclusive", None),
+    (INTERFACE_CASES + "prefer_root, _prefer_nonroot", PREFER, PREFER_SAYS),
+    (INTERFACE_CASES + "backup", BACKUP, BACKUP_SAYS),
+    (INTERFACE_CASES + "prefer_nonroot (the initramfs)", PREFER + " --backend=unbound",
+     UNBOUND_PREFER_SAYS),
+    (INTERFACE_CASES + "backup (the initramfs)", BACKUP + " --backend=unbound",
+     UNBOUND_BACKUP_SAYS),
+]
+
+
+@pytest.mark.parametrize("source, options, says", MODES, ids=[m[0] + " " + m[1] for m in MODES])
+def test_validate_says_on_the_header_line_what_plaintext_the_mode_lets_out(write_ks, source,
+                                                                          options, says):
+    path = write_ks(edns_section(GOOD, options=options))
+    result = run_cli("validate", path)
+    assert result.returncode == 0, result.stdout
+    lines = result.stdout.splitlines()
+    if says is None:
+        assert lines == ["%s: 0 errors, 0 warnings" % path]
+        return
+    assert len(lines) == 2 and lines[-1] == "%s: 0 errors, 1 warning" % path
+    assert lines[0].startswith("%s:1: warning: %s" % (path, says)), lines[0]

@@ -73,7 +73,10 @@ def test_new_configuration_typed_in_is_written_exactly(terminal, tmp_path):
         "%end\n")
     validated = run_cli("validate", out)
     assert validated.returncode == 0, validated.stdout
-    assert validated.stdout.endswith("0 errors, 0 warnings\n")
+    # prefer says on the header line what plaintext it lets out, and nothing else is said.
+    assert validated.stdout.startswith("%s:1: warning: --resolve-mode=prefer lets plaintext "
+                                       "DNS leave the host" % out)
+    assert validated.stdout.endswith("0 errors, 1 warning\n")
 
 
 def test_pasted_ca_joins_the_kickstart_and_the_rest_is_untouched(terminal, tmp_path, test_ca):

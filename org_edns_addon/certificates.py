@@ -69,6 +69,7 @@ from typing import Optional, Tuple
 from org_edns_addon import constants as c
 from org_edns_addon.constants import (CERT_TYPE_ANCHOR, CERT_TYPE_DIRS, MAX_FILE_NAME_BYTES,
                                       MAX_PATH_BYTES, MAX_PEM_BYTES)
+from org_edns_addon.echo import named
 from org_edns_addon.i18n import _
 
 
@@ -83,6 +84,8 @@ class CertificateError(ValueError):
     def sentence(self, name=None):
         """The problem as a user reads it where no kickstart line shows it: in the PEM
         text of NAME (a ``--filename``, or the file it was read from), at its line."""
+        if name is not None:
+            name = named(name)
         if name is None:
             if self.line is None:
                 return _("the PEM text: %s") % self.message

@@ -16,6 +16,7 @@ A refusal names the value it refuses, but a 10 MB string must not become a
 ``ECHO_MAX_CHARS`` characters of it and then says how long it was.
 """
 
+import re
 import reprlib
 
 from org_edns_addon.constants import ECHO_MAX_CHARS
@@ -49,3 +50,39 @@ def shortened(message, limit):
     if len(message) <= limit:
         return message
     return _("%s… (cut; the message had %d characters)") % (message[:limit], len(message))
+
+
+# What a terminal, a log reader or a D-Bus client would act on instead of showing it: the
+# C0 and C1 controls and DEL (a newline forges a second log line, ESC starts a terminal
+# sequence, CR rewrites the line), the Unicode line and paragraph separators, and the
+# bidirectional overrides that reorder what is shown.
+_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match):
+    char = match.group()
+    if char in _NAMED_ESCAPES:
+        return _NAMED_ESCAPES[char]
+    code = ord(char)
+    return "\\x%02x" % code if code < 0x100 else "\\u%04x" % code
+
+
+def escaped(text):
+    """TEXT with every character ``_UNSHOWN`` written as its escape (``\\n``, ``\\x1b``,
+    ``\\u2028``): what reaches a D-Bus reply, a log line or a terminal is one line, shown
+    as it is."""
+    return _UNSHOWN.sub(_escape, text)
+
+
+def unshown(text):
+    """Whether TEXT holds a character that ``escaped`` would escape."""
+    return _UNSHOWN.search(text) is not None
+
+
+def named(value):
+    """VALUE (a name a user gave) as it is quoted in a sentence: as it is when it is short
+    and shows as it is, else as ``echo()`` shows it (quoted, escaped, cut)."""
+    if isinstance(value, str) and len(value) <= ECHO_MAX_CHARS and not _UNSHOWN.search(value):
+        return value
+    return echo(value)

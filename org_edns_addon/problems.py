@@ -18,6 +18,7 @@ import enum
 from dataclasses import dataclass
 from typing import Optional
 
+from org_edns_addon.echo import escaped
 from org_edns_addon.i18n import N_, _
 
 
@@ -47,7 +48,12 @@ class Problem:
     filename: Optional[str] = None
 
     def __str__(self):
-        """``FILE:LINE: error: MESSAGE``, or as much of the place as is known."""
+        """``FILE:LINE: error: MESSAGE``, or as much of the place as is known; a control
+        character of a value in it is escaped (``echo.escaped``), so it is one line that
+        a terminal shows as it is."""
+        return escaped(self._text())
+
+    def _text(self):
         if self.filename is not None and self.lineno is not None:
             return _("%s:%d: %s: %s") % (self.filename, self.lineno, self.severity.label,
                                          self.message)
@@ -61,8 +67,8 @@ class Problem:
         """``error: MESSAGE``, without the place (a screen that lists a configuration's
         problems)."""
         if self.severity is Severity.ERROR:
-            return _("error: %s") % self.message
-        return _("warning: %s") % self.message
+            return escaped(_("error: %s") % self.message)
+        return escaped(_("warning: %s") % self.message)
 
 
 @dataclass

@@ -26,7 +26,7 @@ from dasbus.signal import Signal
 from org_edns_addon.certificates import CertificateError, check_authenticates, \
     file_name_problem
 from org_edns_addon.constants import MAX_KICKSTART_BYTES, MAX_NAMES_PER_LIST, MAX_SERVERS
-from org_edns_addon.echo import echo
+from org_edns_addon.echo import echo, named
 from org_edns_addon.i18n import _
 from org_edns_addon.model import Backend, EdnsConfig, ResolveMode
 from org_edns_addon.names import normalize_domains
@@ -182,7 +182,7 @@ class EdnsState:
                                "most); remove one first") % (MAX_KICKSTART_BYTES // 1024))
         if self.certificate(cert.filename) is not None:
             raise ModelError(_("a %%certificate --filename=%s is already there; choose "
-                               "another name") % cert.filename)
+                               "another name") % named(cert.filename))
         try:
             check_authenticates(cert.blocks, now)
         except CertificateError as error:
@@ -193,7 +193,7 @@ class EdnsState:
     def remove_certificate(self, filename):
         """Remove the certificate FILENAME, and its name from ``ca_names``."""
         if self.certificate(filename) is None:
-            raise ModelError(_("there is no %%certificate --filename=%s") % filename)
+            raise ModelError(_("there is no %%certificate --filename=%s") % named(filename))
         self._certificates = tuple(cert for cert in self._certificates
                                    if cert.filename != filename)
         self.certificates_changed.emit()

@@ -32,6 +32,7 @@ from typing import Optional, Tuple
 from org_edns_addon import constants as c
 from org_edns_addon.certificates import CertificateBlock, authentication_problem, \
     build_bundle, landing_problem, validity_problem
+from org_edns_addon.echo import named
 from org_edns_addon.i18n import P_, _
 from org_edns_addon.problems import Problem, Severity
 
@@ -139,7 +140,8 @@ def trust_problems(config, certificates, configured=True, known_names=None, now=
         if name not in known:
             add(Severity.ERROR, _("--ca=%s names no %%certificate --filename (known: %s); add "
                                   "that %%certificate or fix the name")
-                % (name, ", ".join(sorted(known)) or _("none")))
+                % (named(name), ", ".join(named(known_name) for known_name in sorted(known))
+                   or _("none")))
     if configured:
         _check_places(config, certificates, add)
 

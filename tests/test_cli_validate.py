@@ -205,3 +205,14 @@ def test_a_certificate_file_name_is_one_rule_also_in_ca(write_ks, test_ca):
         "dns+tls://192.0.2.53#dot.example", options="'--ca=ca é.pem'"))
     result = run_cli("validate", kickstart)
     assert (result.returncode, result.stdout) == (0, "%s: 0 errors, 0 warnings\n" % kickstart)
+
+
+def test_a_control_character_of_a_value_reaches_the_terminal_escaped(write_ks):
+    # The %include target is quoted as written; ESC [2J would clear the user's screen,
+    # a newline cannot be in a kickstart line.
+    path = write_ks("text\n%include /nonexistent/a\x1b[2Jb\x07.ks\n")
+    result = run_cli("validate", path)
+    assert result.returncode == 0
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "%s:2: warning: %%include /nonexistent/a\\x1b[2Jb\\x07.ks: cannot read the file" % path \
+        in result.stdout

@@ -144,3 +144,51 @@ def test_memory_stays_flat_over_50000_calls(service, bus):
     assert {remote_error(error) for error in errors} == {INVALID_VALUE_ERROR}
     # Without the handler each call kept its invocation, about 2.1 kB: 100 MB here.
     assert grown < 4 * 1024, "the module grew by %d KiB over %d calls" % (grown, CALLS)
+
+
+# A name forged to break the reply and the log: ESC (a terminal sequence), a newline
+# followed by what would read as a log line of its own, CR, a line separator, and enough
+# letters that the whole is 1 024 characters, the most a name may have.
+FORGED_LINE = "Refused forged: a line the caller wrote"
+FORGED = "\x1b[31mca\n%s\r\u2028" % FORGED_LINE
+FORGED_NAME = FORGED + "a" * (1024 - len(FORGED))
+
+
+def _add_certificate_error(bus_address, filename, pem):
+    """The D-Bus error message a caller of its own connection gets for AddCertificate."""
+    caller = client_connection(bus_address)
+    with pytest.raises(GLib.Error) as refused:
+        caller.call_sync(EDNS.service_name, EDNS.object_path, EDNS.interface_name,
+                         "AddCertificate", GLib.Variant("(ss)", (filename, pem)), None,
+                         Gio.DBusCallFlags.NONE, -1, None)
+    assert remote_error(refused.value) == INVALID_VALUE_ERROR
+    prefix = "GDBus.Error:%s: " % INVALID_VALUE_ERROR
+    assert refused.value.message.startswith(prefix)
+    return refused.value.message[len(prefix):]
+
+
+@pytest.mark.parametrize("pem", ["garbage", BEGIN], ids=["no PEM", "a BEGIN without END"])
+def test_a_refused_name_is_escaped_and_cut_in_the_reply_and_in_one_log_line(service,
+                                                                           bus_address, pem):
+    message = _add_certificate_error(bus_address, FORGED_NAME, pem)
+    assert not any(char in message for char in "\n\r\x1b\u2028"), repr(message)
+    # At most 80 characters of the value (README), then its length.
+    assert message == ("the certificate file name '\\x1b[31mca\\n%s\\r\\u2028%s… (1024 "
+                       "characters) holds a control character or a line separator; give it "
+                       "without" % (FORGED_LINE, "a" * 20)), message
+    assert "a" * 81 not in message
+    wait_for(lambda: service.refusals(), what="the refusal's log line")
+    log = service.log()
+    assert [line for line in service.refusals() if "AddCertificate" in line] == \
+        ["Refused %s.AddCertificate: %s" % (EDNS.interface_name, message)]
+    assert not any(line.startswith(FORGED_LINE) for line in log.splitlines())
+    assert "\x1b" not in log and "\r" not in log and "\u2028" not in log
+
+
+def test_a_refused_pem_names_its_long_file_name_cut(service, bus_address):
+    # A plain name (no control character) that the PEM reader's sentence quotes.
+    name = "c" * 250 + ".pem"
+    message = _add_certificate_error(bus_address, name, "garbage")
+    assert message.startswith("the PEM text of '%s… (254 characters), line 1: " % ("c" * 79)), \
+        message
+    assert "c" * 81 not in message

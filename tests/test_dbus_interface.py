@@ -191,8 +191,10 @@ BAD_VALUES = [
                               "prefer, backup"),
     ("Backend", "systemd-resolved", "'systemd-resolved' is not a backend; use one of "
                                     "dnsconfd, unbound"),
+    # Refused at the edge, quoted escaped (dbus/structures.py checked_name).
     ("SearchDomains", ["corp.example\nservers=dns+udp://203.0.113.1"],
-     "is not a valid DNS search domain"),
+     "the search domain 'corp.example\\nservers=dns+udp://203.0.113.1' holds a control "
+     "character"),
     ("SearchDomains", ["a,b.example"], "is not a valid DNS search domain"),
     ("CaNames", ["../../etc/shadow"], "--ca=../../etc/shadow must be a plain file name"),
     ("CaNames", ["a.pem,b.pem"], "--ca=a.pem,b.pem holds ','"),

@@ -48,7 +48,7 @@ from gi.module import get_introspection_module
 from gi.repository import Gio, GLib
 
 from org_edns_addon.constants import MAX_DBUS_ERROR_CHARS
-from org_edns_addon.echo import shortened
+from org_edns_addon.echo import escaped, shortened
 
 log = logging.getLogger(__name__)
 
@@ -201,7 +201,9 @@ class EdnsObjectHandler(ServerObjectHandler):
                                   error)
 
     def _handle_method_error(self, invocation, interface_name, method_name, error):
-        message = shortened(str(error), MAX_DBUS_ERROR_CHARS)
+        # Escaped before it is cut: no newline, CR or ESC of a value reaches the reply or
+        # the log line raw.
+        message = shortened(escaped(str(error)), MAX_DBUS_ERROR_CHARS)
         if isinstance(error, DBusError):
             log.info("Refused %s.%s: %s", interface_name, method_name, message)
         else:

@@ -22,7 +22,7 @@ from dasbus.structure import DBusData, DBusStructureError, get_fields
 from dasbus.typing import Bool, Double, List, Str, Structure, UInt16, get_dbus_type  # noqa: F401
 
 from org_edns_addon.constants import MAX_DBUS_NAME_CHARS, MAX_NAMES_PER_LIST
-from org_edns_addon.echo import echo
+from org_edns_addon.echo import echo, unshown
 from org_edns_addon.i18n import _
 from org_edns_addon.model import Backend, DotServer, ResolveMode
 from org_edns_addon.problems import ModelError
@@ -34,6 +34,11 @@ def checked_name(value, what):
     if isinstance(value, str) and len(value) > MAX_DBUS_NAME_CHARS:
         raise ModelError(_("the %s %s is longer than %d characters; no %s is")
                          % (what, echo(value), MAX_DBUS_NAME_CHARS, what))
+    # No name holds a control character (each rule refuses one); said here, the value
+    # is quoted short and escaped, whatever rule would have quoted it.
+    if isinstance(value, str) and unshown(value):
+        raise ModelError(_("the %s %s holds a control character or a line separator; give "
+                           "it without") % (what, echo(value)))
     return value
 
 

@@ -107,10 +107,13 @@ class Sides:
 
     def security(self, installer, target):
         from pyanaconda.modules.common.errors.installation import SecurityInstallationError
-        from pyanaconda.modules.security.certificates.installation import (
-            CERT_TYPES_REQUIRING_UPDATE, ImportCertificatesTask)
+        from pyanaconda.modules.security.certificates import installation
+        from pyanaconda.modules.security.certificates.installation import \
+            ImportCertificatesTask
+        # rhel-9's Security module has no --type and runs no update-ca-trust: no such set.
+        needs_update = getattr(installation, "CERT_TYPES_REQUIRING_UPDATE", ())
         certificates = self.certificates.certificates
-        anchors = any(cert.type in CERT_TYPES_REQUIRING_UPDATE for cert in certificates)
+        anchors = any(getattr(cert, "type", None) in needs_update for cert in certificates)
         # import_with_task() is this task with sysroot="/", install_with_task() with
         # conf.target.system_root; here both on the round's roots.
         for root in (installer, target):

@@ -32,7 +32,7 @@ import stat
 from org_edns_addon import constants as c
 from org_edns_addon.confinement import RootError, file_name_bytes, path_components
 from org_edns_addon.i18n import _
-from org_edns_addon.ks.convert import converted_bytes
+from org_edns_addon.ks.convert import converted_bytes, fixed_by_conversion
 from org_edns_addon.ks.source import iter_lines
 from org_edns_addon.staging.networkmanager import boot_options
 from org_edns_addon.staging.plan import Phase, Plan, PlannedFile, build_plan, initramfs_input
@@ -197,7 +197,9 @@ def pre_pivot_hook(files):
 def overlay_plan(parsed):
     """The files of the overlay: the installer phase as its initramfs runs it, the hook
     that carries them into the installer's root, and the kickstart."""
-    data = initramfs_input(parsed.staging_input())
+    # The overlay holds the kickstart rewritten (overlay_kickstart): a top-level %edns
+    # is no error in what the installer reads.
+    data = initramfs_input(parsed.staging_input(ignored=fixed_by_conversion(parsed)))
     check_initramfs_servers(data.config.servers)
     files = build_plan(data, Phase.INSTALLER, "/").files
     hook = PlannedFile(PRE_PIVOT_HOOK_PATH, pre_pivot_hook(files), PRE_PIVOT_HOOK_MODE)

@@ -46,10 +46,25 @@ def test_a_clean_kickstart_exits_0_with_a_summary(write_ks, pems):
 
 
 def test_warnings_alone_exit_0(write_ks):
-    path = write_ks(edns_section(GOOD, spelling="%edns"))
+    path = write_ks("text\n")
     result = run_cli("validate", path)
     assert result.returncode == 0
     assert result.stdout.splitlines()[-1] == "%s: 0 errors, 1 warning" % path
+
+
+def test_a_top_level_edns_exits_1_as_the_installer_refuses_it_and_convert_fixes_it(write_ks,
+                                                                                 tmp_path):
+    # pykickstart's parser (and so ksvalidator and Anaconda) says "Unknown kickstart
+    # section" (tests/test_ks_convert.py runs ksvalidator on such a file).
+    path = write_ks(edns_section(GOOD, spelling="%edns"))
+    result = run_cli("validate", path)
+    assert result.returncode == 1
+    assert "run 'edns-addon convert %s'" % path in result.stdout
+    assert result.stdout.splitlines()[-1] == "%s: 1 error, 0 warnings" % path
+    converted = tmp_path / "converted.ks"
+    assert run_cli("convert", path, "-o", converted).returncode == 0
+    again = run_cli("validate", converted)
+    assert again.returncode == 0, again.stdout
 
 
 def test_errors_are_printed_as_the_library_reports_them_and_exit_1(write_ks, pems):
@@ -88,13 +103,14 @@ def test_json_output_lists_every_problem_with_file_line_severity_and_message(wri
     assert result.returncode == 1
     assert json.loads(result.stdout) == {
         "files": [path],
-        "errors": 1,
-        "warnings": 1,
+        "errors": 2,
+        "warnings": 0,
         "problems": [
-            {"file": path, "line": 1, "severity": "warning",
+            {"file": path, "line": 1, "severity": "error",
              "message": "stock Anaconda rejects a top-level %%edns (\"Unknown kickstart "
-                        "section\"); run 'edns-addon convert %s' to rewrite it as %%addon "
-                        "org_edns_addon" % path},
+                        "section\"), and so does ksvalidator: no installer takes this "
+                        "kickstart as it is; run 'edns-addon convert %s' to rewrite it as "
+                        "%%addon org_edns_addon" % path},
             {"file": path, "line": 3, "severity": "error",
              "message": "the DoT server dns+tls://192.0.2.54 has no TLS name, so it cannot be "
                         "authenticated; append #NAME as in its certificate, like "

@@ -101,14 +101,17 @@ def test_the_kickstart_inside_is_the_addon_form_and_passes_ksvalidator(overlay_i
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "%addon org_edns_addon --ca=dns-ca.pem\n" in inside.read_text()
     parsed = parse_kickstart(str(inside))
-    assert parsed.errors == [] and parsed.config == parse_kickstart(overlay_ks).config
+    assert parsed.errors == [] and parsed.config == parse_kickstart(overlay_ks).edns.to_config()
 
 
-def test_the_overlay_files_are_the_installer_phase_files(overlay_image, overlay_ks, tmp_path):
+def test_the_overlay_files_are_the_installer_phase_files(overlay_image, tmp_path):
     entries = walk_initramfs(overlay_image.read_bytes())
     root = tmp_path / "installer"
     root.mkdir()
-    assert run_cli("apply", overlay_ks, "--root", root, "--phase", "installer").returncode == 0
+    # What the installer reads is the kickstart inside the overlay.
+    inside = tmp_path / "inside.ks"
+    inside.write_bytes(entries["edns-ks.cfg"].data)
+    assert run_cli("apply", inside, "--root", root, "--phase", "installer").returncode == 0
     for name in INSTALLER_FILES:
         assert entries[name].data == (root / name).read_bytes()
 
@@ -209,11 +212,27 @@ def test_overlay_prints_boot_options_and_both_ways_of_loading_it(overlay_ks, tmp
     assert "cat initrd.img edns.img > initrd-edns.img" in result.stdout
 
 
-def test_boot_args_prints_one_line_of_options(overlay_ks):
-    result = run_cli("boot-args", overlay_ks)
+def test_boot_args_prints_one_line_of_options(write_ks, test_ca):
+    path = write_ks(edns_kickstart(test_ca.pem), "addon.ks")
+    result = run_cli("boot-args", path)
     assert result.returncode == 0
-    assert result.stdout.split() == networkmanager.boot_options(parse_kickstart(overlay_ks).config)
+    assert result.stdout.split() == networkmanager.boot_options(parse_kickstart(path).config)
     assert "routed domains (lab.example, test.lab.example)" in result.stderr
+
+
+def test_boot_args_refuses_a_top_level_edns_which_the_installer_then_refuses(overlay_ks):
+    # The installer reads the kickstart itself, where pykickstart refuses "%edns"
+    # (parser.py _stateMachine: "Unknown kickstart section"); ksvalidator agrees.
+    require_tools("ksvalidator")
+    refused = subprocess.run(["ksvalidator", overlay_ks], capture_output=True, text=True)
+    assert refused.returncode != 0
+    assert "Unknown kickstart section: %edns" in refused.stdout + refused.stderr
+    result = run_cli("boot-args", overlay_ks)
+    assert result.returncode == 1 and result.stdout == ""
+    assert ("error: stock Anaconda rejects a top-level %%edns (\"Unknown kickstart section\"), "
+            "and so does ksvalidator: no installer takes this kickstart as it is; run "
+            "'edns-addon convert %s' to rewrite it as %%addon org_edns_addon" % overlay_ks) \
+        in result.stderr
 
 
 @pytest.mark.parametrize("line, word, lineno", [

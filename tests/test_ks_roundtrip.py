@@ -23,6 +23,7 @@ import tempfile
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from lab.kickstarts import ADDON, certificate_section, edns_section
+from org_edns_addon.ks.convert import fixed_by_conversion
 from tests.conftest import REPO
 from tests.ks_fixtures import parse
 
@@ -38,7 +39,9 @@ def read_back(text):
         result = parse(path)
     finally:
         os.unlink(path)
-    assert result.errors == [], "\n".join(map(str, result.errors)) + "\n" + text
+    # A top-level %edns is an error that printing fixes: it prints as %addon.
+    errors = [problem for problem in result.errors if problem not in fixed_by_conversion(result)]
+    assert errors == [], "\n".join(map(str, errors)) + "\n" + text
     return result
 
 
@@ -51,9 +54,10 @@ def assert_round_trip(text):
     first = read_back(text)
     printed = certificate_sections(first) + str(first.edns)
     second = read_back(printed)
-    assert second.config == first.config
+    assert second.errors == []
+    assert second.config == first.edns.to_config()
     assert [s.kickstart_line() for s in second.config.servers] == \
-        [s.kickstart_line() for s in first.config.servers]
+        [s.kickstart_line() for s in first.edns.to_config().servers]
     assert str(second.edns) == str(first.edns)
     return first, printed
 
@@ -73,7 +77,7 @@ def test_the_bundled_addon_example_round_trips():
 def test_the_bundled_edns_example_round_trips_into_the_addon_spelling():
     edns, _ = assert_round_trip((EXAMPLES / "corp-dot-edns.ks").read_text())
     addon, _ = assert_round_trip((EXAMPLES / "corp-dot.ks").read_text())
-    assert edns.config == addon.config
+    assert edns.edns.to_config() == addon.config
     assert str(edns.edns) == str(addon.edns)
 
 

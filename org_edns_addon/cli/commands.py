@@ -96,15 +96,23 @@ def run_convert(args):
     return EXIT_OK
 
 
-def _staging_input(path, refusal):
+def _staging_input(path, refusal, converted=False):
     """The staging input of the kickstart at PATH, or None after printing REFUSAL and why:
-    its errors, or each part it needs that is in a file missing here."""
+    its errors, or each part it needs that is in a file missing here.
+
+    CONVERTED: what is built holds the kickstart as ``convert`` rewrites it (the overlay),
+    so the errors the rewrite fixes are none."""
     from org_edns_addon.ks.reader import parse_kickstart
 
     parsed = parse_kickstart(path)
+    ignored = ()
+    if converted:
+        from org_edns_addon.ks.convert import fixed_by_conversion
+        ignored = fixed_by_conversion(parsed)
     for problem in parsed.errors:
-        print(problem, file=sys.stderr)
-    parts = () if parsed.errors else parsed.unread_parts()
+        if problem not in ignored:
+            print(problem, file=sys.stderr)
+    parts = () if any(p not in ignored for p in parsed.errors) else parsed.unread_parts()
     for filename, lineno, sentence in parts:
         if lineno is None:
             print(_("%s: error: %s") % (filename, sentence), file=sys.stderr)
@@ -115,7 +123,7 @@ def _staging_input(path, refusal):
                 "that do not exist here") % (path, refusal), file=sys.stderr)
         return parsed, None
     try:
-        return parsed, parsed.staging_input()
+        return parsed, parsed.staging_input(ignored)
     except ValueError as error:
         print("%s: %s: %s" % (path, refusal, error), file=sys.stderr)
         return parsed, None
@@ -188,7 +196,7 @@ def run_overlay(args):
     if _is_same_file(args.output, args.kickstart):
         return usage_error("overlay", _("-o %s is the kickstart itself; name the image to "
                             "write, like -o overlay.img") % args.output)
-    parsed, data = _staging_input(args.kickstart, _("no overlay written"))
+    parsed, data = _staging_input(args.kickstart, _("no overlay written"), converted=True)
     if data is None:
         return EXIT_FAILED
     try:

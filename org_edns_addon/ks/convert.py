@@ -27,6 +27,7 @@ from org_edns_addon.constants import ADDON_SECTION_OPEN, SECTION_OPEN
 from org_edns_addon.fileio import error_text, write_atomically
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.ks.source import line_spans
+from org_edns_addon.ks.rules import top_level_section_problem
 
 _HEADER = re.compile(r"^(\s*)%s(?=\s|$)" % re.escape(SECTION_OPEN))
 
@@ -42,6 +43,14 @@ class ConvertError(Exception):
 class Converted:
     data: bytes     # the converted kickstart, UTF-8
     count: int
+
+
+def fixed_by_conversion(result):
+    """The problems of RESULT (a ``ParsedKickstart``) that the rewrite fixes: the error of
+    each top-level ``%edns`` (``ks.rules.top_level_section_problem``). What is built
+    from the rewritten text (``convert``, the overlay's kickstart) reads past them."""
+    return [top_level_section_problem(place) for place in result.edns_places
+            if place.spelling == SECTION_OPEN]
 
 
 # The text is encoded this many characters at a time: never a second copy of it as a list
@@ -88,9 +97,11 @@ def convert_kickstart(path, output=None):
     lives in an included file (that file is the one to convert).
     """
     result = parse_kickstart(path)
-    if result.errors:
-        raise ConvertError(_("fix the errors above first"), result.errors)
     ours = [place for place in result.edns_places if place.spelling == SECTION_OPEN]
+    fixed = fixed_by_conversion(result)
+    errors = [problem for problem in result.errors if problem not in fixed]
+    if errors:
+        raise ConvertError(_("fix the errors above first"), errors)
     elsewhere = [place for place in ours if place.filename != path]
     if elsewhere:
         raise ConvertError(_("%%edns is in the included file %s; convert that file")

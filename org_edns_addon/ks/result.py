@@ -170,19 +170,21 @@ class ParsedKickstart:
         return sorted(dict.fromkeys(found), key=lambda part: (part[0] != self.filename,
                                                           part[1] or 0))
 
-    def staging_input(self):
-        """The ``StagingInput`` of the kickstart. ``ValidationError`` if it has errors,
+    def staging_input(self, ignored=()):
+        """The ``StagingInput`` of the kickstart. ``ValidationError`` if it has errors
+        other than the ``Problem``s IGNORED (those a rewrite of the text fixes),
         ``ValueError`` if it has no encrypted DNS section or needs what is in a file
         missing here (``unread_parts``)."""
         from org_edns_addon.staging.plan import StagingInput
-        if self.errors:
-            raise ValidationError(self.errors, _("%s has errors; fix them first") % self.filename)
+        errors = [problem for problem in self.errors if problem not in ignored]
+        if errors:
+            raise ValidationError(errors, _("%s has errors; fix them first") % self.filename)
         unread = self.unread_parts()
         if unread:
             filename, lineno, sentence = unread[0]
             raise ValueError(_("%s:%d: %s") % (filename, lineno, sentence) if lineno else
                              _("%s: %s") % (filename, sentence))
-        if self.config is None:
+        if not self.edns.seen:
             raise ValueError(_("%s has no %s section; nothing to apply")
                              % (self.filename, ADDON_SECTION_OPEN))
-        return StagingInput.of(self.config, self.certificates)
+        return StagingInput.of(self.edns.to_config(), self.certificates)

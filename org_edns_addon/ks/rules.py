@@ -53,6 +53,21 @@ def certificate_value(data, place, body_places, add):
                          origin=place, body_places=body_places)
 
 
+def top_level_section_problem(place):
+    """The error of a top-level ``%edns`` read at PLACE (a ``SectionPlace``).
+
+    No installer takes the kickstart: pykickstart's parser, and so ``ksvalidator``
+    and every Anaconda line, refuses a section it does not know ("Unknown kickstart
+    section", pykickstart/parser.py ``_stateMachine``), and Anaconda's boss routes only
+    ``%addon NAME`` to addons. ``edns-addon convert`` rewrites it, and reads past this
+    one error (``ks/convert.py``)."""
+    return Problem(Severity.ERROR, _(
+        "stock Anaconda rejects a top-level %%edns (\"Unknown kickstart section\"), and so "
+        "does ksvalidator: no installer takes this kickstart as it is; run 'edns-addon "
+        "convert %s' to rewrite it as %s") % (place.filename, ADDON_SECTION_OPEN),
+        place.lineno, place.filename)
+
+
 def check_rules(result, now=None, read_to_end=True):
     """Add the cross-section rules to RESULT.problems (a ``ParsedKickstart``).
 
@@ -74,10 +89,7 @@ def check_rules(result, now=None, read_to_end=True):
                                                              places[0].lineno), place)
     for place in places:
         if place.spelling == SECTION_OPEN:
-            add(Severity.WARNING, _("stock Anaconda rejects a top-level %%edns (\"Unknown "
-                                    "kickstart section\"); run 'edns-addon convert %s' to "
-                                    "rewrite it as %s") % (place.filename, ADDON_SECTION_OPEN),
-                place)
+            result.add_problem(top_level_section_problem(place))
 
     edns = result.edns
     head = places[0] if places else None

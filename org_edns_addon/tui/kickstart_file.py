@@ -23,6 +23,7 @@ from typing import List, Optional
 
 from org_edns_addon.i18n import _
 from org_edns_addon.fileio import error_text, write_atomically
+from org_edns_addon.ks.convert import fixed_by_conversion
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.problems import Problem, SectionPlace, Severity
 from org_edns_addon.state import EdnsState
@@ -54,16 +55,21 @@ def load_kickstart(path):
     read, and writing that back would lose the user's lines silently.
     """
     parsed = parse_kickstart(path)
-    if parsed.errors:
+    # The file is written back in the %addon form (render_kickstart), as convert does:
+    # a top-level %edns is no error in what is written.
+    errors = [problem for problem in parsed.errors
+              if problem not in fixed_by_conversion(parsed)]
+    if errors:
         raise KickstartFileError(_("fix these errors first (edns-addon validate %s shows them)")
-                                 % path, parsed.errors)
+                                 % path, errors)
     place = parsed.edns_places[0] if parsed.edns_places else None
     if place is not None and place.filename != path:
         raise KickstartFileError(_("the %s section is in the included file %s; edit that file")
                                  % (place.spelling, place.filename))
     # The text as parsed, never a second read that may differ (a pipe, an edit).
     source = KickstartFile(path, parsed.text, place, os.stat(path).st_mode & 0o777)
-    return source, EdnsEditor(EdnsState(parsed.config, parsed.certificates), path)
+    config = parsed.edns.to_config() if parsed.edns.seen else None
+    return source, EdnsEditor(EdnsState(config, parsed.certificates), path)
 
 
 def new_kickstart():

@@ -74,12 +74,17 @@ from org_edns_addon.i18n import _
 
 
 class CertificateError(ValueError):
-    """A certificate problem; ``line`` is the 0-based line in the PEM text, if known."""
+    """A certificate problem; ``line`` is the 0-based line in the PEM text, if known.
 
-    def __init__(self, message, line=None):
+    ``always`` is True for what is refused whatever the certificate is for (a private
+    key, a text too large to be one); any other problem is the Security module's
+    business for a certificate that authenticates no DNS server."""
+
+    def __init__(self, message, line=None, always=False):
         super().__init__(message)
         self.message = message
         self.line = line
+        self.always = always
 
     def sentence(self, name=None):
         """The problem as a user reads it where no kickstart line shows it: in the PEM
@@ -107,24 +112,52 @@ def utc_time(cert, name):
 
 @dataclass(frozen=True)
 class CertificateBlock:
-    """One parsed X.509 certificate and the line its PEM block starts on (0-based)."""
+    """One parsed X.509 certificate and the line its PEM block starts on (0-based).
+
+    ``trusted`` is the whole DER of a ``TRUSTED CERTIFICATE`` block (the certificate
+    followed by OpenSSL's X509_AUX trust settings), else None."""
     fingerprint: str
     subject: str
     not_before: datetime.datetime
     not_after: datetime.datetime
     line: int = field(compare=False)
     certificate: object = field(compare=False, repr=False)   # cryptography's x509.Certificate
+    trusted: Optional[bytes] = field(default=None, compare=False, repr=False)
 
     def to_pem(self):
+        """The certificate alone as a ``CERTIFICATE`` block (what Python's ``ssl`` reads)."""
         from cryptography.hazmat.primitives.serialization import Encoding
         return self.certificate.public_bytes(Encoding.PEM)
 
+    def as_read_pem(self):
+        """The block in the form it was given: a ``TRUSTED CERTIFICATE`` keeps its trust
+        settings, which OpenSSL (and so Unbound's ``tls-cert-bundle``) honours."""
+        if self.trusted is None:
+            return self.to_pem()
+        import base64
+        text = base64.b64encode(self.trusted).decode("ascii")
+        lines = [text[start:start + 64] for start in range(0, len(text), 64)]
+        return ("-----BEGIN %s-----\n%s\n-----END %s-----\n" % (
+            _TRUSTED, "\n".join(lines), _TRUSTED)).encode("ascii")
+
 
 _PRIVATE_KEY = "PRIVATE KEY"
-_BEGIN = re.compile(r"-----BEGIN ([A-Z0-9 ]{1,64})-----\Z")
+# OpenSSL's PEM reader (crypto/pem/pem_lib.c get_name) starts a block at a line that
+# begins "-----BEGIN " and ends "-----", trailing whitespace aside, and passes over every
+# other line outside a block: comments ("# Issuer:", "# Label:" in ca-certificates'
+# bundles), "openssl x509 -text" output, anything.
+_BEGIN = re.compile(r"-----BEGIN (.+)-----\Z")
+# The names PEM_X509_INFO_read_bio (crypto/pem/pem_info.c) reads as certificates, and so
+# SSL_CTX_load_verify_locations and Unbound's tls-cert-bundle (util/net_help.c
+# connect_sslctx_create): PEM_STRING_X509, PEM_STRING_X509_OLD, PEM_STRING_X509_TRUSTED.
+_TRUSTED = "TRUSTED CERTIFICATE"
+_CERTIFICATE_LABELS = ("CERTIFICATE", "X509 CERTIFICATE", _TRUSTED)
 # OpenSSL's PEM reader wants the BEGIN and END lines at the start of a line;
 # only ASCII whitespace is whitespace to it.
 _ASCII_SPACE = " \t\r\n\f\v"
+# Lines as pykickstart (Python's universal newlines) numbers them, so that a line here is
+# the body line the kickstart reader placed.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def _shown(line, limit=64):
@@ -133,34 +166,33 @@ def _shown(line, limit=64):
 
 
 def load_pem_certificates(text):
-    """Parse every PEM block of TEXT (str or bytes) in one pass; refuse keys, garbage,
-    non-ASCII text and empty input with a ``CertificateError`` naming the line."""
+    """Parse every certificate block of TEXT (str or bytes) in one pass, as OpenSSL's
+    ``PEM_X509_INFO_read_bio`` reads a CA file: text outside the blocks is passed over,
+    ``CERTIFICATE``, ``X509 CERTIFICATE`` and ``TRUSTED CERTIFICATE`` blocks are
+    certificates, a block of another type is passed over once its base64 reads. Refuse
+    (``CertificateError`` naming the line) a private key anywhere, a block that does not
+    end or decode (OpenSSL then loads nothing of the file), and a text without any
+    certificate (OpenSSL: "no certificate or crl found")."""
     if isinstance(text, bytes):
         try:
-            text = text.decode("ascii")
+            text = text.decode("utf-8")
         except UnicodeDecodeError:
-            raise CertificateError(_("the certificate is not PEM text (it holds non-ASCII "
-                                     "bytes); paste the -----BEGIN CERTIFICATE----- block")) \
-                from None
+            raise CertificateError(_("the certificate is not PEM text (it holds bytes that "
+                                     "are not UTF-8); paste the -----BEGIN CERTIFICATE----- "
+                                     "block")) from None
     if len(text) > MAX_PEM_BYTES:
         raise CertificateError(_("the certificate text is larger than %d KiB; that is not a "
-                                 "CA certificate or bundle") % (MAX_PEM_BYTES // 1024))
-    lines = text.splitlines()
+                                 "CA certificate or bundle") % (MAX_PEM_BYTES // 1024),
+                               always=True)
+    lines = _LINE_BREAK.split(text)
     # Looked for before anything else, wherever it hides (between, inside or
     # after certificates): a key in a kickstart is copied to every installed host.
     for number, line in enumerate(lines):
         if _PRIVATE_KEY in line:
             raise CertificateError(_(
                 "a private key is pasted here (%s); never put a private key in a kickstart: "
-                "remove it and paste only the CA certificate") % _shown(line), number)
-    if not text.isascii():
-        # Looked for in the text, not in its lines: splitlines() drops the line breaks
-        # that are not ASCII (U+0085, U+2028, U+2029), and they would reach the file.
-        position = next(index for index, char in enumerate(text) if not char.isascii())
-        raise CertificateError(_("the certificate text holds the non-ASCII character "
-                                 "U+%04X; PEM is ASCII: paste it again from the original "
-                                 "file") % ord(text[position]),
-                               len(text[:position + 1].splitlines()) - 1)
+                "remove it and paste only the CA certificate") % _shown(line), number,
+                always=True)
     blocks = []
     start = None
     for number, line in enumerate(lines):
@@ -169,15 +201,21 @@ def load_pem_certificates(text):
             match = _BEGIN.match(stripped)
             if match:
                 start, label, body = number, match.group(1), []
-            elif stripped.strip(_ASCII_SPACE):
-                raise CertificateError(_(
-                    "unexpected text %s outside a PEM block; a %%certificate body holds only "
-                    "-----BEGIN CERTIFICATE----- blocks") % _shown(line, 40), number)
         elif stripped == "-----END %s-----" % label:
-            blocks.append(_block(label, start, body))
+            block = _block(label, start, body)
+            if block is not None:
+                blocks.append(block)
             start = None
         elif stripped.lstrip(_ASCII_SPACE).startswith("-----"):
             break   # a BEGIN or a foreign END inside the block: this block never ends
+        elif not stripped.isascii():
+            # Base64 is ASCII: OpenSSL's decoder refuses the block, and with it the file.
+            position = next(index for index, char in enumerate(stripped)
+                            if not char.isascii())
+            raise CertificateError(_("the certificate text holds the non-ASCII character "
+                                     "U+%04X inside its PEM block; PEM is ASCII: paste it "
+                                     "again from the original file")
+                                   % ord(stripped[position]), number)
         else:
             body.append(stripped.strip(_ASCII_SPACE))
     if start is not None:
@@ -189,7 +227,39 @@ def load_pem_certificates(text):
     return tuple(blocks)
 
 
+def _der_length(der):
+    """The length of the DER element at the start of DER (bytes), or None if it is not
+    one whole element there."""
+    if len(der) < 2:
+        return None
+    first = der[1]
+    if first < 0x80:
+        size, header = first, 2
+    else:
+        count = first & 0x7f
+        if not 1 <= count <= 4 or len(der) < 2 + count:
+            return None
+        size, header = int.from_bytes(der[2:2 + count], "big"), 2 + count
+    total = header + size
+    return total if total <= len(der) else None
+
+
+def _trusted_certificate(der, line):
+    """The leading certificate of a ``TRUSTED CERTIFICATE`` block's DER: OpenSSL's
+    ``d2i_X509_AUX`` (crypto/x509/x_x509.c) reads the certificate, then, when bytes are
+    left, one X509_CERT_AUX SEQUENCE of trust settings."""
+    length = _der_length(der) if der[:1] == b"\x30" else None
+    rest = der[length:] if length is not None else b""
+    if length is None or (rest and (rest[:1] != b"\x30" or _der_length(rest) is None)):
+        raise CertificateError(_("the TRUSTED CERTIFICATE block is not a certificate followed "
+                                 "by its trust settings; paste it again from the original "
+                                 "file (openssl x509 -trustout writes it)"), line)
+    return der[:length]
+
+
 def _block(label, line, body):
+    """The ``CertificateBlock`` of a PEM block (LABEL, its first LINE, its BODY lines), or
+    None for a block of another type, passed over as OpenSSL passes over it."""
     try:
         from cryptography import x509
         from cryptography.hazmat.primitives import hashes
@@ -198,12 +268,20 @@ def _block(label, line, body):
         # %certificate, as a kickstart error, instead of failing the whole module.
         from org_edns_addon.dependencies import explain
         raise CertificateError(explain(error, _("checking a %certificate"))) from None
-    if label != "CERTIFICATE":
-        raise CertificateError(_("a PEM block of type %r is not a certificate; paste only "
-                                 "-----BEGIN CERTIFICATE----- blocks") % label, line)
-    pem = "-----BEGIN CERTIFICATE-----\n%s\n-----END CERTIFICATE-----\n" % "\n".join(body)
+    import base64
+    import binascii
     try:
-        cert = x509.load_pem_x509_certificate(pem.encode("ascii"))
+        der = base64.b64decode("".join(body), validate=True)
+    except (binascii.Error, ValueError):
+        raise CertificateError(_("the PEM block %s is not base64 (OpenSSL would load nothing "
+                                 "of this file); paste it again from the original file")
+                               % _shown("-----BEGIN %s-----" % label), line) from None
+    if label not in _CERTIFICATE_LABELS:
+        return None
+    trusted = der if label == _TRUSTED else None
+    try:
+        cert = x509.load_der_x509_certificate(
+            _trusted_certificate(der, line) if trusted is not None else der)
         # cryptography parses names and extensions lazily: a damaged one must
         # fail here, at the edge, not later in a rule, the probe or staging.
         subject = cert.subject.rfc4514_string()
@@ -217,7 +295,10 @@ def _block(label, line, body):
             not_after=utc_time(cert, "not_valid_after"),
             line=line,
             certificate=cert,
+            trusted=trusted,
         )
+    except CertificateError:
+        raise
     except Exception as error:  # noqa: BLE001 (see below)
         # Damaged DER fails in many ways inside cryptography (ValueError, InvalidVersion,
         # even KeyError for a mangled name); each is the user's certificate, not a bug.
@@ -293,20 +374,23 @@ def check_authenticates(blocks, now=None):
             raise CertificateError(problem, block.line)
 
 
-def build_bundle(blocks):
-    """A PEM bundle of BLOCKS in the given order, duplicates (by fingerprint) removed."""
+def build_bundle(blocks, as_read=False):
+    """A PEM bundle of BLOCKS in the given order, duplicates (by fingerprint) removed;
+    AS_READ keeps each block's form (``CertificateBlock.as_read_pem``, for OpenSSL's
+    readers), else the certificates alone (for Python's ``ssl``)."""
     seen = set()
     chunks = []
     for block in blocks:
         if block.fingerprint not in seen:
             seen.add(block.fingerprint)
-            chunks.append(block.to_pem())
+            chunks.append(block.as_read_pem() if as_read else block.to_pem())
     return b"".join(chunks)
 
 
 def canonical_pem(blocks):
-    """BLOCKS as one PEM text (without the final newline), as they print themselves."""
-    return b"".join(block.to_pem() for block in blocks).decode("ascii").rstrip("\n")
+    """BLOCKS as one PEM text (without the final newline), as they print themselves (a
+    ``TRUSTED CERTIFICATE`` with its trust settings)."""
+    return b"".join(block.as_read_pem() for block in blocks).decode("ascii").rstrip("\n")
 
 
 def _has_control_character(text):
@@ -511,7 +595,7 @@ class KickstartCertificate:
 
     def file_content(self):
         """The bytes of the file: the body and one newline, as Anaconda writes it."""
-        return (self.pem + "\n").encode("ascii")
+        return (self.pem + "\n").encode("utf-8")
 
     def where(self, line):
         """(file, line) in the kickstart of line LINE (0-based) of the body."""

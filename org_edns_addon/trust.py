@@ -92,7 +92,8 @@ def dot_trust(config, certificates):
         blocks = tuple(block for cert in named for block in cert.blocks)
         if [cert.path for cert in named] == [c.DOT_CA_BUNDLE_PATH]:
             return DotTrust(c.DOT_CA_BUNDLE_PATH, None, blocks, names=config.ca_names)
-        return DotTrust(c.DOT_CA_BUNDLE_PATH, build_bundle(blocks), blocks,
+        # Unbound reads the bundle with OpenSSL (tls-cert-bundle): each block as given.
+        return DotTrust(c.DOT_CA_BUNDLE_PATH, build_bundle(blocks, as_read=True), blocks,
                         names=config.ca_names)
     placed = _at_bundle_path(certificates)
     if placed:
@@ -102,6 +103,15 @@ def dot_trust(config, certificates):
     return DotTrust(c.SYSTEM_CA_BUNDLE_PATH, None, (),
                     tuple(block for cert in anchors for block in cert.blocks),
                     tuple(cert.filename for cert in anchors))
+
+
+def is_dns_trust(cert, ca_names):
+    """Whether CERT (a ``KickstartCertificate``) would authenticate the DNS servers of a
+    configuration with CA_NAMES: named by ``--ca``, or without ``--ca`` an anchor or the
+    certificate placed at the DoT CA bundle path (``dot_trust``)."""
+    if ca_names:
+        return cert.filename in ca_names
+    return cert.is_anchor or cert.path == c.DOT_CA_BUNDLE_PATH
 
 
 def trust_problems(config, certificates, configured=True, known_names=None, now=None):
@@ -149,9 +159,7 @@ def trust_problems(config, certificates, configured=True, known_names=None, now=
         # What authenticates DNS servers must be a CA valid now; any other
         # certificate is the Security module's business: only a warning when
         # it is out of date.
-        strict = configured and (cert.filename in ca_names or
-                                 (not ca_names and (cert.is_anchor or cert.path ==
-                                                    c.DOT_CA_BUNDLE_PATH)))
+        strict = configured and is_dns_trust(cert, ca_names)
         for block in cert.blocks:
             problem = authentication_problem(block, now) if strict else \
                 validity_problem(block, now)

@@ -13,6 +13,8 @@
 line of a needle, and what the reader says about a kickstart file. The kickstart text
 itself comes from ``lab.kickstarts``."""
 
+import subprocess
+
 import pytest
 
 from lab import certs
@@ -73,3 +75,61 @@ class Certificates:
 @pytest.fixture(scope="session")
 def pems():
     return Certificates()
+
+
+class PeerPemForms:
+    """One CA in the forms OpenSSL's PEM reader and p11-kit take and people paste, each
+    made by the tool that writes it (``openssl`` on this machine), beside the CA's server
+    certificate for ``openssl verify``.
+
+    - ``comments``: the block between "# Issuer:"/"# Label:" lines, as ca-certificates'
+      certdata2pem.py writes its bundles (a UTF-8 label, as its NetLock roots have);
+    - ``text``: ``openssl x509 -text`` output, the block after it;
+    - ``trusted``: ``openssl x509 -trustout -addtrust serverAuth``, a ``BEGIN TRUSTED
+      CERTIFICATE`` block (the DER certificate, then OpenSSL's X509_AUX trust settings).
+    """
+
+    def __init__(self, directory):
+        self.ca = certs.make_ca("Peer Forms CA")
+        self.server = certs.make_server(self.ca, dns_names=("dot.corp.example",))
+        self.directory = directory
+        ca_path = directory / "ca.pem"
+        ca_path.write_text(self.ca.pem)
+        self.server_path = directory / "server.pem"
+        self.server_path.write_text(self.server.pem)
+        self.comments = (
+            "# Issuer: CN=Peer Forms CA\n# Subject: CN=Peer Forms CA\n"
+            "# Label: \"Peer Forms CA F\u0151tan\u00fas\u00edtv\u00e1ny\"\n"
+            "# Serial: 1\n" + self.ca.pem + "\n")
+        self.text = self._openssl("x509", "-in", ca_path, "-text")
+        self.trusted = self._openssl("x509", "-in", ca_path, "-trustout", "-addtrust",
+                                     "serverAuth")
+        assert self.text.startswith("Certificate:\n") and "BEGIN CERTIFICATE" in self.text
+        assert self.trusted.startswith("-----BEGIN TRUSTED CERTIFICATE-----\n")
+
+    @staticmethod
+    def _openssl(*args):
+        return subprocess.run(["openssl", *map(str, args)], capture_output=True, text=True,
+                              check=True, timeout=60).stdout
+
+    def forms(self):
+        return {"comments": self.comments, "text": self.text, "trusted": self.trusted}
+
+    def openssl_verifies_with(self, bundle):
+        """Whether ``openssl verify -CAfile`` BUNDLE (bytes) takes the server: the CA file
+        read by X509_load_cert_crl_file, as SSL_CTX_load_verify_locations reads Unbound's
+        tls-cert-bundle (util/net_help.c connect_sslctx_create), and the chain checked
+        for the purpose a TLS client checks a server for (ssl/ssl_cert.c
+        ssl_verify_cert_chain: "ssl_server"), which a TRUSTED CERTIFICATE's trust
+        settings answer."""
+        path = self.directory / "bundle-under-test.pem"
+        path.write_bytes(bundle)
+        result = subprocess.run(["openssl", "verify", "-purpose", "sslserver", "-CAfile",
+                                 str(path), str(self.server_path)], capture_output=True,
+                                text=True, timeout=60)
+        return result.returncode == 0 and result.stdout.strip().endswith(": OK")
+
+
+@pytest.fixture(scope="session")
+def peer_pem_forms(tmp_path_factory):
+    return PeerPemForms(tmp_path_factory.mktemp("peer-pem-forms"))

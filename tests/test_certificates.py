@@ -11,6 +11,8 @@
 
 """certificates.py on real certificates generated here: what is read, refused and bundled."""
 
+import base64
+
 import pytest
 
 from lab import certs
@@ -59,10 +61,11 @@ def test_the_validity_window_is_checked_against_the_given_time(pems):
 @pytest.mark.parametrize("text, message", [
     (b"\xff\xfe", "the certificate is not PEM text"),
     ("", "no -----BEGIN CERTIFICATE----- block is found"),
-    ("MIIB", "unexpected text 'MIIB' outside a PEM block"),
-    # A long line is cut, its closing quote kept.
+    # Text outside a block is passed over (OpenSSL crypto/pem/pem_lib.c get_name): what
+    # is left has no certificate.
+    ("MIIB", "no -----BEGIN CERTIFICATE----- block is found"),
     ("see https://wiki.corp.example/pki/dns-ca for the CA of the DoT servers",
-     "unexpected text 'see https://wiki.corp.example/pki/dns-ca' outside a PEM block"),
+     "no -----BEGIN CERTIFICATE----- block is found"),
 ])
 def test_text_without_a_certificate_is_refused(text, message):
     with pytest.raises(CertificateError, match=message):
@@ -89,8 +92,17 @@ def test_every_one_character_damage_is_a_sentence_or_a_certificate(pems):
                 try:
                     load_pem_certificates(_damaged(pem, line, column, character))
                 except CertificateError as error:
-                    # The reason in the brackets is cryptography's, in its version's words.
                     assert error.line == 0
+                    if error.message.startswith("the PEM block "):
+                        # A '=' of the padding replaced: OpenSSL's base64 decoder refuses it.
+                        assert error.message == (
+                            "the PEM block '-----BEGIN CERTIFICATE-----' is not base64 "
+                            "(OpenSSL would load nothing of this file); paste it again from "
+                            "the original file")
+                        assert "=" in lines[line]
+                        refused += 1
+                        continue
+                    # The reason in the brackets is cryptography's, in its version's words.
                     assert error.message.startswith("the certificate cannot be decoded (")
                     assert error.message.endswith("); paste it again from the original file")
                     refused += 1
@@ -191,3 +203,52 @@ def test_validate_apply_and_overlay_accept_a_place_alike(write_ks, test_ca, tmp_
                    run_cli("overlay", kickstart, "-o", tmp_path / "o.img")):
         assert result.returncode == 0, (result.stdout, result.stderr)
     assert (root / directory.lstrip("/") / "placed.pem").exists()
+
+
+# --- what OpenSSL's PEM reader and p11-kit take (tests/ks_fixtures.py PeerPemForms) -----
+
+FORMS = ["comments", "text", "trusted"]
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_each_form_openssl_takes_is_read_as_its_certificate_and_staged_as_openssl_reads_it(
+        peer_pem_forms, form):
+    text = peer_pem_forms.forms()[form]
+    # The peer itself takes the form as a CA file.
+    assert peer_pem_forms.openssl_verifies_with(text.encode("utf-8"))
+    [block] = load_pem_certificates(text)
+    [original] = load_pem_certificates(peer_pem_forms.ca.pem)
+    assert block.fingerprint == original.fingerprint
+    # What the DoT bundle holds is read by OpenSSL as the same CA.
+    assert peer_pem_forms.openssl_verifies_with(build_bundle([block], as_read=True))
+    assert peer_pem_forms.openssl_verifies_with(build_bundle([block]))
+
+
+def test_a_trusted_certificate_keeps_its_trust_settings_in_the_bundle(peer_pem_forms):
+    [block] = load_pem_certificates(peer_pem_forms.trusted)
+    written = build_bundle([block], as_read=True).decode("ascii")
+    assert written == peer_pem_forms.trusted
+    # Python's ssl (the pre-flight check) reads only CERTIFICATE blocks: it gets the
+    # certificate alone.
+    assert build_bundle([block]).decode("ascii") == peer_pem_forms.ca.pem
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_private_key_beside_any_form_is_still_refused(peer_pem_forms, form):
+    with pytest.raises(CertificateError, match="a private key is pasted here") as refused:
+        load_pem_certificates(peer_pem_forms.forms()[form] + peer_pem_forms.ca.key_pem)
+    assert refused.value.always
+
+
+def test_a_trusted_certificate_whose_trust_settings_are_cut_is_refused_as_openssl_does(
+        peer_pem_forms):
+    lines = peer_pem_forms.trusted.splitlines()
+    der = base64.b64decode("".join(lines[1:-1]))
+    cut = base64.b64encode(der[:len(der) - 3]).decode("ascii")
+    text = "-----BEGIN TRUSTED CERTIFICATE-----\n%s\n-----END TRUSTED CERTIFICATE-----\n" % cut
+    # d2i_X509_AUX (crypto/x509/x_x509.c) fails on the cut X509_CERT_AUX, and OpenSSL then
+    # loads nothing of the file.
+    assert not peer_pem_forms.openssl_verifies_with(text.encode("ascii"))
+    with pytest.raises(CertificateError, match="the TRUSTED CERTIFICATE block is not a "
+                                               "certificate followed by its trust settings"):
+        load_pem_certificates(text)

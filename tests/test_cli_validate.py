@@ -232,3 +232,40 @@ def test_a_control_character_of_a_value_reaches_the_terminal_escaped(write_ks):
     assert "\x1b" not in result.stdout and "\x07" not in result.stdout
     assert "%s:2: warning: %%include /nonexistent/a\\x1b[2Jb\\x07.ks: cannot read the file" % path \
         in result.stdout
+
+
+# --- certificates in the forms OpenSSL and p11-kit take (tests/ks_fixtures.py PeerPemForms)
+
+@pytest.mark.parametrize("form", ["comments", "text", "trusted"])
+def test_a_ca_in_any_form_openssl_takes_validates_and_its_bundle_is_what_openssl_loads(
+        write_ks, peer_pem_forms, form):
+    path = write_ks(certificate_section(peer_pem_forms.forms()[form]) +
+                    edns_section(GOOD, options="--ca=dns-ca.pem"))
+    result = run_cli("validate", path)
+    assert result.returncode == 0, result.stdout
+    assert result.stdout == "%s: 0 errors, 0 warnings\n" % path
+    # The DoT bundle staging writes (Unbound's tls-cert-bundle) is one OpenSSL loads.
+    bundle = parse(path).staging_input().trust.bundle
+    assert peer_pem_forms.openssl_verifies_with(bundle)
+    # A TRUSTED CERTIFICATE reaches it with its trust settings, which OpenSSL honours.
+    assert (b"-----BEGIN TRUSTED CERTIFICATE-----" in bundle) == (form == "trusted")
+
+
+def test_a_certificate_openssl_cannot_read_is_a_warning_unless_it_authenticates_dns(
+        write_ks, peer_pem_forms):
+    # Anaconda's Security module writes a %certificate as it is; only one that the DoT
+    # resolver loads must load (Unbound: nothing of a file OpenSSL cannot read).
+    unreadable = peer_pem_forms.ca.pem.replace("-----END CERTIFICATE-----", "")
+    other = write_ks(certificate_section(unreadable, "other.pem") +
+                     certificate_section(peer_pem_forms.ca.pem) +
+                     edns_section(GOOD, options="--ca=dns-ca.pem"))
+    result = run_cli("validate", other)
+    assert result.returncode == 0, result.stdout
+    assert "%s:2: warning: '-----BEGIN CERTIFICATE-----' has no matching -----END line" % other \
+        in result.stdout
+    named = write_ks(certificate_section(unreadable) +
+                     edns_section(GOOD, options="--ca=dns-ca.pem"))
+    refused = run_cli("validate", named)
+    assert refused.returncode == 1
+    assert "%s:2: error: '-----BEGIN CERTIFICATE-----' has no matching -----END line" % named \
+        in refused.stdout

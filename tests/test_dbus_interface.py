@@ -413,12 +413,10 @@ BAD_CERTIFICATES = [
     ("corp-ca.pem", lambda ca: certs.make_ca("Old CA", not_before=certs.now() - 10 * certs.DAY,
                                              not_after=certs.now() - certs.DAY).pem,
      "expired on"),
-    ("corp-ca.pem", lambda ca: "garbage\n", "unexpected text 'garbage' outside a PEM block"),
+    ("corp-ca.pem", lambda ca: "garbage\n", "no -----BEGIN CERTIFICATE----- block is found"),
     ("corp-ca.pem", lambda ca: ca.pem.replace("-----END CERTIFICATE-----", ""),
      "has no matching -----END line"),
     ("corp-ca.pem", lambda ca: "", "no -----BEGIN CERTIFICATE----- block is found"),
-    ("corp-ca.pem", lambda ca: ca.pem + "%end\n%post\nrm -rf /\n%end\n",
-     "unexpected text '%end' outside a PEM block"),
     ("../../etc/shadow", lambda ca: ca.pem, "--filename=../../etc/shadow must be a plain "
                                             "file name"),
     ("corp\nca.pem", lambda ca: ca.pem, "holds a control character"),
@@ -437,6 +435,17 @@ def test_bad_certificate_is_refused_and_the_service_keeps_answering(edns_proxy, 
     assert message in str(raised.value)
     assert proxy.Certificates == []
     assert_still_answering(proxy, process)
+
+
+def test_text_around_the_block_is_passed_over_and_never_reaches_the_kickstart(edns_proxy,
+                                                                             test_ca):
+    # OpenSSL's PEM reader passes over what is outside a block (crypto/pem/pem_lib.c
+    # get_name); what the module keeps is the block alone, so no "%end" it was sent can
+    # end the %certificate it generates.
+    proxy, _ = edns_proxy
+    proxy.AddCertificate("corp-ca.pem", test_ca.pem + "%end\n%post\nrm -rf /\n%end\n")
+    [added] = plain_structures(proxy.Certificates)
+    assert added["cert"] == test_ca.pem.rstrip("\n")
 
 
 def test_a_certificate_name_is_refused_twice(edns_proxy, test_ca):
@@ -580,3 +589,26 @@ def test_repeated_adds_signal_the_change_without_the_list(edns_proxy):
     assert changes == [(EDNS.interface_name, {}, ["Certificates"])] * len(cas)
     assert [c["filename"] for c in plain_structures(proxy.Certificates)] == \
         ["ca%d.pem" % number for number in range(len(cas))]
+
+
+@pytest.mark.parametrize("form", ["comments", "text", "trusted"])
+def test_add_certificate_takes_every_form_the_cli_takes_and_keeps_its_trust_settings(
+        edns_proxy, peer_pem_forms, form):
+    # One verdict with 'edns-addon validate' (tests/test_cli_validate.py runs the same
+    # forms as a --ca certificate).
+    proxy, _ = edns_proxy
+    proxy.AddCertificate("corp-ca.pem", peer_pem_forms.forms()[form])
+    [added] = plain_structures(proxy.Certificates)
+    expected = peer_pem_forms.trusted if form == "trusted" else peer_pem_forms.ca.pem
+    assert added["cert"] == expected.rstrip("\n")
+    proxy.Servers = [server("192.0.2.53", "dot.corp.example")]
+    proxy.CaNames = ["corp-ca.pem"]
+    assert validation(proxy) == []
+
+
+def test_add_certificate_refuses_a_private_key_beside_any_form(edns_proxy, peer_pem_forms):
+    proxy, _ = edns_proxy
+    for text in peer_pem_forms.forms().values():
+        with pytest.raises(InvalidValueError, match="a private key is pasted here"):
+            proxy.AddCertificate("corp-ca.pem", text + peer_pem_forms.ca.key_pem)
+    assert proxy.Certificates == []

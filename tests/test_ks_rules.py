@@ -410,36 +410,53 @@ def test_a_private_key_of_any_kind_is_refused(write_ks, key_label):
     assert_one_error(path, text, "BEGIN " + key_label, "a private key is pasted here")
 
 
-def test_garbage_in_a_certificate_section_is_refused_on_its_line(write_ks, pems):
-    text = certificate_section(pems.ca.pem + "see the wiki for the CA\n") + edns_section(GOOD)
-    path = write_ks(text)
-    assert_one_error(path, text, "see the wiki", "unexpected text 'see the wiki for the CA' "
-                     "outside a PEM block; a %certificate body holds only -----BEGIN "
-                     "CERTIFICATE----- blocks")
+def test_text_around_a_block_is_passed_over_as_openssl_does(write_ks, pems):
+    # crypto/pem/pem_lib.c get_name reads past every line until "-----BEGIN ".
+    text = certificate_section("see the wiki for the CA\n" + pems.ca.pem + "# end\n") + \
+        edns_section(GOOD, options="--ca=dns-ca.pem")
+    assert messages(write_ks(text)) == []
 
 
-def test_a_certificate_whose_base64_is_damaged_is_refused(write_ks, pems):
-    lines = pems.ca.pem.splitlines(True)
+# A PEM problem that makes OpenSSL load nothing of the file: an error for a certificate
+# that authenticates the DNS servers (Unbound's tls-cert-bundle), a warning for one that
+# is the Security module's (p11-kit passes over what it cannot read).
+def _damaged_base64(pem):
+    lines = pem.splitlines(True)
     lines[3] = lines[3][:10] + "!!!!" + lines[3][14:]
-    text = certificate_section("".join(lines)) + edns_section(GOOD)
-    path = write_ks(text)
-    assert_one_error(path, text, "BEGIN CERTIFICATE", "the certificate cannot be decoded")
+    return "".join(lines)
 
 
-def test_a_certificate_without_its_end_line_is_refused(write_ks, pems):
-    text = certificate_section(pems.ca.pem.replace("-----END CERTIFICATE-----\n", "")) + \
-        edns_section(GOOD)
-    path = write_ks(text)
-    assert_one_error(path, text, "BEGIN CERTIFICATE", "'-----BEGIN CERTIFICATE-----' has no "
-                     "matching -----END line; paste the whole block")
+DAMAGED = [
+    (_damaged_base64, "BEGIN CERTIFICATE", "the PEM block '-----BEGIN CERTIFICATE-----' is "
+     "not base64 (OpenSSL would load nothing of this file)"),
+    (lambda pem: pem.replace("-----END CERTIFICATE-----\n", ""), "BEGIN CERTIFICATE",
+     "'-----BEGIN CERTIFICATE-----' has no matching -----END line; paste the whole block"),
+    (lambda pem: pem + "-----BEGIN PUBLIC KEY-----\nM!!!\n-----END PUBLIC KEY-----\n",
+     "BEGIN PUBLIC KEY", "the PEM block '-----BEGIN PUBLIC KEY-----' is not base64"),
+]
 
 
-def test_a_pem_block_that_is_not_a_certificate_is_refused(write_ks, pems):
+@pytest.mark.parametrize("damage, needle, message", DAMAGED, ids=[d[1] + ": " + d[2][:40]
+                                                                    for d in DAMAGED])
+def test_a_damaged_pem_is_an_error_for_the_dns_ca_and_a_warning_for_another(
+        write_ks, pems, damage, needle, message):
+    text = certificate_section(damage(pems.ca.pem)) + edns_section(
+        GOOD, options="--ca=dns-ca.pem")
+    assert_one_error(write_ks(text), text, needle, message)
+    other = certificate_section(damage(pems.ca.pem), "other.pem") + edns_section(GOOD)
+    path = write_ks(other)
+    [warning] = messages(path)
+    assert warning.startswith(error_at(path, line_of(other, needle), message).replace(
+        ": error: ", ": warning: ", 1)), warning
+
+
+def test_a_pem_block_that_is_not_a_certificate_is_passed_over(write_ks, pems):
+    # PEM_X509_INFO_read_bio (crypto/pem/pem_info.c) keeps certificates, CRLs and keys
+    # and passes over other types; X509_load_cert_crl_file adds only the first two.
     public_key = "-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----\n"
-    text = certificate_section(pems.ca.pem + public_key) + edns_section(GOOD)
-    path = write_ks(text)
-    assert_one_error(path, text, "BEGIN PUBLIC KEY", "a PEM block of type 'PUBLIC KEY' is not "
-                     "a certificate")
+    text = certificate_section(pems.ca.pem + public_key) + edns_section(
+        GOOD, options="--ca=dns-ca.pem")
+    assert messages(write_ks(text)) == []
 
 
 def test_an_empty_certificate_section_is_refused_at_its_header(write_ks):

@@ -163,8 +163,8 @@ def test_pasted_ca_is_added_selected_and_bundled(test_ca):
                               not_after=certs.now() - certs.DAY).pem, "expired on"),
     (lambda ca: certs.make_ca("Future CA", not_before=certs.now() + certs.DAY).pem,
      "is not valid before"),
-    (lambda ca: "hello\n" + ca.pem,
-     "the PEM text, line 1: unexpected text 'hello' outside a PEM block"),
+    (lambda ca: "hello\n", "the PEM text, line 1: no -----BEGIN CERTIFICATE----- block is "
+     "found"),
     (lambda ca: "", "no -----BEGIN CERTIFICATE----- block is found"),
 ])
 def test_pasted_pem_is_checked_as_the_kickstart_rules_do(test_ca, make_text, words):

@@ -69,7 +69,7 @@ def parsed_kickstart(addon, certificates, now=None):
     for data in certificates:
         result.certificate_names.append(data.filename)
         place = SectionPlace(MODULE_PART, getattr(data, "lineno", None), "%certificate")
-        value = certificate_value(data, place, (), add)
+        value = certificate_value(data, place, (), add, result.unread)
         if value is not None:
             result.certificates.append(value)
     if addon.seen:
@@ -79,5 +79,9 @@ def parsed_kickstart(addon, certificates, now=None):
         for sentence in installer_gaps():
             add(Severity.WARNING, sentence, (MODULE_PART, None))
     else:
-        result.problems.clear()
+        # Without our section a certificate is the Security module's: what is refused
+        # whatever a certificate is for (a private key, a misplaced file) is said, as
+        # 'edns-addon validate' says it, and an unreadable one is not ours to refuse.
+        result.problems[:] = [problem for problem in result.problems
+                              if problem.severity == Severity.ERROR]
     return result

@@ -72,6 +72,8 @@ class ParsedKickstart:
     handler: object = None
     includes: List[Include] = field(default_factory=list)
     missing_includes: List[MissingInclude] = field(default_factory=list)
+    # Certificates whose PEM OpenSSL would not load, said by ks.rules.check_rules.
+    unread: List = field(default_factory=list)
     omitted_errors: int = 0
     omitted_warnings: int = 0
     _kept_errors: int = field(default=0, init=False, repr=False, compare=False)

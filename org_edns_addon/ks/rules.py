@@ -17,6 +17,8 @@ The kickstart reader (``ks/reader.py``) and the Anaconda module's part
 """
 
 import re
+from dataclasses import dataclass
+from typing import Callable
 
 from pykickstart.constants import KS_SCRIPT_POST
 
@@ -27,14 +29,18 @@ from org_edns_addon.constants import ADDON_SECTION_OPEN, SECTION_OPEN
 from org_edns_addon.i18n import _
 from org_edns_addon.model import Backend, EdnsConfig
 from org_edns_addon.problems import Problem, Severity
-from org_edns_addon.trust import trust_problems
+from org_edns_addon.trust import is_dns_trust, trust_problems
 
 
-def certificate_value(data, place, body_places, add):
+def certificate_value(data, place, body_places, add, unread=None):
     """The ``KickstartCertificate`` of pykickstart's ``Certificate`` DATA read at PLACE (a
     ``SectionPlace``; BODY_PLACES the (file, line) of each body line, a sequence that is
     not changed afterwards), or None after reporting its problems with
-    ADD(severity, message, (file, line))."""
+    ADD(severity, message, (file, line)).
+
+    A PEM problem that only matters when the certificate authenticates the DNS servers
+    is kept in UNREAD (a list, ``ParsedKickstart.unread``) as an ``UnreadCertificate``
+    for ``check_rules``, which knows by then what it is for (without UNREAD: an error)."""
     header = (place.filename, place.lineno)
     # pykickstart before 3.73 (EL9, Fedora 43) has no --type: no attribute either.
     cert_type = getattr(data, "type", None)
@@ -45,12 +51,39 @@ def certificate_value(data, place, body_places, add):
         blocks = load_pem_certificates(data.cert)
     except CertificateError as error:
         inside = error.line is not None and 0 <= error.line < len(body_places)
-        add(Severity.ERROR, error.message, body_places[error.line] if inside else header)
+        where = body_places[error.line] if inside else header
+        if error.always or unread is None or problems:
+            add(Severity.ERROR, error.message, where)
+        else:
+            unread.append(UnreadCertificate(
+                KickstartCertificate(data.filename, data.cert, (), data.dir, cert_type,
+                                     origin=place), error.message,
+                lambda severity, message=error.message: add(severity, message, where)))
         return None
     if problems:
         return None
     return KickstartCertificate(data.filename, data.cert, blocks, data.dir, cert_type,
                          origin=place, body_places=body_places)
+
+
+@dataclass(frozen=True)
+class UnreadCertificate:
+    """A ``%certificate`` whose PEM text OpenSSL would not load: ``cert`` (without
+    blocks) says where it goes, ``report(severity)`` says ``message`` where it was read."""
+    cert: KickstartCertificate
+    message: str
+    report: Callable
+
+
+def _report_unread(result, config, configured):
+    """Say each of RESULT's unread certificates: an error where it would authenticate the
+    DNS servers (Unbound's tls-cert-bundle loading, util/net_help.c connect_sslctx_create
+    -> SSL_CTX_load_verify_locations, loads nothing of a file OpenSSL cannot read), else a
+    warning: such a certificate is the Security module's, which writes it as it is, and
+    p11-kit's update-ca-trust passes over what it cannot read."""
+    for unread in result.unread:
+        strict = configured and is_dns_trust(unread.cert, config.ca_names)
+        unread.report(Severity.ERROR if strict else Severity.WARNING)
 
 
 def top_level_section_problem(place):
@@ -94,6 +127,7 @@ def check_rules(result, now=None, read_to_end=True):
     edns = result.edns
     head = places[0] if places else None
     config = edns.to_config() if edns.seen else EdnsConfig()
+    _report_unread(result, config, edns.seen)
     # Files a %pre script may write, which the installer reads after it (see
     # ks/result.py MissingInclude): what they may hold is not an error here.
     missing = result.missing_includes

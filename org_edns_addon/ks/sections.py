@@ -109,7 +109,8 @@ class TrackedCertificateSection(CertificateSection):
         for data in self.handler.certificates[before:]:
             self._reader.result.certificate_names.append(data.filename)
             self._reader.note_values(place.filename, data.filename, data.dir)
-            value = certificate_value(data, place, self._body_places, add)
+            value = certificate_value(data, place, self._body_places, add,
+                                      self._reader.result.unread)
             if value is not None:
                 self._reader.result.certificates.append(value)
 

@@ -201,6 +201,14 @@ def load_pem_certificates(text):
             match = _BEGIN.match(stripped)
             if match:
                 start, label, body = number, match.group(1), []
+            elif "-----BEGIN " in stripped and not stripped.isascii():
+                # A BEGIN line that a non-ASCII character (a BOM, a no-break space) hides
+                # from OpenSSL, which then never sees the block: said as what it is.
+                _refuse_non_ascii(stripped, number)
+        elif not stripped.isascii():
+            # Base64 and the END line are ASCII: OpenSSL refuses the block, and with it
+            # the file.
+            _refuse_non_ascii(stripped, number)
         elif stripped == "-----END %s-----" % label:
             block = _block(label, start, body)
             if block is not None:
@@ -208,14 +216,6 @@ def load_pem_certificates(text):
             start = None
         elif stripped.lstrip(_ASCII_SPACE).startswith("-----"):
             break   # a BEGIN or a foreign END inside the block: this block never ends
-        elif not stripped.isascii():
-            # Base64 is ASCII: OpenSSL's decoder refuses the block, and with it the file.
-            position = next(index for index, char in enumerate(stripped)
-                            if not char.isascii())
-            raise CertificateError(_("the certificate text holds the non-ASCII character "
-                                     "U+%04X inside its PEM block; PEM is ASCII: paste it "
-                                     "again from the original file")
-                                   % ord(stripped[position]), number)
         else:
             body.append(stripped.strip(_ASCII_SPACE))
     if start is not None:
@@ -225,6 +225,13 @@ def load_pem_certificates(text):
         raise CertificateError(_("no -----BEGIN CERTIFICATE----- block is found; paste the CA "
                                  "certificate in PEM form"), 0)
     return tuple(blocks)
+
+
+def _refuse_non_ascii(line, number):
+    position = next(index for index, char in enumerate(line) if not char.isascii())
+    raise CertificateError(_("the certificate text holds the non-ASCII character U+%04X in "
+                             "a PEM block; PEM is ASCII: paste it again from the original "
+                             "file") % ord(line[position]), number)
 
 
 def _der_length(der):

@@ -88,8 +88,9 @@ def shown_fragments(text, output, size=4):
 # itself shows as "...".
 FIRST_PROBLEM = {
     "commands": "Unknown command: ...",
-    "certificate": "unexpected text '...' outside a PEM block; a %certificate body holds only "
-                   "-----BEGIN CERTIFICATE----- blocks",
+    # OpenSSL passes over text outside a block: there is no certificate in it.
+    "certificate": "no -----BEGIN CERTIFICATE----- block is found; paste the CA certificate "
+                   "in PEM form",
     "addon": "'...' is not an IPv4 or IPv6 address",
     "edns": "'...' is not an IPv4 or IPv6 address",
 }
@@ -104,7 +105,7 @@ def test_a_problem_in_an_included_file_never_shows_its_lines(tmp_path, where):
     main.write_text({
         "commands": include + edns_section(GOOD),
         "certificate": "%certificate --filename=a.pem --dir=/etc/pki/dns/\n" + include +
-                       "%end\n" + edns_section(GOOD),
+                       "%end\n" + edns_section(GOOD, options="--ca=a.pem"),
         "addon": edns_section(GOOD, include.rstrip("\n")),
         "edns": edns_section(include.rstrip("\n"), GOOD, spelling="%edns"),
     }[where])

@@ -112,14 +112,18 @@ def check_rules(result, now=None, read_to_end=True):
 
     places = result.edns_places
     for place in places[1:]:
-        if place.spelling != places[0].spelling:
-            message = _("both %s and %s are given; they are two spellings of the same "
-                        "section, keep only %s") % (places[0].spelling, place.spelling,
-                                                   ADDON_SECTION_OPEN)
+        first = places[0]
+        if place.spelling != first.spelling:
+            message = _("both %(first)s and %(second)s are given; they are two spellings of "
+                        "the same section, keep only %(addon)s (first on %(file)s:%(line)d)") % {
+                            "first": first.spelling, "second": place.spelling,
+                            "addon": ADDON_SECTION_OPEN, "file": first.filename,
+                            "line": first.lineno}
         else:
-            message = _("a second %s section; only one may appear") % place.spelling
-        add(Severity.ERROR, message + _(" (first on %s:%d)") % (places[0].filename,
-                                                             places[0].lineno), place)
+            message = _("a second %(section)s section; only one may appear (first on "
+                        "%(file)s:%(line)d)") % {"section": place.spelling,
+                                                 "file": first.filename, "line": first.lineno}
+        add(Severity.ERROR, message, place)
     for place in places:
         if place.spelling == SECTION_OPEN:
             result.add_problem(top_level_section_problem(place))

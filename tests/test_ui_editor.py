@@ -350,7 +350,8 @@ def test_a_long_path_is_echoed_short_in_every_refusal(tmp_path):
     (long_dir / "x.pem").write_text("hello\n")
     for path, words in ((long_dir / "missing.pem", ": No such file or directory"),
                         (long_dir, " is a directory; give the path of a PEM file in it"),
-                        (long_dir / "x.pem", ", line 1: no -----BEGIN CERTIFICATE----- block is found")):
+                        (long_dir / "x.pem",
+                         ", line 1: no -----BEGIN CERTIFICATE----- block is found")):
         with pytest.raises(EditError) as said:
             read_ca_pem_file(str(path))
         assert "'%s… (%d characters)%s" % (str(path)[:79], len(str(path)), words) \

@@ -17,12 +17,12 @@ a helper runs, so this module loads (and its fixtures are registered) without it
 
 import importlib
 import os
-import re
 import sys
 from contextlib import contextmanager
 
 import pytest
 
+from lab.installer_sequence import checkout_line
 from lab.kickstarts import certificate_section, edns_section
 from lab.bus import python_env, start_service, stop_service, wait_for
 from org_edns_addon.dbus.identifiers import EDNS
@@ -55,13 +55,8 @@ def anaconda_line():
     the line of a checkout without one; a checkout that says otherwise is an error, not a
     guess (a rhel-10 tree taken for Fedora's passes the wrong tests)."""
     said = os.environ.get("ANACONDA_LINE") or None
+    line = checkout_line(os.environ.get("ANACONDA_SRC"))
     config = os.path.join(os.environ.get("ANACONDA_SRC", ""), "branch-config.mk")
-    try:
-        with open(config) as stream:
-            found = re.search(r"^GIT_BRANCH\s*\??=\s*(\S+)\s*$", stream.read(), re.MULTILINE)
-    except OSError:
-        found = None
-    line = found.group(1) if found else None
     if said and line and said != line:
         pytest.fail("ANACONDA_LINE is %s but the checkout %s is %s (%s); unset ANACONDA_LINE"
                     % (said, os.environ.get("ANACONDA_SRC"), line, config))

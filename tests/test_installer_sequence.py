@@ -15,7 +15,7 @@ The installed system as the installer leaves it is not what ``edns-addon apply``
 makes: before our task, the network module copies nm-initrd-generator's
 ``/run/NetworkManager/conf.d/16-*.conf`` (made of our own ``rd.net.dns*`` boot options)
 into the target and, because of ``rd.net.dns-backend=dnsconfd``, enables dnsconfd; the
-Security module has written the ``%certificate`` files. tests/installer_sequence.py runs
+Security module has written the ``%certificate`` files. lab/installer_sequence.py runs
 that sequence with the checkout's own code (ANACONDA_SRC, see docs/testing.md); this
 judges the target it leaves:
 
@@ -33,14 +33,12 @@ and every kickstart the suite validated clean, with both backends: those of the 
 pykickstart.
 """
 
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from lab import installer_sequence
 from lab.vmlab import networkmanager
 from org_edns_addon import constants as c
 from org_edns_addon import initrd
@@ -64,66 +62,15 @@ except (ImportError, ValueError) as error:   # pragma: no cover - depends on the
                 allow_module_level=True)
 
 EXAMPLES = sorted((REPO / "data" / "examples").glob("*.ks"))
-# What a Fedora (main) or EL (rhel-9, rhel-10) target holds that the trixie tree does not,
-# or holds differently.
-# dnsconfd's unit ([Install] of distribution/dnsconfd.service; the network module's
-# collect_requirements installs dnsconfd and dnsconfd-dracut whenever
-# rd.net.dns-backend=dnsconfd), unless DNSCONFD_ROOT gives an installed dnsconfd.
-DNSCONFD_UNIT = ("[Unit]\nDescription=Dns local cache services configuration daemon\n"
-                 "[Service]\nType=notify\nExecStart=/usr/bin/dnsconfd\n"
-                 "[Install]\nWantedBy=sysinit.target\nAlias=dbus-com.redhat.dnsconfd.service\n")
-# dnsconfd Requires dnsconfd-cache, which dnsconfd-unbound provides; that package installs
-# this as /etc/unbound/conf.d/unbound.conf (distribution/unbound-dnsconfd.conf).
-DNSCONFD_UNBOUND_INCLUDE = "server:\n\tinclude: /run/dnsconfd/unbound.conf\n"
-# systemd-resolved as Fedora (the main line) enables it by preset
-# (units/systemd-resolved.service.in).
-RESOLVED_UNIT = ("[Unit]\nDescription=Network Name Resolution\n[Service]\n"
-                 "ExecStart=/usr/lib/systemd/systemd-resolved\n[Install]\n"
-                 "WantedBy=sysinit.target\nAlias=dbus-org.freedesktop.resolve1.service\n")
-# Debian enables unbound (and its resolvconf hook) where it is installed; Fedora does not.
-DEBIAN_ONLY_LINKS = ("etc/systemd/system/multi-user.target.wants/unbound.service",
-                     "etc/systemd/system/unbound.service.wants/unbound-resolvconf.service")
-UNIT_DIR = "usr/lib/systemd/system"
-FEDORA_RESOLV_CONF_LINK = "../run/systemd/resolve/stub-resolv.conf"
 STACKS = {Backend.DNSCONFD: c.DNSCONFD_UNIT, Backend.UNBOUND: c.UNBOUND_UNIT}
-
-
-def _whiteout(path):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    os.mknod(path, 0o600 | 0o020000, os.makedev(0, 0))
 
 
 @pytest.fixture(scope="module")
 def target_base(tmp_path_factory):
-    """The layer over the trixie tree that makes it a target of this line (see above)."""
-    base = tmp_path_factory.mktemp("target-base")
-    units = base / UNIT_DIR
-    units.mkdir(parents=True)
-    dnsconfd_root = os.environ.get("DNSCONFD_ROOT")
-    installed = Path(dnsconfd_root or "/nonexistent") / UNIT_DIR / c.DNSCONFD_UNIT
-    (units / c.DNSCONFD_UNIT).write_bytes(installed.read_bytes() if installed.is_file()
-                                          else DNSCONFD_UNIT.encode())
-    conf_d = base / "etc/unbound/conf.d"
-    conf_d.mkdir(parents=True)
-    (conf_d / "unbound.conf").write_text(DNSCONFD_UNBOUND_INCLUDE)
-    # EL's network module writes /etc/sysconfig/network.
-    (base / "etc/sysconfig").mkdir()
-    enabled = base / "etc/systemd/system"
-    (enabled / "sysinit.target.wants").mkdir(parents=True)
-    if not is_enterprise_line(anaconda_line()):
-        # Fedora: systemd-resolved enabled by preset, resolv.conf its stub.
-        (units / c.RESOLVED_UNIT).write_text(RESOLVED_UNIT)
-        for link in ("sysinit.target.wants/" + c.RESOLVED_UNIT,
-                     "dbus-org.freedesktop.resolve1.service"):
-            (enabled / link).symlink_to("/" + UNIT_DIR + "/" + c.RESOLVED_UNIT)
-        (base / c.RESOLV_CONF_PATH.lstrip("/")).symlink_to(FEDORA_RESOLV_CONF_LINK)
-    else:
-        # EL 9 and 10 install no systemd-resolved; resolv.conf is the installer's, which
-        # Anaconda copies in (the trixie tree's own is hidden).
-        _whiteout(base / c.RESOLV_CONF_PATH.lstrip("/"))
-    for link in DEBIAN_ONLY_LINKS:
-        _whiteout(base / link)
-    return base
+    """The layer over the trixie tree that makes it a target of this line."""
+    return installer_sequence.target_base(
+        tmp_path_factory.mktemp("target-base") / "layer",
+        is_enterprise_line(anaconda_line()), os.environ.get("DNSCONFD_ROOT"))
 
 
 def _with_backend(parsed, backend, directory, number):
@@ -161,20 +108,14 @@ def _job(path, parsed, trixie, base, anaconda_src, scratch):
         boot_args = []     # this kickstart cannot be booted with them (validate says why)
     generated = networkmanager.initrd_generator(trixie, boot_args + ["ip=dhcp"]) \
         if boot_args else {}
-    return {"kickstart": path, "boot_args": boot_args + ["ip=dhcp"], "generated": generated,
-            "trixie": str(trixie), "base": str(base), "anaconda_src": anaconda_src,
-            "scratch": str(scratch), "paths": _paths_of_trust(parsed)}
+    return installer_sequence.job(path, boot_args + ["ip=dhcp"], generated, trixie, [base],
+                                  anaconda_src, scratch, _paths_of_trust(parsed))
 
 
 def _run_sequence(jobs, tmp_path):
-    jobs_path, results_path = tmp_path / "jobs.json", tmp_path / "results.json"
-    jobs_path.write_text(json.dumps(jobs))
-    result = subprocess.run(
-        ["unshare", "--mount", "--propagation", "private", sys.executable, "-m",
-         "tests.installer_sequence", str(jobs_path), str(results_path)],
-        capture_output=True, text=True, timeout=60 + 30 * len(jobs), cwd=str(REPO))
-    assert result.returncode == 0, result.stderr[-4000:]
-    return json.loads(results_path.read_text())
+    result, results = installer_sequence.run(jobs, tmp_path)
+    assert result.returncode == 0 and results is not None, result.stderr[-4000:]
+    return results
 
 
 def _judge(parsed, result, trixie):

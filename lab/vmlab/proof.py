@@ -44,9 +44,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from lab import certs
+from lab import certs, installer_sequence
 from lab.kickstarts import CA_DIRECTORY_OPTION, CA_FILENAME, certificate_section, edns_kickstart
-from lab.vmlab import guest, initramfs, site, stage2, tapnet, trixie_tree
+from lab.vmlab import guest, initramfs, networkmanager, site, stage2, tapnet, trixie_tree
 from org_edns_addon import constants as c
 
 REPO = Path(__file__).resolve().parents[2]
@@ -196,6 +196,7 @@ class Expect:
     routed: bool = True            # the routed domain goes to its own server
     answer: str = site.ANSWERS[site.TEST_NAME]
     resolver_units: tuple = RESOLVER_UNITS   # units that must exist and have run
+    idle_units: tuple = ()         # units that must not have run (the other resolver stack)
     mode: str = MODE               # NetworkManager's resolve-mode (None: not asked)
     # The connection's (DHCP's) plaintext server answers the connection's domain:
     # resolve-mode prefer, where dnsconfd forwards a connection's domains to its own
@@ -644,22 +645,31 @@ def stage_target(lab, name, ks_text):
     return upper, result.stdout
 
 
-def target_image(lab, name, upper, sysusers_rerun=True):
+def target_image(lab, name, upper, sysusers_rerun=True, below=()):
+    """The installed system's initramfs, made by its own dracut in UPPER over BELOW and the
+    lab's layers."""
     image = lab.workdir / ("%s.img" % name)
     add = TARGET_LAB_MODULES + ((SYSUSERS_RERUN,) if sysusers_rerun else ())
-    seconds = initramfs.dracut(lab.tree, [upper] + lab.layers(), image,
+    seconds = initramfs.dracut(lab.tree, [upper] + list(below) + lab.layers(), image,
                                modules=TARGET_BASE_MODULES, add=add)
     return image, seconds
 
 
 def target_case(proof, lab, backend, name, ks_text, expect):
     upper, applied = stage_target(lab, name, ks_text)
-    dropin = (upper / c.DRACUT_CONF_PATH.lstrip("/")).read_text()
     proof.figure("staged: %s" % ", ".join(line.split()[1] for line in applied.splitlines()
                                           if line.strip().startswith("wrote")))
+    boot_target(proof, lab, backend, name, upper, ["rd.neednet=1"] + STATIC_IP, expect)
+    return upper
+
+
+def boot_target(proof, lab, backend, name, upper, options, expect, below=()):
+    """The staged target's initramfs (UPPER over BELOW), made by its own dracut with our
+    drop-in: what is inside, then booted with OPTIONS."""
+    dropin = (upper / c.DRACUT_CONF_PATH.lstrip("/")).read_text()
     proof.figure("drop-in %s: %s" % (c.DRACUT_CONF_PATH, " | ".join(
         line for line in dropin.splitlines() if not line.startswith("#"))))
-    image, seconds = target_image(lab, name, upper)
+    image, seconds = target_image(lab, name, upper, below=below)
     proof.figure("its dracut built %s (%.1f MB) in %.0f s" % (image.name,
                                                               image.stat().st_size / 1e6, seconds))
     listing = initramfs.lsinitrd(lab.tree, image)
@@ -674,18 +684,23 @@ def target_case(proof, lab, backend, name, ks_text, expect):
     proof.check(inside == staged, "the keyfile inside is the staged one (%s)" % (
         " ".join(line for line in staged.splitlines() if line.startswith("dns="))))
     offsets = lab.offsets()
-    boot, frames = run_boot(proof, lab, name, [image], ["rd.neednet=1"] + STATIC_IP,
-                            TARGET_CHECKS)
+    boot, frames = run_boot(proof, lab, name, [image], options, TARGET_CHECKS)
     if not network_checks(proof, boot, frames, expect=expect):
         proof.figure("no network: nothing else this boot shows can be told apart from it")
-        return upper
+        return
     if backend == "dnsconfd":
         global_dns_checks(proof, boot, expect)
     capture_checks(proof, frames)
     unit_checks(proof, boot, expect.resolver_units)
+    for unit in expect.idle_units:
+        state = boot.unit(unit)
+        started = state.get("ExecMainStartTimestampMonotonic", "0") not in ("0", "")
+        proof.check(bool(state) and not started and state.get("ActiveState") != "active",
+                    "one resolver stack: %s did not run (%s)" % (unit, " ".join(
+                        "%s=%s" % (key, state.get(key)) for key in (
+                            "LoadState", "ActiveState", "UnitFileState"))))
     resolution_checks(proof, lab, boot, expect, offsets)
     show_failed_units(proof, boot)
-    return upper
 
 
 def sysusers_fact(proof, lab, backend, upper):
@@ -699,6 +714,73 @@ def sysusers_fact(proof, lab, backend, upper):
                "/etc/passwd): %s.service would fail (217/USER); dracut-ng 108 creates it, "
                "and so does the lab's %s" % ("leaves out" if user not in users else "has",
                                             user, len(set(users)), user, SYSUSERS_RERUN))
+
+
+# The installed system as the installer leaves it (issue 17 item 3): the target staged by
+# the installer's own steps and ours, in its order, with the anaconda checkout's code
+# (lab/installer_sequence.py), booted with the boot options the installed system keeps.
+ANACONDA_PROBE = ("import pyanaconda.modules.network.installation, "
+                  "pyanaconda.modules.security.certificates.installation")
+
+
+def anaconda_checkout():
+    """(ANACONDA_SRC, its line) when this interpreter imports that checkout's pyanaconda;
+    else (None, why)."""
+    src = os.environ.get(ANACONDA_ENV)
+    if not src:
+        return None, "%s is not set" % ANACONDA_ENV
+    probe = subprocess.run([sys.executable, "-c", ANACONDA_PROBE], capture_output=True,
+                           text=True, timeout=120)
+    if probe.returncode != 0:
+        return None, "%s cannot import its pyanaconda (%s); run the proof with the Python " \
+            "and PYTHONPATH of docs/testing.md's anaconda tier" % (
+                sys.executable, (probe.stderr.strip().splitlines() or ["?"])[-1])
+    return src, installer_sequence.checkout_line(src) or "?"
+
+
+def compose_target(proof, lab, name, ks_text, boot_args):
+    """The target the installer's sequence leaves for KS_TEXT booted with BOOT_ARGS:
+    (its upper layer, the line's base layer, the sequence's result)."""
+    src, line = anaconda_checkout()
+    ks = lab.write_ks(name, ks_text)
+    generated = networkmanager.initrd_generator(lab.tree, boot_args)
+    base = installer_sequence.target_base(lab.workdir / ("%s-base" % name),
+                                          line.startswith("rhel-"), lab.dnsconfd)
+    scratch = lab.workdir / ("%s-sequence" % name)
+    scratch.mkdir()
+    upper = lab.workdir / ("%s-root" % name)
+    job = installer_sequence.job(ks, boot_args, generated, lab.tree, [base] + lab.layers(),
+                                 src, scratch, [c.DOT_CA_BUNDLE_PATH], keep=upper)
+    result, results = installer_sequence.run([job], scratch, timeout=600)
+    if result.returncode != 0 or not results or "error" in results[0]:
+        raise RuntimeError("the installer's sequence failed: %s" % (
+            results[0]["error"] if results and "error" in results[0] else result.stderr)[-3000:])
+    return upper, base, results[0]
+
+
+def composed_case(proof, lab, backend, name, ks_text, expect):
+    boot_args = cli("boot-args", lab.write_ks(name, ks_text)).stdout.split()
+    options = ["rd.neednet=1"] + STATIC_IP + boot_args
+    upper, base, result = compose_target(proof, lab, name, ks_text, options)
+    src, line = anaconda_checkout()
+    proof.figure("composed on anaconda %s (%s): parse-kickstart exit %d, Security module %s, "
+                 "network module enabled %s, ours wrote %d files" % (
+                     line, src, result["parse_kickstart"]["returncode"], result["security"],
+                     ", ".join(u for u, links in result["after_network"].items() if links)
+                     or "nothing", len(result["ours"]["written"])))
+    target = result["target"]
+    proof.figure("target conf.d: NetworkManager %s; Unbound %s" % (
+        ", ".join(target["nm_conf_d"]), ", ".join(target["unbound_conf_d"])))
+    stack = c.DNSCONFD_UNIT if backend == "dnsconfd" else c.UNBOUND_UNIT
+    enabled = sorted(unit for unit, links in target["enabled"].items() if links)
+    proof.check(enabled == [stack], "one resolver stack enabled in the target: %s (wanted "
+                "%s alone)" % (", ".join(enabled) or "none", stack))
+    status, said = target["checkconf"]
+    proof.check(status == 0, "unbound-checkconf accepts the target's merged Unbound "
+                "configuration (%s)" % (said.strip().splitlines() or ["no output"])[-1][:120])
+    proof.figure("kernel options (rd.net.dns* kept on the installed system's command line): "
+                 "%s" % " ".join(options))
+    boot_target(proof, lab, backend, name, upper, options, expect, below=[base])
 
 
 # The stage-2 case. Beacons: TCP connection attempts to the gateway that mark, in the
@@ -1018,12 +1100,14 @@ say "handed over"
 
 @dataclass
 class Case:
-    """One case of the proof: its name (for --case), whether it needs dnsconfd, and how
-    it runs (a function of the proof, the lab and the installer image)."""
+    """One case of the proof: its name (for --case), whether it needs dnsconfd, how it runs
+    (a function of the proof, the lab and the installer image), and whether it needs an
+    anaconda checkout whose pyanaconda this interpreter imports."""
     name: str
     title: str
     needs_dnsconfd: bool
     run: Callable
+    needs_anaconda: bool = False
 
 
 def cases(lab):
@@ -1085,6 +1169,24 @@ def cases(lab):
                  proof, lab, "unbound", "target-unbound-other-ca", ks_unbound_other,
                  Expect(resolves=False, ca_trusted=False, mode=None,
                         resolver_units=("unbound.service",)))),
+        Case("composed-dnsconfd", "Installed system as the installer's sequence leaves it, "
+             "dnsconfd backend: the line's Security and network modules, then ours", True,
+             lambda proof, image: composed_case(
+                 proof, lab, "dnsconfd", "composed-dnsconfd", ks_main,
+                 Expect(resolves=True)), needs_anaconda=True),
+        Case("composed-unbound", "Installed system as the installer's sequence leaves it, "
+             "unbound backend: dnsconfd enabled by the network module, disabled by ours", False,
+             lambda proof, image: composed_case(
+                 proof, lab, "unbound", "composed-unbound", ks_unbound,
+                 Expect(resolves=True, mode=None, resolver_units=("unbound.service",),
+                        idle_units=("dnsconfd.service",))), needs_anaconda=True),
+        Case("composed-unbound-other-ca", "Installed system as the installer's sequence leaves "
+             "it, unbound backend, an unrelated CA", False,
+             lambda proof, image: composed_case(
+                 proof, lab, "unbound", "composed-unbound-other-ca", ks_unbound_other,
+                 Expect(resolves=False, ca_trusted=False, mode=None,
+                        resolver_units=("unbound.service",), idle_units=("dnsconfd.service",))),
+             needs_anaconda=True),
         Case("stage2", "Stage 2 before the installation starts, the README's placement (%s "
              "--ca): the overlay's pre-pivot hook carries the keyfile and bundle across "
              "switch-root" % CA_DIRECTORY_OPTION, False,
@@ -1158,12 +1260,24 @@ def main(argv=None):
     workdir = Path(tempfile.mkdtemp(prefix="edns-vm-proof.", dir=str(tree.parent)))
     lab = Lab(workdir, tree, dnsconfd)
     chosen = [case for case in cases(lab) if not args.case or case.name in args.case]
-    cannot = [case.name for case in chosen if case.needs_dnsconfd and not dnsconfd]
+    anaconda, anaconda_why = anaconda_checkout() if any(
+        case.needs_anaconda for case in chosen) else (None, "")
+    if anaconda:
+        print("vm-proof: the composed cases run anaconda %s from %s=%s" % (
+            anaconda_why, ANACONDA_ENV, anaconda))
+
+    def missing(case):
+        """What CASE needs that is not here, or None."""
+        if case.needs_dnsconfd and not dnsconfd:
+            return "dnsconfd (give %s)" % DNSCONFD_ENV
+        if case.needs_anaconda and not anaconda:
+            return "an anaconda checkout: %s" % anaconda_why
+        return None
+    cannot = ["%s needs %s" % (case.name, missing(case)) for case in chosen if missing(case)]
     if args.case and cannot:
         lab.network.stop()
         shutil.rmtree(workdir, ignore_errors=True)
-        print("vm-proof: %s cannot run: %s needs dnsconfd (give %s)" % (
-            ", ".join(cannot), "it" if len(cannot) == 1 else "they", DNSCONFD_ENV))
+        print("vm-proof: cannot run: %s" % "; ".join(cannot))
         return EXIT_CANNOT_RUN
     print("vm-proof: work directory %s" % workdir)
     image, image_seconds = initramfs.installer_image(tree, dnsconfd)
@@ -1173,8 +1287,9 @@ def main(argv=None):
     try:
         lab.start()
         for case in chosen:
-            if case.needs_dnsconfd and not dnsconfd:
-                proof.section("%s: not run (it needs %s)" % (case.title, DNSCONFD_ENV))
+            if missing(case):
+                proof.section("%s [%s]: not run (it needs %s)" % (case.title, case.name,
+                                                                  missing(case)))
                 continue
             proof.section("%s [%s]" % (case.title, case.name))
             case.run(proof, image)

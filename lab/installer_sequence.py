@@ -10,9 +10,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 
 """The installer's own encrypted-DNS steps and ours, in the installer's order, on one
-Anaconda line's code (tests/test_installer_sequence.py runs this, as root, in a private
-mount namespace: ``unshare --mount --propagation private python -m tests.installer_sequence
-JOBS RESULTS``).
+Anaconda line's code. ``run`` starts this module as root in a private mount namespace
+(``unshare --mount --propagation private python -m lab.installer_sequence JOBS RESULTS``),
+in an interpreter that imports the checkout's ``pyanaconda`` (docs/testing.md);
+tests/test_installer_sequence.py judges what it leaves for every validated kickstart, and
+the VM tier (``make vm-proof``, the ``composed-*`` cases) boots it.
 
 For each job (a kickstart and the files NetworkManager 1.52's nm-initrd-generator made of
 its boot options), in the order of the line's sequence:
@@ -25,20 +27,24 @@ its boot options), in the order of the line's sequence:
 3. installed system, ``_prepare_configuration``: the Security module's
    ``ImportCertificatesTask``, the network module's ``NetworkInstallationTask``, then
    this addon's ``StageEncryptedDnsTask`` (phase target), each against the target root:
-   an overlay of the trixie tree and of a layer with what a Fedora or EL target holds
-   of dnsconfd and systemd-resolved (the job's ``base``).
+   an overlay of the job's ``layers`` over the trixie tree, the top one what a Fedora or
+   EL target holds of dnsconfd and systemd-resolved (``target_base``).
 
 Then the target is read for the judge: its NetworkManager conf.d, its Unbound conf.d and
 what the tree's unbound-checkconf 1.26 says of it, the units enabled, resolv.conf, and
-where the CA files are. The results go to RESULTS as JSON; nothing here asserts.
+where the CA files are. The results go to RESULTS as JSON; nothing here asserts. A job
+with ``keep`` (a directory) also leaves there what the sequence wrote into the target
+(the overlay's upper layer, whiteouts included), for a later overlay or image.
 """
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 import traceback
+from pathlib import Path
 
 # Fedora's /etc/unbound/unbound.conf includes conf.d/*.conf (unbound.spec's unbound.conf,
 # "include: /etc/unbound/conf.d/*.conf"); this main file stands for it, as the judge's own.
@@ -112,15 +118,15 @@ def run_parse_kickstart(job, scratch):
 
 
 def mount_target(job, scratch):
-    """The target root: the trixie tree under the job's base layer, writes in a tmpfs."""
+    """The target root: the trixie tree under the job's layers, writes in a tmpfs."""
     layer = os.path.join(scratch, "target-layer")
     os.makedirs(layer)
     must("mount", "-t", "tmpfs", "tmpfs", layer)
     for name in ("upper", "work", "root"):
         os.mkdir(os.path.join(layer, name))
     root = os.path.join(layer, "root")
-    must("mount", "-t", "overlay", "overlay", "-o", "lowerdir=%s:%s,upperdir=%s/upper,"
-         "workdir=%s/work" % (job["base"], job["trixie"], layer, layer), root)
+    must("mount", "-t", "overlay", "overlay", "-o", "lowerdir=%s,upperdir=%s/upper,"
+         "workdir=%s/work" % (":".join(job["layers"] + [job["trixie"]]), layer, layer), root)
     return layer, root
 
 
@@ -222,10 +228,120 @@ def compose(job, scratch, modules):
                           "done": list(report.actions_done),
                           "skipped": [list(s) for s in report.actions_skipped]}
         result["target"] = read_target(root, job["paths"])
+        if job.get("keep"):
+            # What the sequence wrote, for a later overlay: the judge's runtime files left out.
+            for path in (DNSCONFD_RUNTIME_CONF, "/run/dnsconfd"):
+                sh("rm", "-d", "-f", os.path.join(layer, "upper", path.lstrip("/")))
+            os.makedirs(job["keep"], exist_ok=True)
+            must("cp", "-a", os.path.join(layer, "upper") + "/.", job["keep"])
     finally:
         sh("umount", root)
         sh("umount", layer)
     return result
+
+
+# What a Fedora (main) or EL (rhel-9, rhel-10) target holds that the trixie tree does not,
+# or holds differently (``target_base``).
+# dnsconfd's unit ([Install] of distribution/dnsconfd.service; the network module's
+# collect_requirements installs dnsconfd and dnsconfd-dracut whenever
+# rd.net.dns-backend=dnsconfd), unless an installed dnsconfd gives its own.
+DNSCONFD_UNIT_TEXT = ("[Unit]\nDescription=Dns local cache services configuration daemon\n"
+                      "[Service]\nType=notify\nExecStart=/usr/bin/dnsconfd\n"
+                      "[Install]\nWantedBy=sysinit.target\n"
+                      "Alias=dbus-com.redhat.dnsconfd.service\n")
+# dnsconfd Requires dnsconfd-cache, which dnsconfd-unbound provides; that package installs
+# this as /etc/unbound/conf.d/unbound.conf (distribution/unbound-dnsconfd.conf).
+DNSCONFD_UNBOUND_INCLUDE = "server:\n\tinclude: /run/dnsconfd/unbound.conf\n"
+# systemd-resolved as Fedora (the main line) enables it by preset
+# (units/systemd-resolved.service.in).
+RESOLVED_UNIT_TEXT = ("[Unit]\nDescription=Network Name Resolution\n[Service]\n"
+                      "ExecStart=/usr/lib/systemd/systemd-resolved\n[Install]\n"
+                      "WantedBy=sysinit.target\nAlias=dbus-org.freedesktop.resolve1.service\n")
+# Debian enables unbound (and its resolvconf hook) where it is installed; Fedora does not.
+DEBIAN_ONLY_LINKS = ("etc/systemd/system/multi-user.target.wants/unbound.service",
+                     "etc/systemd/system/unbound.service.wants/unbound-resolvconf.service")
+UNIT_DIR = "usr/lib/systemd/system"
+FEDORA_RESOLV_CONF_LINK = "../run/systemd/resolve/stub-resolv.conf"
+RESOLV_CONF = "etc/resolv.conf"
+
+
+def checkout_line(anaconda_src):
+    """The installer line of the anaconda checkout ANACONDA_SRC (main, rhel-10, rhel-9, ...),
+    as the checkout names it: ``GIT_BRANCH ?= LINE`` in its ``branch-config.mk``; None
+    without one."""
+    try:
+        with open(os.path.join(anaconda_src or "", "branch-config.mk")) as stream:
+            found = re.search(r"^GIT_BRANCH\s*\??=\s*(\S+)\s*$", stream.read(), re.MULTILINE)
+    except OSError:
+        return None
+    return found.group(1) if found else None
+
+
+def _whiteout(path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mknod(path, 0o600 | 0o020000, os.makedev(0, 0))
+
+
+def target_base(base, enterprise, dnsconfd_root=None):
+    """Make BASE the layer over the trixie tree that makes it a target of an EL line
+    (ENTERPRISE) or of Fedora's; dnsconfd's unit from DNSCONFD_ROOT where given."""
+    base = Path(base)
+    units = base / UNIT_DIR
+    units.mkdir(parents=True)
+    installed = Path(dnsconfd_root or "/nonexistent") / UNIT_DIR / "dnsconfd.service"
+    (units / "dnsconfd.service").write_bytes(installed.read_bytes() if installed.is_file()
+                                             else DNSCONFD_UNIT_TEXT.encode())
+    conf_d = base / "etc/unbound/conf.d"
+    conf_d.mkdir(parents=True)
+    (conf_d / "unbound.conf").write_text(DNSCONFD_UNBOUND_INCLUDE)
+    # EL's network module writes /etc/sysconfig/network.
+    (base / "etc/sysconfig").mkdir()
+    enabled = base / "etc/systemd/system"
+    (enabled / "sysinit.target.wants").mkdir(parents=True)
+    if not enterprise:
+        # Fedora: systemd-resolved enabled by preset, resolv.conf its stub.
+        (units / "systemd-resolved.service").write_text(RESOLVED_UNIT_TEXT)
+        for link in ("sysinit.target.wants/systemd-resolved.service",
+                     "dbus-org.freedesktop.resolve1.service"):
+            (enabled / link).symlink_to("/%s/systemd-resolved.service" % UNIT_DIR)
+        (base / RESOLV_CONF).symlink_to(FEDORA_RESOLV_CONF_LINK)
+    else:
+        # EL 9 and 10 install no systemd-resolved; resolv.conf is the installer's, which
+        # Anaconda copies in (the trixie tree's own is hidden).
+        _whiteout(base / RESOLV_CONF)
+    for link in DEBIAN_ONLY_LINKS:
+        _whiteout(base / link)
+    return base
+
+
+def job(kickstart, boot_args, generated, trixie, layers, anaconda_src, scratch, paths,
+        keep=None):
+    """One job of the sequence: KICKSTART booted with BOOT_ARGS (the whole installer command
+    line's options that matter), GENERATED ({name: text} nm-initrd-generator made of them),
+    the target LAYERS (top first) over TRIXIE, the checkout ANACONDA_SRC, a SCRATCH
+    directory, the PATHS whose presence the judge wants, and KEEP (see the docstring)."""
+    return {"kickstart": str(kickstart), "boot_args": list(boot_args),
+            "generated": dict(generated), "trixie": str(trixie),
+            "layers": [str(layer) for layer in layers], "anaconda_src": str(anaconda_src),
+            "scratch": str(scratch), "paths": list(paths),
+            "keep": str(keep) if keep else None}
+
+
+def run(jobs, workdir, timeout=None):
+    """Run JOBS with this interpreter (which must import the checkout's pyanaconda) in a
+    private mount namespace; returns (CompletedProcess, results or None)."""
+    workdir = Path(workdir)
+    jobs_path, results_path = workdir / "jobs.json", workdir / "results.json"
+    jobs_path.write_text(json.dumps(jobs))
+    if results_path.exists():
+        results_path.unlink()
+    result = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", sys.executable, "-m",
+         "lab.installer_sequence", str(jobs_path), str(results_path)],
+        capture_output=True, text=True, timeout=timeout or 60 + 30 * len(jobs),
+        cwd=str(Path(__file__).resolve().parents[1]))
+    results = json.loads(results_path.read_text()) if results_path.exists() else None
+    return result, results
 
 
 def main(jobs_path, results_path):

@@ -645,11 +645,11 @@ def stage_target(lab, name, ks_text):
     return upper, result.stdout
 
 
-def target_image(lab, name, upper, sysusers_rerun=True, below=()):
+def target_image(lab, name, upper, sysusers_rerun=True, below=(), selected=()):
     """The installed system's initramfs, made by its own dracut in UPPER over BELOW and the
-    lab's layers."""
+    lab's layers; SELECTED: modules dracut's default selection would take besides ours."""
     image = lab.workdir / ("%s.img" % name)
-    add = TARGET_LAB_MODULES + ((SYSUSERS_RERUN,) if sysusers_rerun else ())
+    add = TARGET_LAB_MODULES + tuple(selected) + ((SYSUSERS_RERUN,) if sysusers_rerun else ())
     seconds = initramfs.dracut(lab.tree, [upper] + list(below) + lab.layers(), image,
                                modules=TARGET_BASE_MODULES, add=add)
     return image, seconds
@@ -663,13 +663,13 @@ def target_case(proof, lab, backend, name, ks_text, expect):
     return upper
 
 
-def boot_target(proof, lab, backend, name, upper, options, expect, below=()):
+def boot_target(proof, lab, backend, name, upper, options, expect, below=(), selected=()):
     """The staged target's initramfs (UPPER over BELOW), made by its own dracut with our
-    drop-in: what is inside, then booted with OPTIONS."""
+    drop-in (and SELECTED, see target_image): what is inside, then booted with OPTIONS."""
     dropin = (upper / c.DRACUT_CONF_PATH.lstrip("/")).read_text()
     proof.figure("drop-in %s: %s" % (c.DRACUT_CONF_PATH, " | ".join(
         line for line in dropin.splitlines() if not line.startswith("#"))))
-    image, seconds = target_image(lab, name, upper, below=below)
+    image, seconds = target_image(lab, name, upper, below=below, selected=selected)
     proof.figure("its dracut built %s (%.1f MB) in %.0f s" % (image.name,
                                                               image.stat().st_size / 1e6, seconds))
     listing = initramfs.lsinitrd(lab.tree, image)
@@ -679,6 +679,11 @@ def boot_target(proof, lab, backend, name, upper, options, expect, below=()):
     missing = [path for path in wanted if " %s" % path.lstrip("/") not in listing]
     proof.check(not missing, "lsinitrd: %s inside%s" % (", ".join(wanted), (
         "; missing " + ", ".join(missing)) if missing else ""))
+    if backend == "unbound" and c.DRACUT_MODULE_DNSCONFD in selected:
+        proof.check(" usr/bin/dnsconfd" not in listing, "one resolver stack inside: dracut's "
+                    "selection took dnsconfd's module, and the image has %s" % (
+                        "dnsconfd all the same" if " usr/bin/dnsconfd" in listing
+                        else "no dnsconfd"))
     inside = initramfs.lsinitrd_file(lab.tree, image, c.NM_KEYFILE_PATH)
     staged = (upper / c.NM_KEYFILE_PATH.lstrip("/")).read_text()
     proof.check(inside == staged, "the keyfile inside is the staged one (%s)" % (
@@ -780,7 +785,17 @@ def composed_case(proof, lab, backend, name, ks_text, expect):
                 "configuration (%s)" % (said.strip().splitlines() or ["no output"])[-1][:120])
     proof.figure("kernel options (rd.net.dns* kept on the installed system's command line): "
                  "%s" % " ".join(options))
-    boot_target(proof, lab, backend, name, upper, options, expect, below=[base])
+    # The installed system's dracut runs with its default module selection, which takes
+    # every module whose check() passes: dnsconfd's (distribution/dracut_module,
+    # "require_binaries dnsconfd"), from dnsconfd-dracut, which the network module installs
+    # whenever rd.net.dns-backend=dnsconfd; its install() enables dnsconfd.service in the
+    # image. The lab names its modules (-m), so that selection is made here.
+    selected = (c.DRACUT_MODULE_DNSCONFD,) if lab.dnsconfd else ()
+    if not lab.dnsconfd:
+        proof.fact("without %s the target has no dnsconfd, which the network module's "
+                   "requirements install on a real one" % DNSCONFD_ENV)
+    boot_target(proof, lab, backend, name, upper, options, expect, below=[base],
+                selected=selected)
 
 
 # The stage-2 case. Beacons: TCP connection attempts to the gateway that mark, in the

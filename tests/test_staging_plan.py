@@ -194,10 +194,23 @@ def test_unbound_target_initramfs_gets_unbound_itself_when_the_target_has_its_mo
         plan = staging_plan.build_plan(data, staging_plan.Phase.TARGET, str(tmp_path))
         return files_of(plan)[c.DRACUT_CONF_PATH].content.decode().splitlines()[2:]
 
-    assert drop_in() == []
+    assert drop_in() == ['omit_dracutmodules+=" dnsconfd "']
     (tmp_path / c.DRACUT_MODULES_DIR.lstrip("/") / "70unbound").mkdir(parents=True)
     (tmp_path / c.DRACUT_MODULES_DIR.lstrip("/") / "70dnsconfd").mkdir()
-    assert drop_in() == ['add_dracutmodules+=" unbound "']
+    assert drop_in() == ['add_dracutmodules+=" unbound "', 'omit_dracutmodules+=" dnsconfd "']
+
+
+def test_unbound_target_initramfs_omits_dnsconfd_whatever_else_selects_it(
+        write_ks, test_ca, tmp_path):
+    """The network module installs dnsconfd-dracut because of rd.net.dns-backend=dnsconfd,
+    and dracut's default selection takes it (lab/vmlab/proof.py, composed-unbound, shows
+    both stacks in the image without this); the dnsconfd backend omits nothing."""
+    (tmp_path / c.DRACUT_MODULES_DIR.lstrip("/") / "70dnsconfd").mkdir(parents=True)
+    for options, omitted in (("--backend=unbound", True), ("", False)):
+        data = staging_input(write_ks, edns_kickstart(test_ca.pem, options))
+        plan = staging_plan.build_plan(data, staging_plan.Phase.TARGET, str(tmp_path))
+        lines = files_of(plan)[c.DRACUT_CONF_PATH].content.decode().splitlines()
+        assert ('omit_dracutmodules+=" dnsconfd "' in lines) is omitted, lines
 
 
 def test_phases_differ_in_dracut_drop_in_and_actions(write_ks, test_ca):

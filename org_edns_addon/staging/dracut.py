@@ -65,4 +65,12 @@ def dracut_conf(data, root):
     lines = [GENERATED_HEADER, 'install_items+=" %s "' % " ".join(items)]
     if modules:
         lines.append('add_dracutmodules+=" %s "' % " ".join(modules))
+    if data.config.backend == Backend.UNBOUND:
+        # One resolver stack in the initramfs too. The installer's network module installs
+        # dnsconfd and dnsconfd-dracut whenever rd.net.dns-backend=dnsconfd (our boot
+        # options), and dracut's default selection takes its module (its check() needs only
+        # the binary), whose install() enables dnsconfd.service in the image: beside our
+        # Unbound it took over Unbound and resolv.conf, and names failed to resolve (make
+        # vm-proof, composed-unbound). omit wins over any add in dracut.
+        lines.append('omit_dracutmodules+=" %s "' % c.DRACUT_MODULE_DNSCONFD)
     return ("\n".join(lines) + "\n").encode("ascii")

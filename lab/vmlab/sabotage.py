@@ -126,6 +126,17 @@ SABOTAGES = (
                    "    items = [data.trust.path] + dns_config_paths(data.config)\n",
                    "    items = dns_config_paths(data.config)\n"),),
              "target-unbound"),
+    # Needs an anaconda checkout (the composed cases run its Security and network modules)
+    # and DNSCONFD_ROOT (the target has dnsconfd, as the network module's requirements make
+    # a real one have).
+    Sabotage("dnsconfd-in-unbound-initramfs", "with --backend=unbound the installed "
+             "system's drop-in no longer omits dnsconfd's dracut module, which the network "
+             "module installed",
+             (Edit("org_edns_addon/staging/dracut.py",
+                   "        lines.append('omit_dracutmodules+=\" %s \"' % "
+                   "c.DRACUT_MODULE_DNSCONFD)\n",
+                   "        pass\n"),),
+             "composed-unbound"),
 )
 
 
@@ -169,9 +180,13 @@ def run_one(sabotage, scratch_root, env):
     scratch_copy(tree)
     apply(sabotage, tree)
     started = time.monotonic()
+    # The scratch tree in this tree's place on the path; the rest (an anaconda checkout for
+    # the composed cases) kept.
+    path = [str(tree)] + [entry for entry in env.get("PYTHONPATH", "").split(os.pathsep)
+                          if entry and Path(entry).resolve() != REPO]
     result = subprocess.run([sys.executable, "-m", "lab.vmlab.proof", "--case", sabotage.case],
-                            cwd=tree, env=dict(env, PYTHONPATH=str(tree)), capture_output=True,
-                            text=True, timeout=CASE_SECONDS)
+                            cwd=tree, env=dict(env, PYTHONPATH=os.pathsep.join(path)),
+                            capture_output=True, text=True, timeout=CASE_SECONDS)
     seconds = time.monotonic() - started
     output = result.stdout + result.stderr
     summary = re.search(r"^vm-proof: (\d+) passed, (\d+) failed$", output, re.MULTILINE)

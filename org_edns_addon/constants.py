@@ -96,6 +96,12 @@ SYSTEMD_RUNNING_MARKER = "/run/systemd/system"
 DNSCONFD_UNIT = "dnsconfd.service"
 UNBOUND_UNIT = "unbound.service"
 RESOLVED_UNIT = "systemd-resolved.service"
+# --backend=unbound: the unit that sets our Unbound file aside, before Unbound starts, once
+# FreeIPA's client has written its own beside it (staging/freeipa.py), and where it goes.
+FREEIPA_HANDOVER_UNIT = "edns-freeipa-handover.service"
+FREEIPA_HANDOVER_UNIT_PATH = SYSTEMD_ENABLE_DIR + "/" + FREEIPA_HANDOVER_UNIT
+UNBOUND_CONF_HANDED_OVER_PATH = "/etc/unbound/edns-forward.conf.freeipa"
+MV = "/usr/bin/mv"
 
 # Packages the installed system needs, per backend.
 CA_PACKAGE = "ca-certificates"

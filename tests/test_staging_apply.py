@@ -398,16 +398,20 @@ def test_unbound_then_dnsconfd_leaves_nothing_of_the_unbound_backend(write_ks, t
         root, c.RESOLV_CONF_PATH) in lines
     assert "ran: disable unbound.service (removed /etc/systemd/system/multi-user.target." \
         "wants/unbound.service, /etc/systemd/system/unbound-alias.service)" in lines
+    assert "ran: disable %s (removed /etc/systemd/system/unbound.service.wants/%s)" % (
+        c.FREEIPA_HANDOVER_UNIT, c.FREEIPA_HANDOVER_UNIT) in lines, lines
     assert not below(root, c.UNBOUND_CONF_PATH).exists()
     assert os.readlink(below(root, c.RESOLV_CONF_PATH)) == \
         "../run/systemd/resolve/stub-resolv.conf"
     assert not os.path.lexists(unbound_link)
     assert not os.path.lexists(root / "etc/systemd/system/unbound-alias.service")
     assert "dns=dnsconfd" in below(root, c.NM_KEYFILE_PATH).read_text()
-    # The same root as dnsconfd applied alone (but the directory the unbound file needed).
+    # The same root as dnsconfd applied alone (but the directories the unbound file and the
+    # handover unit's link needed).
     assert run_cli("apply", dnsconfd_ks, "--root", pristine_dnsconfd).returncode == 0
     assert {path: entry for path, entry in tree_digest(root).items()
-            if not path.startswith("etc/unbound")} == tree_digest(pristine_dnsconfd)
+            if not path.startswith(("etc/unbound", "etc/systemd/system/unbound.service.wants"))
+            } == tree_digest(pristine_dnsconfd)
 
 
 def test_dropping_ca_removes_the_old_dot_bundle_and_a_changed_file_is_left(write_ks, test_ca,

@@ -238,7 +238,7 @@ def test_unbound_backend_disables_the_dnsconfd_anacondas_network_module_enabled(
     data = staging_input(write_ks, edns_kickstart(test_ca.pem, "--backend=unbound"))
     assert [a.describe() for a in staging_plan.build_plan(data, "target", "/").actions] == [
         "enable unbound.service", "disable systemd-resolved.service",
-        "disable dnsconfd.service"]
+        "disable dnsconfd.service", "enable edns-freeipa-handover.service"]
     installer = staging_plan.build_plan(data, "installer", "/")
     assert [a.describe() for a in installer.actions] == [
         "restart unbound.service", "reload NetworkManager"]
@@ -251,7 +251,8 @@ UNBOUND_UNIT_FILE = ("[Service]\nExecStart=/usr/sbin/unbound\n[Install]\n"
 
 
 @pytest.mark.parametrize("backend, enabled", [
-    ("unbound", ["multi-user.target.wants/unbound.service"]),
+    ("unbound", ["multi-user.target.wants/unbound.service",
+                 "unbound.service.wants/" + c.FREEIPA_HANDOVER_UNIT]),
     ("dnsconfd", ["dbus-com.redhat.dnsconfd.service", "sysinit.target.wants/dnsconfd.service"]),
 ])
 def test_one_resolver_stack_is_left_enabled_after_anacondas_network_module(

@@ -200,25 +200,24 @@ def _check_freeipa_dns_over_tls(result, add, head, config):
     after ours, and resolv.conf. What it does with ours depends on its release
     line (staging/freeipa.py): 4.13 and later first move every other file of
     /etc/unbound/conf.d/ away; a 4.12 build with DoT (EL9's and EL10's) does not,
-    so it lands beside our --backend=unbound forwarder: refused.
+    and with --backend=unbound our handover unit sets ours aside when it restarts
+    Unbound. Either way FreeIPA's forwarder then serves every name: a warning.
     """
     # A result made from the module's state, without a handler, has no scripts.
     for script in getattr(result.handler, "scripts", ()):
         if script.type != KS_SCRIPT_POST or not _runs_freeipa_dns_over_tls(script.script):
             continue
         if config.backend == Backend.UNBOUND:
-            add(Severity.ERROR, _(
+            add(Severity.WARNING, _(
                 "the %%post script on line %d of its file runs ipa-client-install "
-                "--dns-over-tls, which cannot follow --backend=unbound: FreeIPA 4.12 (the "
-                "release of EL9 and EL10) writes its own Unbound forwarder %s beside this "
-                "addon's %s, both on %s: unbound-checkconf refuses the pair ('interface: "
-                "%s present twice'), and Unbound keeps this addon's forward zone for '.' "
-                "with FreeIPA's CA bundle (the system store), so the IPA server is never "
-                "asked and these servers are not authenticated by the kickstart's CA (4.13 "
-                "and later move this addon's file away first); use --backend=dnsconfd, or "
-                "enroll without --dns-over-tls")
-                % (script.lineno, c.FREEIPA_UNBOUND_CONF_PATH, c.UNBOUND_CONF_PATH,
-                   c.UNBOUND_LISTEN_ADDRESS, c.UNBOUND_LISTEN_ADDRESS), head)
+                "--dns-over-tls, and FreeIPA's client then takes DNS over on the installed "
+                "system: its own Unbound on %s forwards every name to the IPA server, so "
+                "these servers serve the installation alone; FreeIPA 4.13 and later set "
+                "this addon's %s aside themselves, and on 4.12 (EL9's and EL10's release) "
+                "%s does it when the client restarts Unbound; if FreeIPA is not meant to "
+                "take DNS over, drop --dns-over-tls or this section")
+                % (script.lineno, c.UNBOUND_LISTEN_ADDRESS, c.UNBOUND_CONF_PATH,
+                   c.FREEIPA_HANDOVER_UNIT), head)
         else:
             add(Severity.WARNING, _(
                 "the %%post script on line %d of its file runs ipa-client-install "

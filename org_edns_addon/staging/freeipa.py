@@ -27,9 +27,14 @@ after ours, so it wins) and points resolv.conf at 127.0.0.55. By release line:
   for "." with FreeIPA's tls-cert-bundle (the system store, read last).
 
 So whose forwarder serves what is FreeIPA's to decide once it enrolls: it serves
-every name, ours serves the installation. Where the kickstart's %post enrolls,
-``validate`` refuses --backend=unbound (ks/rules.py); a root already enrolled is
-refused here, since beside it our Unbound file breaks Unbound and our dnsconfd
+every name, ours serves the installation and the system until then. On 4.12 the
+installed system holds that decision itself: with --backend=unbound it gets
+``edns-freeipa-handover.service`` (``handover_unit``), wanted by Unbound and
+ordered before it, which sets our file aside (outside conf.d) once FreeIPA's is
+there; the client's own ``unbound.restart()`` runs it, and Unbound then starts
+with FreeIPA's forwarder alone, as on 4.13. A %post that enrolls is a warning
+(ks/rules.py). A root already enrolled is refused here, since beside it our
+Unbound file would break Unbound until its next start and our dnsconfd
 configuration would never be used (FreeIPA's dns=none wins).
 """
 
@@ -37,6 +42,32 @@ from org_edns_addon import constants as c
 from org_edns_addon.confinement import RootError, lexists
 from org_edns_addon.i18n import _
 from org_edns_addon.staging import StagingError
+from org_edns_addon.staging.networkmanager import GENERATED_HEADER
+
+
+def handover_unit():
+    """The unit file of FREEIPA_HANDOVER_UNIT. A restart of Unbound starts what Unbound
+    Wants= (systemd's transaction pulls them in for restart jobs as for start jobs), and a
+    oneshot is inactive again once it ran, so it runs before every start of Unbound, the
+    conditions deciding."""
+    return ("\n".join([
+        GENERATED_HEADER,
+        "# FreeIPA 4.12's ipa-client-install --dns-over-tls writes its Unbound forwarder",
+        "# beside this addon's, both on %s, and Unbound would not start; 4.13 and later" % (
+            c.UNBOUND_LISTEN_ADDRESS),
+        "# set every other file of conf.d aside themselves. FreeIPA's then serves every name.",
+        "[Unit]",
+        "Description=Hand Unbound over to FreeIPA's DNS over TLS forwarder",
+        "Before=%s" % c.UNBOUND_UNIT,
+        "ConditionPathExists=%s" % c.FREEIPA_UNBOUND_CONF_PATH,
+        "ConditionPathExists=%s" % c.UNBOUND_CONF_PATH,
+        "",
+        "[Service]",
+        "Type=oneshot",
+        "ExecStart=%s -f %s %s" % (c.MV, c.UNBOUND_CONF_PATH, c.UNBOUND_CONF_HANDED_OVER_PATH),
+        "",
+        "[Install]",
+        "WantedBy=%s" % c.UNBOUND_UNIT]) + "\n").encode("ascii")
 
 
 def refuse_beside_freeipa_dns_over_tls(plan, root):

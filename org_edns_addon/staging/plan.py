@@ -23,6 +23,7 @@ from org_edns_addon.certificates import KickstartCertificate
 from org_edns_addon.i18n import N_, _
 from org_edns_addon.model import Backend, EdnsConfig, Phase
 from org_edns_addon.staging.dracut import dracut_conf
+from org_edns_addon.staging.freeipa import handover_unit
 from org_edns_addon.staging.networkmanager import nm_keyfile
 from org_edns_addon.staging.unbound import resolv_conf, unbound_conf
 from org_edns_addon.trust import DotTrust, dot_trust
@@ -110,6 +111,9 @@ def build_plan(data, phase, root):
         files.append(PlannedFile(c.RESOLV_CONF_PATH, resolv_conf(config), c.FILE_MODE))
     if phase == Phase.TARGET:
         files.append(PlannedFile(c.DRACUT_CONF_PATH, dracut_conf(data, root), c.FILE_MODE))
+        if config.backend == Backend.UNBOUND:
+            files.append(PlannedFile(c.FREEIPA_HANDOVER_UNIT_PATH, handover_unit(),
+                                     c.FILE_MODE))
 
     actions = []
     if any(cert.is_anchor for cert in data.certificates):
@@ -128,6 +132,7 @@ def build_plan(data, phase, root):
             # writes its own forward zone "." and tls-cert-bundle into the same Unbound
             # (dnsconfd-unbound's /etc/unbound/conf.d/unbound.conf, read after ours).
             actions.append(Action(ActionKind.DISABLE_UNIT, c.DNSCONFD_UNIT))
+            actions.append(Action(ActionKind.ENABLE_UNIT, c.FREEIPA_HANDOVER_UNIT))
     else:
         actions.append(Action(ActionKind.RESTART_UNIT, resolver))
         actions.append(Action(ActionKind.RELOAD_NETWORKMANAGER))

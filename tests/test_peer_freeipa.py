@@ -34,17 +34,15 @@ run each line's own template text and check that its client_dns still takes the
 steps they restate; without it they are skipped, saying why.
 """
 
-import os
 import re
 import shlex
-import string
 import subprocess
 import time
 
 import pytest
 
+from lab import dotlab, freeipa
 from lab.kickstarts import edns_section
-from lab import dotlab
 from org_edns_addon import constants as c
 from org_edns_addon.ks.reader import parse_kickstart
 from tests.conftest import run_cli
@@ -236,37 +234,16 @@ def test_a_post_script_that_enrolls_with_freeipas_dot_is_warned_with_unbound(wri
     assert messages == ([(1, UNBOUND_WARNING)] if script in ENROLLS else [])
 
 
-# FreeIPA's release lines, as commits of freeipa/freeipa. No 4.12.x release tag has DNS
-# over TLS (release-4-12-5's client has no dns_over_tls); the ipa-4-12 branch got it
-# (46ef43b2a "Add DNS over TLS support") after 4.12.5, and "dns: disable all previous
-# Unbound configuration before deploying ours" (bae780843) later still: its parent is
-# 4.12's DNS over TLS without that clean-up, as EL9's and EL10's 4.12 builds carry it.
-FREEIPA_GIT_ENV = "FREEIPA_GIT"
-LINES = {"4.12": "bae780843^", "4.13": "release-4-13-0"}
 IPA_SERVER = ("192.0.2.10", "ipa.corp.example")
 
 
-def freeipa_source(ref, path):
-    """The text of PATH at REF of the FREEIPA_GIT clone; skip, saying why, without it."""
-    clone = os.environ.get(FREEIPA_GIT_ENV)
-    if not clone:
-        pytest.skip("%s is not set: give a clone of freeipa/freeipa to run FreeIPA's own "
-                    "templates" % FREEIPA_GIT_ENV)
-    result = subprocess.run(["git", "--git-dir", clone, "show", "%s:%s" % (ref, path)],
-                            capture_output=True, text=True, timeout=60)
-    if result.returncode != 0 and not clone.endswith(".git"):
-        result = subprocess.run(["git", "-C", clone, "show", "%s:%s" % (ref, path)],
-                                capture_output=True, text=True, timeout=60)
-    if result.returncode != 0:
-        pytest.skip("%s=%s has no %s:%s (%s)" % (FREEIPA_GIT_ENV, clone, ref, path,
-                                                result.stderr.strip()))
-    return result.stdout
-
-
 def client_dns_source(line):
-    """client_dns of LINE, checked to take the steps these tests restate."""
-    client = freeipa_source(LINES[line], "ipaclient/install/client.py")
-    body = re.search(r"^def client_dns\(.*?(?=^def )", client, re.M | re.S).group(0)
+    """client_dns of LINE, checked to take the steps these tests restate; skipped, saying
+    why, without FREEIPA_GIT."""
+    try:
+        body = freeipa.client_dns(line)
+    except freeipa.FreeipaUnavailable as why:
+        pytest.skip(str(why))
     # Both lines: the template to paths.UNBOUND_CONF, NetworkManager dns=none, resolv.conf.
     assert "copy_template_file(" in body and "paths.UNBOUND_CONF," in body
     assert '"dns=none\\n"' in body and "nameserver 127.0.0.55" in body
@@ -274,23 +251,18 @@ def client_dns_source(line):
     cleans_up = "os.listdir(paths.UNBOUND_CONFIG_DIR)" in body and "remove_file(" in body
     assert cleans_up == (line == "4.13")
     assert ("dnsconfd.disable()" in body) == (line == "4.13")
+    # 4.12 restarts Unbound after writing its file (what runs the handover unit).
+    assert "services.knownservices.unbound.restart()" in body
     return body
 
 
 def freeipa_unbound_conf(line):
-    """zzz-ipa.conf as LINE's client_dns writes it for IPA_SERVER, DNSSEC validation on:
-    the line's own template through ipapython/ipautil.py template_str, which is
-    string.Template(...).substitute(vars) (checked here)."""
+    """zzz-ipa.conf as LINE's client_dns writes it for IPA_SERVER (lab/freeipa.py), the
+    substitution checked to be ipapython/ipautil.py template_str's."""
     body = client_dns_source(line)
-    ipautil = freeipa_source(LINES[line], "ipapython/ipautil.py")
-    assert "val = string.Template(txt).substitute(vars)" in ipautil
-    template = freeipa_source(LINES[line], "client/share/unbound.conf.template")
-    values = {"FORWARD_ADDRS": "forward-addr: %s#%s" % IPA_SERVER,
-              "MODULE_CONFIG_ITERATOR": "# "}
-    if "TLS_CERT_BUNDLE_PATH=" in body:
-        # os.path.join(paths.OPENSSL_CERTS_DIR, "ca-bundle.crt") (ipaplatform/base/paths.py)
-        values["TLS_CERT_BUNDLE_PATH"] = "/etc/pki/tls/certs/ca-bundle.crt"
-    return string.Template(template).substitute(values)
+    assert "val = string.Template(txt).substitute(vars)" in freeipa.source(
+        freeipa.LINES[line], "ipapython/ipautil.py")
+    return freeipa.unbound_conf(line, "%s#%s" % IPA_SERVER, body)
 
 
 def enroll(root, line):
@@ -374,7 +346,7 @@ def test_a_later_enrollment_by_release_line_with_the_unbound_backend(write_ks, t
 def test_each_lines_own_forwarder_alone_passes_unbound_checkconf(tmp_path):
     """Not vacuous: FreeIPA's files themselves are sound on both lines."""
     require_tools("unbound-checkconf")
-    for line in LINES:
+    for line in freeipa.LINES:
         root = tmp_path / line
         enroll(root, line)
         checked = subprocess.run(["unbound-checkconf", str(_unbound_main(tmp_path, root))],

@@ -137,6 +137,13 @@ SABOTAGES = (
                    "c.DRACUT_MODULE_DNSCONFD)\n",
                    "        pass\n"),),
              "composed-unbound"),
+    # Needs FREEIPA_GIT (FreeIPA 4.12's own template and client_dns).
+    Sabotage("no-freeipa-handover", "with --backend=unbound the handover unit is written "
+             "but not enabled, so FreeIPA 4.12's restart of Unbound does not run it",
+             (Edit("org_edns_addon/staging/plan.py",
+                   "            actions.append(Action(ActionKind.ENABLE_UNIT, "
+                   "c.FREEIPA_HANDOVER_UNIT))\n", ""),),
+             "freeipa-4.12"),
 )
 
 

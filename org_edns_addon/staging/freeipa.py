@@ -53,9 +53,10 @@ def handover_unit():
     return ("\n".join([
         GENERATED_HEADER,
         "# FreeIPA 4.12's ipa-client-install --dns-over-tls writes its Unbound forwarder",
-        "# beside this addon's, both on %s, and Unbound would not start; 4.13 and later" % (
+        "# beside this addon's, both on %s: unbound-checkconf refuses the pair, and" % (
             c.UNBOUND_LISTEN_ADDRESS),
-        "# set every other file of conf.d aside themselves. FreeIPA's then serves every name.",
+        "# Unbound would keep this addon's forward zone for '.'. 4.13 and later set every",
+        "# other file of conf.d aside themselves. FreeIPA's then serves every name.",
         "[Unit]",
         "Description=Hand Unbound over to FreeIPA's DNS over TLS forwarder",
         "Before=%s" % c.UNBOUND_UNIT,

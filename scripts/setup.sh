@@ -36,6 +36,7 @@ DEBIAN_PACKAGES=(
     gettext                   # xgettext, msgfmt: make potfile, the catalogues make install builds
     xvfb gir1.2-gtk-3.0       # the graphical spoke's page on a real GTK 3, on a private display
     xdotool                   # key presses through the X server (XTEST) in the GTK tests
+    busybox                   # a shell for update-ca-trust stand-ins chrooted in a staged root
 )
 
 missing=()

@@ -704,7 +704,7 @@ def boot_target(proof, lab, backend, name, upper, options, expect, below=(), sel
         proof.check(bool(state) and not started and state.get("ActiveState") != "active",
                     "one resolver stack: %s did not run (%s)" % (unit, " ".join(
                         "%s=%s" % (key, state.get(key)) for key in (
-                            "LoadState", "ActiveState", "UnitFileState"))))
+                            "LoadState", "ActiveState", "ExecMainStartTimestampMonotonic"))))
     resolution_checks(proof, lab, boot, expect, offsets)
     show_failed_units(proof, boot)
 
@@ -744,10 +744,10 @@ def anaconda_checkout():
     return src, installer_sequence.checkout_line(src) or "?"
 
 
-def compose_target(proof, lab, name, ks_text, boot_args):
-    """The target the installer's sequence leaves for KS_TEXT booted with BOOT_ARGS:
-    (its upper layer, the line's base layer, the sequence's result)."""
-    src, line = anaconda_checkout()
+def compose_target(lab, name, ks_text, boot_args, src, line):
+    """The target the installer's sequence leaves for KS_TEXT booted with BOOT_ARGS, with
+    the anaconda checkout SRC of LINE: (its upper layer, the line's base layer, the
+    sequence's result)."""
     ks = lab.write_ks(name, ks_text)
     generated = networkmanager.initrd_generator(lab.tree, boot_args)
     base = installer_sequence.target_base(lab.workdir / ("%s-base" % name),
@@ -767,8 +767,8 @@ def compose_target(proof, lab, name, ks_text, boot_args):
 def composed_case(proof, lab, backend, name, ks_text, expect):
     boot_args = cli("boot-args", lab.write_ks(name, ks_text)).stdout.split()
     options = ["rd.neednet=1"] + STATIC_IP + boot_args
-    upper, base, result = compose_target(proof, lab, name, ks_text, options)
     src, line = anaconda_checkout()
+    upper, base, result = compose_target(lab, name, ks_text, options, src, line)
     proof.figure("composed on anaconda %s (%s): parse-kickstart exit %d, Security module %s, "
                  "network module enabled %s, ours wrote %d files" % (
                      line, src, result["parse_kickstart"]["returncode"], result["security"],
@@ -1024,7 +1024,6 @@ def freeipa_case(proof, lab, image):
                  (stage2.UNBOUND_MODULE / "unbound.service").read_bytes()}
     files.update(("etc/edns-proof/transport/" + path, content)
                  for path, content in certificate_dump(ks).items())
-    offsets = lab.offsets()
     boot, frames = run_boot(proof, lab, name, [image, overlay], options,
                             STAGE2_INITRAMFS_CHECKS, disks=[lab.stage2_root()], files=files)
     proof.check(any(line.startswith("step end") for line in boot.lines),
@@ -1072,7 +1071,6 @@ def freeipa_case(proof, lab, image):
                 "forwarder alone serves every name after the enrollment (%s: %s, nothing to "
                 "%s)" % (site.ROUTED_TEST_NAME, ours.resolved(site.ROUTED_TEST_NAME),
                          site.ROUTED_TEST_NAME, routed or "no answer", site.ROUTED_DOT))
-    del offsets
 
 
 # The kickstart-tests case: data/kickstart-tests delivered as rhinstaller/kickstart-tests'

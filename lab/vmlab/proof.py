@@ -975,8 +975,12 @@ def freeipa_script():
               "resolve_within %d %s" % (RESOLVE_SECONDS, site.TEST_NAME),
               "resolve %s" % site.ROUTED_TEST_NAME]
     return "\n".join([
-        # The installed system: dnsconfd as our plan leaves it, Unbound as Fedora's.
+        # The installed system: dnsconfd as our plan leaves it (disabled, so it never ran:
+        # the include dnsconfd-unbound installs reads the empty file its tmpfiles.d makes),
+        # Unbound as Fedora's.
         "systemctl disable --now %s 2>/dev/null" % c.DNSCONFD_UNIT,
+        "if [ -e %s ]; then : > %s; fi" % (installer_sequence.DNSCONFD_RUNTIME_CONF,
+                                          installer_sequence.DNSCONFD_RUNTIME_CONF),
         "rm -f /etc/systemd/system/%s" % c.UNBOUND_UNIT,
         "cp %s/unbound.service /etc/systemd/system/%s" % (files, c.UNBOUND_UNIT),
         "mkdir -p /etc/unbound/conf.d && cp %s/unbound.conf /etc/unbound/unbound.conf" % files,

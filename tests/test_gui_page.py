@@ -25,6 +25,7 @@ from lab.bus import TIMEOUT, wait_for
 from lab.dotlab import TLS_NAME
 from lab.kickstarts import certificate_section, edns_kickstart, edns_section
 from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, DOT_CA_DIR
+from org_edns_addon.echo import named
 from org_edns_addon.model import EdnsConfig
 from org_edns_addon.state import EdnsState
 from org_edns_addon.tui.kickstart_file import load_kickstart
@@ -261,7 +262,7 @@ def test_a_private_key_picked_by_mistake_is_refused_by_name(shown_page, tmp_path
     key_file = tmp_path / "corp-ca.key"
     key_file.write_text(certs.make_ca("Corp DNS CA").key_pem)
     assert not page.certificates.add_file(str(key_file))
-    assert str(key_file) in page.certificates.error.message
+    assert named(str(key_file)) in page.certificates.error.message
     assert "private key" in page.certificates.error.message
     assert page.editor.certificates == ()
 

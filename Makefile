@@ -15,16 +15,21 @@ lint:
 
 # The tests, assuming `make setup` has run: this machine's python3 with the newest
 # releases requirements.txt allows.
+# The tests run in parallel, one worker per CPU (pytest-xdist; a test that needs its own
+# network, bus name or files makes them itself; a module whose set-up is costly keeps its
+# tests on one worker with xdist_group). TEST_WORKERS=0 runs them in one process.
+TEST_WORKERS ?= auto
+TEST_PARALLEL = -n $(TEST_WORKERS) --dist loadgroup
 test:
-	./scripts/run-tests.sh -q
+	./scripts/run-tests.sh -q $(TEST_PARALLEL)
 
 # The tests once per row of the support matrix (README), each on its Python with
 # exactly its library versions (requirements-ROW.txt); every row runs, then any
-# failure fails.
+# failure fails. The benchmarks' runs are left out: make bench uses python3 alone.
 MATRIX_ROWS ?= el9 el10 fedora
 matrix:
 	@failed=""; for row in $(MATRIX_ROWS); do \
-	    ./scripts/matrix.sh $$row -q || failed="$$failed $$row"; \
+	    ./scripts/matrix.sh $$row -q $(TEST_PARALLEL) -m "not make_bench" || failed="$$failed $$row"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "matrix: failed on:$$failed"; exit 1; fi
 

@@ -63,9 +63,12 @@ def validation(proxy):
 
 @pytest.fixture(scope="session")
 def bus_address():
-    """The private bus of scripts/run-tests.sh, or one started (and killed) here."""
+    """The private bus of scripts/run-tests.sh, or one started (and killed) here.
+
+    In a parallel run (pytest-xdist) the first worker takes the run's bus and each other
+    worker starts its own: the services of two workers would claim the same name."""
     address = os.environ.get("EDNS_TEST_BUS_ADDRESS")
-    if address:
+    if address and os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0":
         yield address
         return
     address, pid = start_bus()

@@ -16,7 +16,12 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import REPO
+
+# Benchmarks run on this machine's python3 alone (make bench): not in the matrix rows.
+pytestmark = pytest.mark.make_bench
 
 
 def test_the_validate_benchmark_prints_a_ratio_at_its_smallest_size():

@@ -26,6 +26,9 @@ from tests.staging_fixtures import require_namespaces
 
 BENCHMARK_SECONDS = 300
 
+# Benchmarks run on this machine's python3 alone (make bench): not in the matrix rows.
+pytestmark = pytest.mark.make_bench
+
 
 @pytest.fixture(scope="module", autouse=True)
 def compiled_once(tmp_path_factory):

@@ -26,6 +26,10 @@ from tests.conftest import REPO
 
 PROMPT = "Please make a selection from the above"
 
+# In a parallel run (make test: --dist loadgroup) these tests stay on one worker: they
+# share one venv (about 10 s to make).
+pytestmark = pytest.mark.xdist_group("fresh_venv")
+
 
 def run(argv, cwd):
     """ARGV in CWD with no PYTHONPATH: only what the venv holds is found."""

@@ -41,6 +41,10 @@ SPEC = REPO / "edns-anaconda-addon.spec"
 LOCALE = "usr/share/locale"
 GERMAN_MO = "/%s/de/LC_MESSAGES/%s.mo" % (LOCALE, TRANSLATION_DOMAIN)
 
+# In a parallel run (make test: --dist loadgroup) these tests stay on one worker: they
+# share the module's rpmbuild and layout set-ups.
+pytestmark = pytest.mark.xdist_group("packaging")
+
 
 def source_files():
     """What the layout must hold: every .py of the package, the graphical spoke's glade

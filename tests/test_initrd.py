@@ -315,9 +315,9 @@ def test_an_overlay_appended_to_a_dracut_image_lands_over_it(dracut_image, overl
 
 
 # --- an %include of a file that a %pre writes -------------------------------------------
-# As 27 of rhinstaller/kickstart-tests' files have one, among them (paths in that
-# repository): bond2-pre.ks.in (`%include /tmp/ksinclude` and a %pre that echoes network
-# commands into it; its excerpt is BOND2_PRE below), bindtomac-bond2-pre.ks.in,
+# As rhinstaller/kickstart-tests' files have it, among them (paths in that repository,
+# commit c5fd7441, July 2026): bond2-pre.ks.in (`%include /tmp/ksinclude` and a %pre that
+# echoes network commands into it; its excerpt is BOND2_PRE below), bindtomac-bond2-pre.ks.in,
 # bridge-2devs-pre.ks.in, team-pre.ks.in, and certificate.ks.in (a %certificate that a
 # %pre writes with `cat > /tmp/ksinclude <<EOF`, its '%' lines as '?' turned back by
 # sed). Anaconda reads the kickstart without the file in its initramfs (anaconda
@@ -326,8 +326,10 @@ def test_an_overlay_appended_to_a_dracut_image_lands_over_it(dracut_image, overl
 # AnacondaPreParser), then whole, the file included (the boss's SplitKickstartParser,
 # pyanaconda/modules/boss/kickstart_manager/kickstart_manager.py).
 
-# rhinstaller/kickstart-tests bond2-pre.ks.in (commit 128b0627), lines 6-10 as they are,
-# but for /tmp/ksinclude, which is {include} here (the file is a test's own).
+# rhinstaller/kickstart-tests bond2-pre.ks.in (commit c5fd7441), lines 4-8 as they are,
+# but for /tmp/ksinclude, which is {include} here (the file is a test's own), and for the
+# harness's @KSTEST_NETDEV2@ to @KSTEST_NETDEV5@, substituted as ens4 to ens7 (the names
+# an older revision of the file, 128b0627, wrote itself).
 BOND2_PRE = """\
 %include {include}
 %pre

@@ -78,13 +78,17 @@ class CertificateError(ValueError):
 
     ``always`` is True for what is refused whatever the certificate is for (a private
     key, a text too large to be one); any other problem is the Security module's
-    business for a certificate that authenticates no DNS server."""
+    business for a certificate that authenticates no DNS server. ``empty`` is True when
+    OpenSSL would load nothing of the text without failing (no certificate block it
+    reads): beside a certificate that can authenticate, such a text takes nothing away
+    from the DoT bundle."""
 
-    def __init__(self, message, line=None, always=False):
+    def __init__(self, message, line=None, always=False, empty=False):
         super().__init__(message)
         self.message = message
         self.line = line
         self.always = always
+        self.empty = empty
 
     def sentence(self, name=None):
         """The problem as a user reads it where no kickstart line shows it: in the PEM
@@ -155,6 +159,9 @@ _CERTIFICATE_LABELS = ("CERTIFICATE", "X509 CERTIFICATE", _TRUSTED)
 # OpenSSL's PEM reader wants the BEGIN and END lines at the start of a line;
 # only ASCII whitespace is whitespace to it.
 _ASCII_SPACE = " \t\r\n\f\v"
+# What OpenSSL 3's sanitize_line (crypto/pem/pem_lib.c) drops from the first line of a
+# read, and nothing else non-ASCII: "Other BOMs imply unsupported multibyte encoding".
+_BYTE_ORDER_MARK = "\ufeff"
 # Lines as pykickstart (Python's universal newlines) numbers them, so that a line here is
 # the body line the kickstart reader placed.
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -165,14 +172,40 @@ def _shown(line, limit=64):
     return repr(line.strip(_ASCII_SPACE)[:limit])
 
 
+@dataclass(frozen=True)
+class PassedOver:
+    """A PEM block OpenSSL's reader never sees, at LINE (0-based) of the PEM text: a
+    non-ASCII character hides its BEGIN line. ``message`` says why and how to fix it."""
+    line: int
+    message: str
+
+
+@dataclass(frozen=True)
+class PemText:
+    """What OpenSSL's PEM reader takes of a text: the certificate ``blocks``, and the
+    blocks it passes over without a word (``passed_over``, ``PassedOver``s)."""
+    blocks: Tuple[CertificateBlock, ...]
+    passed_over: Tuple[PassedOver, ...] = ()
+
+
 def load_pem_certificates(text):
+    """The certificate blocks of TEXT (``read_pem``)."""
+    return read_pem(text).blocks
+
+
+def read_pem(text):
     """Parse every certificate block of TEXT (str or bytes) in one pass, as OpenSSL's
-    ``PEM_X509_INFO_read_bio`` reads a CA file: text outside the blocks is passed over,
-    ``CERTIFICATE``, ``X509 CERTIFICATE`` and ``TRUSTED CERTIFICATE`` blocks are
-    certificates, a block of another type is passed over once its base64 reads. Refuse
-    (``CertificateError`` naming the line) a private key anywhere, a block that does not
-    end or decode (OpenSSL then loads nothing of the file), and a text without any
-    certificate (OpenSSL: "no certificate or crl found")."""
+    ``PEM_X509_INFO_read_bio`` reads a CA file, into a ``PemText``: text outside the
+    blocks is passed over, ``CERTIFICATE``, ``X509 CERTIFICATE`` and ``TRUSTED
+    CERTIFICATE`` blocks are certificates, a block of another type is passed over once
+    its base64 reads. Refuse (``CertificateError`` naming the line) a private key
+    anywhere, a block that does not end or decode (OpenSSL then loads nothing of the
+    file), and a text without any certificate (OpenSSL: "no certificate or crl found").
+
+    A UTF-8 byte order mark on the first line OpenSSL reads for a block (the text's
+    first line, or the line after a block's END line) is dropped, as OpenSSL 3's
+    ``sanitize_line`` (crypto/pem/pem_lib.c) drops it; a BEGIN line that any other
+    non-ASCII character hides is a block OpenSSL passes over (``PassedOver``)."""
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -194,17 +227,25 @@ def load_pem_certificates(text):
                 "remove it and paste only the CA certificate") % _shown(line), number,
                 always=True)
     blocks = []
+    passed_over = []
     start = None
+    # OpenSSL reads a file a block at a time (one PEM_read_bio each): the first line of
+    # each read may start with a byte order mark.
+    first_of_read = True
     for number, line in enumerate(lines):
         stripped = line.rstrip(_ASCII_SPACE)
         if start is None:
+            if first_of_read and stripped.startswith(_BYTE_ORDER_MARK):
+                stripped = stripped[len(_BYTE_ORDER_MARK):]
+            first_of_read = False
             match = _BEGIN.match(stripped)
             if match:
                 start, label, body = number, match.group(1), []
             elif "-----BEGIN " in stripped and not stripped.isascii():
-                # A BEGIN line that a non-ASCII character (a BOM, a no-break space) hides
-                # from OpenSSL, which then never sees the block: said as what it is.
-                _refuse_non_ascii(stripped, number)
+                # A BEGIN line that a non-ASCII character (a byte order mark not on
+                # the first line of a read, a no-break space) hides from OpenSSL, which
+                # then passes over the whole block: said as what it is.
+                passed_over.append(PassedOver(number, _hidden_begin(stripped)))
         elif not stripped.isascii():
             # Base64 and the END line are ASCII: OpenSSL refuses the block, and with it
             # the file.
@@ -214,6 +255,7 @@ def load_pem_certificates(text):
             if block is not None:
                 blocks.append(block)
             start = None
+            first_of_read = True
         elif stripped.lstrip(_ASCII_SPACE).startswith("-----"):
             break   # a BEGIN or a foreign END inside the block: this block never ends
         else:
@@ -222,16 +264,31 @@ def load_pem_certificates(text):
         raise CertificateError(_("%s has no matching -----END line; paste the whole block")
                                % _shown(lines[start]), start)
     if not blocks:
-        raise CertificateError(_("no -----BEGIN CERTIFICATE----- block is found; paste the CA "
-                                 "certificate in PEM form"), 0)
-    return tuple(blocks)
+        if passed_over:
+            raise CertificateError(passed_over[0].message, passed_over[0].line, empty=True)
+        raise _no_certificate()
+    return PemText(tuple(blocks), tuple(passed_over))
+
+
+def _no_certificate():
+    return CertificateError(_("no -----BEGIN CERTIFICATE----- block is found; paste the CA "
+                              "certificate in PEM form"), 0, empty=True)
+
+
+def _first_non_ascii(line):
+    return ord(next(char for char in line if not char.isascii()))
+
+
+def _hidden_begin(line):
+    return _("OpenSSL never reads this PEM block: the non-ASCII character U+%04X hides its "
+             "-----BEGIN line (a byte order mark is taken only before the first block and "
+             "right after an -----END line); remove that character") % _first_non_ascii(line)
 
 
 def _refuse_non_ascii(line, number):
-    position = next(index for index, char in enumerate(line) if not char.isascii())
     raise CertificateError(_("the certificate text holds the non-ASCII character U+%04X in "
                              "a PEM block; PEM is ASCII: paste it again from the original "
-                             "file") % ord(line[position]), number)
+                             "file") % _first_non_ascii(line), number)
 
 
 def _der_length(der):
@@ -372,13 +429,39 @@ def authentication_problem(block, now=None):
     return ca_problem(block) or validity_problem(block, now)
 
 
-def check_authenticates(blocks, now=None):
-    """Raise ``CertificateError`` (at the block's line) for the first of BLOCKS that cannot
-    authenticate DNS servers (``authentication_problem``)."""
-    for block in blocks:
-        problem = authentication_problem(block, now)
-        if problem:
-            raise CertificateError(problem, block.line)
+def can_authenticate(blocks, now=None):
+    """Whether one of BLOCKS can authenticate DNS servers at NOW."""
+    return any(authentication_problem(block, now) is None for block in blocks)
+
+
+def passed_over_warning(problem):
+    """PROBLEM (a sentence about one certificate of what authenticates the DNS servers) as
+    the warning it is when another certificate there can authenticate them.
+
+    Unbound loads its ``tls-cert-bundle`` with ``SSL_CTX_load_verify_locations``
+    (util/net_help.c ``connect_sslctx_create``), which takes every certificate of the
+    file (crypto/x509/by_file.c ``X509_load_cert_crl_file``) and judges none: an
+    expired one, or one that is no CA, is simply never an issuer when a chain is built,
+    and a block OpenSSL cannot see is not loaded. So such a certificate beside a good
+    one costs nothing; alone, nothing authenticates the servers, and that is an error."""
+    return _("%s; only a warning, as another certificate of what authenticates the DNS "
+             "servers can authenticate them and OpenSSL (Unbound's tls-cert-bundle) verifies "
+             "through that one: remove this one from the bundle") % problem
+
+
+def check_authenticates(blocks, now=None, passed_over=()):
+    """Raise ``CertificateError`` (at the block's line) with the first problem of BLOCKS
+    (``authentication_problem``) when none of them can authenticate DNS servers; else
+    the ``CertificateError``s of those that cannot and of the blocks OpenSSL passes over
+    (PASSED_OVER, ``PassedOver``s), each a warning (``passed_over_warning``)."""
+    problems = [CertificateError(problem, block.line) for block in blocks
+                for problem in (authentication_problem(block, now),) if problem]
+    problems += [CertificateError(note.message, note.line) for note in passed_over]
+    problems.sort(key=lambda error: error.line)
+    if not can_authenticate(blocks, now):
+        raise problems[0] if problems else _no_certificate()
+    return [CertificateError(passed_over_warning(error.message), error.line)
+            for error in problems]
 
 
 def build_bundle(blocks, as_read=False):
@@ -558,7 +641,8 @@ class KickstartCertificate:
     Anaconda's Security module writes it; ``added`` is True for a certificate
     added in the installer (``AddCertificate``, the text UI) rather than read
     from the kickstart. ``origin`` (a ``SectionPlace``) and ``body_places``
-    (the kickstart FILE, LINE of each body line) only say where it was read.
+    (the kickstart FILE, LINE of each body line) only say where it was read;
+    ``passed_over`` are the blocks of the text OpenSSL never reads (``PassedOver``).
     """
     filename: str
     pem: str = field(repr=False)
@@ -568,17 +652,20 @@ class KickstartCertificate:
     added: bool = False
     origin: Optional[object] = field(default=None, compare=False, repr=False)
     body_places: Tuple[Tuple[str, int], ...] = field(default=(), compare=False, repr=False)
+    passed_over: Tuple[PassedOver, ...] = field(default=(), compare=False, repr=False)
 
     @classmethod
     def from_section(cls, filename, pem, directory=None, cert_type=None, added=False):
         """Check and parse a certificate given outside a kickstart (D-Bus, text UI), kept
-        as its blocks print themselves (nothing but PEM reaches a file); raises
-        ``CertificateError`` with the first problem."""
+        as its blocks print themselves (nothing but PEM reaches a file: a block OpenSSL
+        never reads is left out, and ``passed_over`` keeps its line of the text given);
+        raises ``CertificateError`` with the first problem."""
         problems = placement_problems(filename, directory, cert_type)
         if problems:
             raise CertificateError(problems[0])
-        blocks = load_pem_certificates(pem)
-        cert = cls(filename, canonical_pem(blocks), blocks, directory, cert_type, added)
+        read = read_pem(pem)
+        cert = cls(filename, canonical_pem(read.blocks), read.blocks, directory, cert_type,
+                   added, passed_over=read.passed_over)
         problem = landing_problem(cert.path)
         if problem:
             raise CertificateError(problem)

@@ -183,22 +183,40 @@ def write_atomically(path, data, mode=0o644, never_loosen=False, follow_symlink=
             info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
         except FileNotFoundError:
             info = None
-        if info is not None and stat.S_ISLNK(info.st_mode):
-            target = os.readlink(name, dir_fd=dir_fd)
-            raise OSError(errno.ELOOP, _("it is a symbolic link (to %s); refusing to replace "
-                                         "what it points to: remove the link or give "
-                                         "another path") % target, path)
-        if info is not None and not stat.S_ISREG(info.st_mode):
-            is_directory = stat.S_ISDIR(info.st_mode)
-            raise OSError(errno.EISDIR if is_directory else errno.EEXIST,
-                          _("it is a directory; give the path of a file in it") if is_directory
-                          else _("it exists and is not a regular file; choose another path"),
-                          path)
+        _refuse_to_replace(info, path, lambda: os.readlink(name, dir_fd=dir_fd))
         if info is not None and never_loosen:
             mode &= stat.S_IMODE(info.st_mode)
         write_in_directory(dir_fd, name, data, mode)
     finally:
         os.close(dir_fd)
+
+
+def _refuse_to_replace(info, path, link_target):
+    """Raise the OSError of ``write_atomically(PATH, follow_symlink=False)`` unless INFO
+    (the ``lstat`` of PATH, or None when nothing is there) is a regular file or None;
+    LINK_TARGET() reads a symlink's target."""
+    if info is None or stat.S_ISREG(info.st_mode):
+        return
+    if stat.S_ISLNK(info.st_mode):
+        raise OSError(errno.ELOOP, _("it is a symbolic link (to %s); refusing to replace "
+                                     "what it points to: remove the link or give "
+                                     "another path") % link_target(), path)
+    is_directory = stat.S_ISDIR(info.st_mode)
+    raise OSError(errno.EISDIR if is_directory else errno.EEXIST,
+                  _("it is a directory; give the path of a file in it") if is_directory
+                  else _("it exists and is not a regular file; choose another path"), path)
+
+
+def check_output(path):
+    """Raise, before any work, the OSError that ``write_atomically(PATH,
+    follow_symlink=False)`` would raise for what is at PATH now (a symbolic link, a
+    directory, anything but a regular file); writing checks again, through the
+    directory it opens."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    _refuse_to_replace(info, path, lambda: os.readlink(path))
 
 
 def error_text(error):

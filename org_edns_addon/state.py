@@ -172,10 +172,11 @@ class EdnsState:
                 signal.emit()
 
     def add_certificate(self, cert, now=None):
-        """Add CERT (a ``KickstartCertificate``) to authenticate the servers: it must be able
-        to at NOW (``certificates.authentication_problem``), under a ``--filename`` no
-        other certificate has, and every certificate together must fit in a kickstart
-        (``MAX_KICKSTART_BYTES``)."""
+        """Add CERT (a ``KickstartCertificate``) to authenticate the servers: one of its
+        certificates must be able to at NOW (``certificates.check_authenticates``; the
+        others are warnings of ``problems`` once it is named by ``--ca``), under a
+        ``--filename`` no other certificate has, and every certificate together must fit
+        in a kickstart (``MAX_KICKSTART_BYTES``)."""
         held = sum(len(held.pem) for held in self._certificates)
         if held + len(cert.pem) > MAX_KICKSTART_BYTES:
             raise ModelError(_("the certificates would not fit in a kickstart (%d KiB at "
@@ -184,7 +185,7 @@ class EdnsState:
             raise ModelError(_("a %%certificate --filename=%s is already there; choose "
                                "another name") % named(cert.filename))
         try:
-            check_authenticates(cert.blocks, now)
+            check_authenticates(cert.blocks, now, cert.passed_over)
         except CertificateError as error:
             raise ModelError(error.sentence(cert.filename)) from None
         self._certificates += (cert,)

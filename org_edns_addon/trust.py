@@ -31,7 +31,7 @@ from typing import Optional, Tuple
 
 from org_edns_addon import constants as c
 from org_edns_addon.certificates import CertificateBlock, authentication_problem, \
-    build_bundle, landing_problem, validity_problem
+    build_bundle, can_authenticate, landing_problem, passed_over_warning, validity_problem
 from org_edns_addon.echo import named
 from org_edns_addon.i18n import P_, _
 from org_edns_addon.problems import Problem, Severity
@@ -114,6 +114,21 @@ def is_dns_trust(cert, ca_names):
     return cert.is_anchor or cert.path == c.DOT_CA_BUNDLE_PATH
 
 
+def trust_can_authenticate(ca_names, certificates, now=None):
+    """Whether one of the CERTIFICATES that authenticate the DNS servers of a configuration
+    with CA_NAMES (as ``dot_trust`` chooses them: the ``--ca`` ones, else the one placed
+    at the bundle path, else the anchors) can (``authentication_problem``) at NOW: then
+    the others there that cannot are warnings, as Unbound's tls-cert-bundle loading takes
+    them beside it (``certificates.passed_over_warning``); else each is an error, since
+    nothing would authenticate the servers."""
+    if ca_names:
+        chosen = [cert for cert in certificates if cert.filename in ca_names]
+    else:
+        chosen = _at_bundle_path(certificates) or \
+            [cert for cert in certificates if cert.is_anchor]
+    return can_authenticate((block for cert in chosen for block in cert.blocks), now)
+
+
 def trust_problems(config, certificates, configured=True, known_names=None, now=None):
     """Every problem of CERTIFICATES with CONFIG, as ``Problem``s located where each
     certificate was read (no location for a problem of ``--ca`` itself).
@@ -155,16 +170,27 @@ def trust_problems(config, certificates, configured=True, known_names=None, now=
     if configured:
         _check_places(config, certificates, add)
 
+    # What authenticates DNS servers must hold a CA valid now, and then a certificate
+    # there that cannot authenticate is only a warning (trust_can_authenticate); any other
+    # certificate is the Security module's business: only a warning when it is out of
+    # date.
+    usable = configured and trust_can_authenticate(ca_names, certificates, now)
     for cert in certificates:
-        # What authenticates DNS servers must be a CA valid now; any other
-        # certificate is the Security module's business: only a warning when
-        # it is out of date.
         strict = configured and is_dns_trust(cert, ca_names)
-        for block in cert.blocks:
-            problem = authentication_problem(block, now) if strict else \
-                validity_problem(block, now)
-            if problem:
-                add(Severity.ERROR if strict else Severity.WARNING, problem, cert, block.line)
+        if not strict:
+            for block in cert.blocks:
+                problem = validity_problem(block, now)
+                if problem:
+                    add(Severity.WARNING, problem, cert, block.line)
+            continue
+        unusable = [(block.line, problem) for block in cert.blocks
+                    for problem in (authentication_problem(block, now),) if problem]
+        unusable += [(note.line, note.message) for note in cert.passed_over]
+        for line, problem in sorted(unusable, key=lambda item: item[0]):
+            if usable:
+                add(Severity.WARNING, passed_over_warning(problem), cert, line)
+            else:
+                add(Severity.ERROR, problem, cert, line)
     return found
 
 

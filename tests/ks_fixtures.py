@@ -106,6 +106,30 @@ class PeerPemForms:
                                      "serverAuth")
         assert self.text.startswith("Certificate:\n") and "BEGIN CERTIFICATE" in self.text
         assert self.trusted.startswith("-----BEGIN TRUSTED CERTIFICATE-----\n")
+        self.expired = certs.make_ca("Old CA", not_before=certs.now() - 60 * certs.DAY,
+                                     not_after=certs.now() - certs.DAY)
+        self.not_ca = certs.make_ca("Leaf", ca=False, key_cert_sign=False)
+        self.other = certs.make_ca("Other CA")
+
+    def mixed_bundles(self):
+        """CA files of the CA beside a certificate that cannot authenticate the server,
+        and files where none can: {name: (text, whether the CA is in what OpenSSL reads)}.
+
+        A UTF-8 byte order mark is dropped on the first line of each block OpenSSL
+        reads (crypto/pem/pem_lib.c sanitize_line, OpenSSL 3): before the first
+        BEGIN line and right after an END line; anywhere else it hides the block."""
+        ca, expired, not_ca, other = (self.ca.pem, self.expired.pem, self.not_ca.pem,
+                                      self.other.pem)
+        return {
+            "an expired CA beside the CA": (expired + ca, True),
+            "a CA:FALSE certificate beside the CA": (not_ca + ca, True),
+            "a byte order mark before the first BEGIN line": ("\ufeff" + other + ca, True),
+            "a byte order mark that hides a block after the CA": (
+                ca + "\n\ufeff" + other, True),
+            "an expired CA and a CA:FALSE certificate": (expired + not_ca, False),
+            "only a block that a byte order mark hides": (
+                "# the CA of the DoT servers\n\ufeff" + ca, False),
+        }
 
     @staticmethod
     def _openssl(*args):

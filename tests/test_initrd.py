@@ -315,13 +315,28 @@ def test_an_overlay_appended_to_a_dracut_image_lands_over_it(dracut_image, overl
 
 
 # --- an %include of a file that a %pre writes -------------------------------------------
-# Shaped like rhinstaller/kickstart-tests' 27 such files (bond2-pre.ks.in: `%include
-# /tmp/ksinclude` and a %pre that echoes network commands into it; certificate.ks.in: a
-# %certificate written by a %pre). Anaconda reads the kickstart without the file in its
-# initramfs (anaconda dracut/parse-kickstart, process_kickstart: KickstartParser(...,
+# As rhinstaller/kickstart-tests' files have it, among them (paths in that repository,
+# commit c5fd7441, July 2026): bond2-pre.ks.in (`%include /tmp/ksinclude` and a %pre that
+# echoes network commands into it; its excerpt is BOND2_PRE below), bindtomac-bond2-pre.ks.in,
+# bridge-2devs-pre.ks.in, team-pre.ks.in, and certificate.ks.in (a %certificate that a
+# %pre writes with `cat > /tmp/ksinclude <<EOF`, its '%' lines as '?' turned back by
+# sed). Anaconda reads the kickstart without the file in its initramfs (anaconda
+# dracut/parse-kickstart, process_kickstart: KickstartParser(...,
 # missingIncludeIsFatal=False)) and before %pre in stage 2 (pyanaconda/kickstart.py,
 # AnacondaPreParser), then whole, the file included (the boss's SplitKickstartParser,
 # pyanaconda/modules/boss/kickstart_manager/kickstart_manager.py).
+
+# rhinstaller/kickstart-tests bond2-pre.ks.in (commit c5fd7441), lines 4-8 as they are,
+# but for /tmp/ksinclude, which is {include} here (the file is a test's own), and for the
+# harness's @KSTEST_NETDEV2@ to @KSTEST_NETDEV5@, substituted as ens4 to ens7 (the names
+# an older revision of the file, 128b0627, wrote itself).
+BOND2_PRE = """\
+%include {include}
+%pre
+echo "network --device bond0 --bootproto dhcp --bondslaves=ens4,ens5 --bondopts=mode=active-backup,primary=ens4 --activate --onboot=no" >> {include}
+echo "network --device bond1 --bootproto dhcp --bondslaves=ens6,ens7 --bondopts=mode=active-backup,primary=ens6,miimon=100,fail_over_mac=2" >> {include}
+%end
+"""  # noqa: E501 (the file's own lines)
 
 def pre_written(include, body):
     """A %pre that writes BODY to INCLUDE, as kickstart-tests' *-pre.ks.in do; a line of
@@ -355,6 +370,8 @@ def read_as_anaconda(text, tmp_path, missing_include_is_fatal):
 
 def test_an_include_a_pre_writes_is_kept_and_read_by_the_installer_after_pre(
         write_ks, test_ca, tmp_path):
+    # rhinstaller/kickstart-tests bond2-pre.ks.in, with a top-level %edns; the file's own
+    # lines are the next test's.
     include = tmp_path / "ksinclude"
     network = "network --device=bond0 --bootproto=dhcp --bondslaves=ens4,ens5\n"
     text = ("text\n%%include %s\n" % include + pre_written(include, network)
@@ -395,9 +412,44 @@ def test_an_include_a_pre_writes_is_kept_and_read_by_the_installer_after_pre(
         ["bond0"]
 
 
+def test_the_include_of_kickstart_tests_bond2_pre_is_read_by_the_installer_after_its_pre(
+        write_ks, test_ca, tmp_path):
+    # rhinstaller/kickstart-tests bond2-pre.ks.in's %include and %pre (BOND2_PRE), and our
+    # section in the kickstart itself.
+    include = tmp_path / "ksinclude"
+    text = "text\n" + BOND2_PRE.format(include=include) + edns_kickstart(test_ca.pem,
+                                                                       commands="")
+    path = write_ks(text, "bond2-pre.ks")
+    validated = run_cli("validate", path)
+    assert (validated.returncode, validated.stdout.splitlines()) == (0, [
+        "%s:2: warning: %%include %s: cannot read the file: No such file or directory; if a "
+        "%%pre script writes it, check that file separately" % (path, include),
+        "%s: 0 errors, 1 warning" % path])
+
+    image = tmp_path / "o.img"
+    result = run_cli("overlay", path, "-o", image)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == (
+        "%s:2: note: the installer reads %%include %s later, after the %%pre scripts that "
+        "write it; the overlay holds this line as it is, and nothing of that file is checked "
+        "here\n" % (path, include))
+    carried = overlay_kickstart_text(image)
+    assert carried == text
+
+    # As the installer reads it: without the file first, then after the %pre wrote it.
+    handler = read_as_anaconda(carried, tmp_path, False)
+    assert handler.network.network == []
+    subprocess.run(["sh", "-e"], input=handler.scripts[0].script, text=True, check=True,
+                   timeout=60)
+    bonds = read_as_anaconda(carried, tmp_path, True).network.network
+    assert [(n.device, n.bondslaves) for n in bonds] == [("bond0", "ens4,ens5"),
+                                                         ("bond1", "ens6,ens7")]
+
+
 def test_a_ca_certificate_in_a_file_a_pre_writes_is_named_and_no_overlay_is_written(
         write_ks, test_ca, tmp_path):
-    # kickstart-tests' certificate.ks.in writes a %certificate into /tmp/ksinclude in %pre.
+    # rhinstaller/kickstart-tests certificate.ks.in writes a %certificate into
+    # /tmp/ksinclude in %pre (there for the Security module; here named by --ca).
     include = tmp_path / "ksinclude"
     text = ("text\n" + pre_written(include, certificate_section(test_ca.pem))
             + "%%include %s\n" % include + edns_kickstart(test_ca.pem, certificates="",

@@ -18,6 +18,7 @@ from pykickstart.parser import Certificate
 
 from lab.kickstarts import certificate_section, edns_section
 from org_edns_addon.ks.edns import EdnsData
+from org_edns_addon.dependencies import installer_gaps
 from org_edns_addon.ks.module import parsed_kickstart
 from org_edns_addon.problems import Severity
 from tests.conftest import run_cli
@@ -75,3 +76,32 @@ def test_the_module_and_validate_give_one_verdict_on_a_certificate_that_is_not_f
         assert (returncode, cli) == (0, [])
     else:
         assert returncode == 1 and len(cli) == 1 and cli[0].startswith(refusal)
+
+
+def _module_problems(pem):
+    addon = EdnsData()
+    addon.handle_header(["--ca=dns-ca.pem"], 5)
+    addon.handle_line(GOOD, 6)
+    addon.handle_end()
+    certificate = Certificate(cert=pem.rstrip("\n"), filename="dns-ca.pem", dir="/etc/pki/dns/")
+    certificate.lineno = 1
+    result = parsed_kickstart(addon, [certificate])
+    return [(p.severity.value, p.message) for p in result.problems
+            if p.message not in installer_gaps()]
+
+
+@pytest.mark.parametrize("case", ["an expired CA beside the CA",
+                                  "a CA:FALSE certificate beside the CA",
+                                  "a byte order mark before the first BEGIN line",
+                                  "a byte order mark that hides a block after the CA",
+                                  "an expired CA and a CA:FALSE certificate",
+                                  "only a block that a byte order mark hides"])
+def test_the_module_and_validate_give_one_verdict_on_a_dns_bundle_with_unusable_certificates(
+        write_ks, peer_pem_forms, case):
+    # tests/test_trust.py has openssl verify decide each case; here the module agrees.
+    pem, _openssl_takes_it = peer_pem_forms.mixed_bundles()[case]
+    result = run_cli("validate", write_ks(certificate_section(pem) + edns_section(
+        GOOD, options="--ca=dns-ca.pem")))
+    cli = [tuple(line.split(": ", 1)[1].split(": ", 1)) for line in result.stdout.splitlines()
+           if ": error: " in line or ": warning: " in line]
+    assert _module_problems(pem) == cli

@@ -161,9 +161,33 @@ def test_a_problem_in_the_kickstart_itself_quotes_its_line(write_ks):
      "--filename=... must be a plain file name"),
     ("user alice", "unexpected 'alice'", "unexpected '...'"),
     ("abc", "Unknown command: abc", "Unknown command: abc"),   # shorter than a run
+    # Our advice stays whole where it only looks like a piece of the value...
+    ("%certificate --filename=x.pem --dir=/etc/secretdir/../x",
+     "--dir=/etc/secretdir/../x must not contain '..'; give the directory itself, like "
+     "/etc/pki/dns/",
+     "--dir=... must not contain '..'; give the directory itself, like /etc/pki/dns/"),
+    # ... but not where it holds the value itself, or is nothing but a piece of it.
+    ("dns+tls://192.0.2.54", "append #NAME, like dns+tls://192.0.2.54#dot.example",
+     "append #NAME, like ...#dot.example"),
+    ("%certificate --filename=x.pem --dir=/etc/pki/dns/../x",
+     "--dir=/etc/pki/dns/../x must not contain '..'; give the directory itself, like "
+     "/etc/pki/dns/",
+     "--dir=... must not contain '..'; give the directory itself, like ..."),
 ])
 def test_runs_copied_from_the_line_are_elided_but_kickstart_words(line, message, shown):
     assert without_text_of(line, message, {"%certificate", "user"}) == shown
+
+
+def test_our_advice_on_an_included_line_is_shown_whole_and_its_value_hidden(tmp_path, pems):
+    (tmp_path / "ca.ks").write_text(certificate_section(
+        pems.ca.pem, "secret-file.pem", "--dir=/etc/secretdir/../x"))
+    main = tmp_path / "ks.cfg"
+    main.write_text("%include ca.ks\n" + edns_section(GOOD))
+    result = run_cli("validate", main)
+    assert result.stdout.splitlines()[0] == (
+        "%s:1: error: --dir=... must not contain '..'; give the directory itself, like "
+        "/etc/pki/dns/" % (tmp_path / "ca.ks"))
+    assert "secret" not in result.stdout.replace(str(tmp_path), "TMP")
 
 
 def test_includes_nested_too_deep_are_an_error_with_the_fix(tmp_path):

@@ -22,7 +22,7 @@ import sys
 import pytest
 
 from lab.kickstarts import anchor_section, certificate_section, edns_kickstart, edns_section
-from org_edns_addon import initrd, packaging
+from org_edns_addon import constants as c, initrd, packaging
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.staging import apply as staging_apply
 from org_edns_addon.staging.plan import Phase, Plan, PlannedFile
@@ -191,6 +191,12 @@ def test_unicode_whitespace_around_a_certificate_gets_one_verdict_from_every_com
     applied = run_cli("apply", kickstart, "--root", root)
     overlaid = run_cli("overlay", kickstart, "-o", tmp_path / "o.img")
 
+    if (where, character) == ("before", "\ufeff"):
+        # OpenSSL 3 drops a byte order mark on the first line it reads for a block
+        # (crypto/pem/pem_lib.c sanitize_line): the CA is read, and staged without it.
+        assert validated.returncode == applied.returncode == overlaid.returncode == 0
+        assert (root / c.DOT_CA_BUNDLE_PATH.lstrip("/")).read_text() == test_ca.pem
+        return
     assert validated.returncode == applied.returncode == overlaid.returncode == 1
     error = [line for line in validated.stdout.splitlines() if ": error: " in line]
     assert error and "non-ASCII character U+%04X" % ord(character) in error[0]

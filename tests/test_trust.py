@@ -19,7 +19,10 @@ from lab import certs
 from org_edns_addon import constants as c
 from org_edns_addon.certificates import KickstartCertificate
 from org_edns_addon.model import DotServer, EdnsConfig
+from org_edns_addon.problems import ModelError
+from org_edns_addon.state import EdnsState
 from org_edns_addon.trust import _first_below, dot_trust, trust_problems
+from tests.conftest import run_cli
 from tests.ks_fixtures import line_of, parse
 
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"
@@ -166,3 +169,121 @@ _PATHS = st.lists(st.lists(st.sampled_from(["a", "b", "ab", "etc", "pki"]), min_
 def test_the_first_path_below_a_directory_is_the_first_in_order(paths, directory):
     below = [path for path in paths if path.startswith(directory + "/")]
     assert _first_below(paths).get(directory) == (below[0] if below else None)
+
+
+# --- a bundle as strict as Unbound's tls-cert-bundle loading, and no stricter ----------
+
+UNUSABLE = ("; only a warning, as another certificate of what authenticates the DNS servers "
+            "can authenticate them and OpenSSL (Unbound's tls-cert-bundle) verifies through "
+            "that one: remove this one from the bundle")
+HIDDEN = ("OpenSSL never reads this PEM block: the non-ASCII character U+FEFF hides its "
+          "-----BEGIN line (a byte order mark is taken only before the first block and right "
+          "after an -----END line); remove that character")
+
+
+def _said(forms, case):
+    """What validate says of each case: [(severity, the BEGIN line it is on (the n-th of
+    the kickstart), the message)]."""
+    expired = "the certificate CN=Old CA expired on %s; replace it with a current one" % (
+        forms.expired.not_after.strftime("%Y-%m-%d %H:%M:%S UTC"))
+    not_ca = ("Not a valid CA certificate: CN=Leaf (basicConstraints CA:TRUE is missing); "
+              "give the CA that issued the DNS servers' certificates")
+    return {
+        "an expired CA beside the CA": [("warning", 1, expired + UNUSABLE)],
+        "a CA:FALSE certificate beside the CA": [("warning", 1, not_ca + UNUSABLE)],
+        "a byte order mark before the first BEGIN line": [],
+        "a byte order mark that hides a block after the CA": [("warning", 2, HIDDEN + UNUSABLE)],
+        "an expired CA and a CA:FALSE certificate": [("error", 1, expired),
+                                                     ("error", 2, not_ca)],
+        "only a block that a byte order mark hides": [("error", 1, HIDDEN)],
+    }[case]
+
+
+CASES = ["an expired CA beside the CA", "a CA:FALSE certificate beside the CA",
+         "a byte order mark before the first BEGIN line",
+         "a byte order mark that hides a block after the CA",
+         "an expired CA and a CA:FALSE certificate", "only a block that a byte order mark hides"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_ca_bundle_is_an_error_only_when_openssl_verifies_through_none_of_it(
+        write_ks, peer_pem_forms, case):
+    """Unbound loads tls-cert-bundle with SSL_CTX_load_verify_locations (util/net_help.c
+    connect_sslctx_create), that is X509_load_cert_crl_file and PEM_X509_INFO_read_bio:
+    every certificate of the file is taken and none is judged, and a chain is built
+    through one that can issue. `openssl verify -CAfile` reads the file the same way: it
+    decides here, for the file as Anaconda writes the %certificate and for the DoT bundle
+    we stage, whether the server is authenticated; validate exits 1 exactly when it is
+    not, and names every certificate that cannot authenticate on its own BEGIN line."""
+    text, openssl_takes_it = peer_pem_forms.mixed_bundles()[case]
+    kickstart = certificate_section(text) + edns_section(GOOD, options="--ca=dns-ca.pem")
+    path = write_ks(kickstart)
+
+    result = run_cli("validate", path)
+
+    assert peer_pem_forms.openssl_verifies_with(
+        (text.rstrip("\n") + "\n").encode("utf-8")) is openssl_takes_it
+    assert result.returncode == (0 if openssl_takes_it else 1), result.stdout
+    said = [line for line in result.stdout.splitlines()
+            if line.startswith(str(path) + ":") and (": error: " in line or ": warning: " in line)]
+    begins = [number for number, line in enumerate(kickstart.splitlines(), 1)
+              if "-----BEGIN " in line]
+    assert said == ["%s:%d: %s: %s" % (path, begins[nth - 1], severity, message)
+                    for severity, nth, message in _said(peer_pem_forms, case)]
+    if openssl_takes_it:
+        # What we stage as the DoT bundle authenticates the server to OpenSSL too.
+        trust = parse(path).staging_input().trust
+        assert peer_pem_forms.openssl_verifies_with(trust.bundle)
+
+
+def test_the_installer_takes_a_bundle_with_a_certificate_that_cannot_authenticate(
+        peer_pem_forms):
+    # AddCertificate and the text UI judge the certificate alone: one that can
+    # authenticate is enough, and a warning names the other once --ca names it.
+    text, _takes = peer_pem_forms.mixed_bundles()["an expired CA beside the CA"]
+    state = EdnsState()
+    state.set_servers(CONFIG.servers)
+    state.add_certificate(KickstartCertificate.from_section("dns-ca.pem", text,
+                                                            "/etc/pki/dns/", added=True))
+    state.set_ca_names(["dns-ca.pem"])
+    assert [(p.severity.value, p.message.split(";")[0]) for p in state.problems()] == [
+        ("warning", "the certificate CN=Old CA expired on %s" % (
+            peer_pem_forms.expired.not_after.strftime("%Y-%m-%d %H:%M:%S UTC")))]
+    none_can, _takes = peer_pem_forms.mixed_bundles()["an expired CA and a CA:FALSE certificate"]
+    with pytest.raises(ModelError, match="the PEM text of other.pem, line 1: the certificate "
+                                         "CN=Old CA expired on "):
+        state.add_certificate(KickstartCertificate.from_section("other.pem", none_can,
+                                                                "/etc/pki/dns/", added=True))
+
+
+def test_a_ca_text_without_a_certificate_beside_one_that_can_is_a_warning(write_ks,
+                                                                           peer_pem_forms):
+    # The DoT bundle of --ca=a,b is both texts in one file: OpenSSL loads nothing of the
+    # first and verifies through the second.
+    wiki = "the CA of the DoT servers is on https://wiki.corp.example/pki\n"
+    assert peer_pem_forms.openssl_verifies_with((wiki + peer_pem_forms.ca.pem).encode())
+    text = (certificate_section(wiki, "wiki.pem") + certificate_section(peer_pem_forms.ca.pem)
+            + edns_section(GOOD, options="--ca=wiki.pem,dns-ca.pem"))
+    path = write_ks(text)
+    result = parse(path)
+    assert result.errors == []
+    assert [str(p) for p in result.warnings] == [
+        "%s:2: warning: no -----BEGIN CERTIFICATE----- block is found; paste the CA "
+        "certificate in PEM form%s" % (path, UNUSABLE)]
+    alone = write_ks(certificate_section(wiki, "wiki.pem") + edns_section(
+        GOOD, options="--ca=wiki.pem"))
+    assert [p.message for p in parse(alone).errors] == [
+        "no -----BEGIN CERTIFICATE----- block is found; paste the CA certificate in PEM form"]
+
+
+def test_an_expired_certificate_at_the_bundle_path_is_an_error_beside_a_good_anchor(write_ks,
+                                                                                    pems):
+    # dnsconfd reads the file at its bundle path before the system store: the anchors
+    # do not authenticate the servers then, so nothing there can.
+    text = (certificate_section(pems.expired.pem, "tls-ca-bundle.pem",
+                                "--dir=/etc/pki/dns/extracted/pem/")
+            + anchor_section(pems.ca.pem, "root.pem") + edns_section(GOOD))
+    path = write_ks(text)
+    assert [p.message.split(";")[0] for p in parse(path).errors] == [
+        "the certificate CN=Expired CA expired on %s"
+        % pems.expired.not_after.strftime("%Y-%m-%d %H:%M:%S UTC")]

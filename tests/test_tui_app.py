@@ -22,7 +22,7 @@ import pytest
 
 from lab.kickstarts import certificate_section
 from lab import certs
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, assert_sentence, run_cli
 
 PROMPT = "Please make a selection from the above"
 
@@ -344,3 +344,73 @@ def test_ctrl_d_with_edits_not_saved_asks_before_ending(tmp_path, answer):
         session.close()
     assert status == expected
     assert not out.exists()
+
+
+# --- where it writes: -o, or the kickstart it edits ----------------------------------------
+
+def _sticky_directory_with_a_planted_link(tmp_path):
+    """A world-writable sticky directory (as /tmp) holding "out", another user's symlink
+    to a file of ours; (the directory, the link, the file)."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    planted = shared / "out"
+    planted.symlink_to(victim)
+    if os.geteuid() == 0:
+        os.lchown(planted, 1234, 1234)   # another user's link
+    return shared, planted, victim
+
+
+LINK_REFUSED = ("cannot write %s: it is a symbolic link (to %s); refusing to replace what it "
+                "points to: remove the link or give another path")
+
+
+def test_an_output_symlink_planted_in_a_sticky_directory_is_refused_by_name(terminal,
+                                                                            tmp_path):
+    """As overlay -o, convert -o and updates-img -o (tests/test_cli_commands.py): the link
+    is refused by name, before the screens when it is there at the start, and when it is
+    planted during the session, at saving; neither the link nor its file changes."""
+    shared, planted, victim = _sticky_directory_with_a_planted_link(tmp_path)
+    kickstart = tmp_path / "ks.cfg"
+    kickstart.write_text("%addon org_edns_addon\ndns+tls://192.0.2.53#dot.example\n%end\n")
+    for argv in (("tui", kickstart, "-o", planted), ("tui", planted), ("tui", "-o", planted)):
+        assert_sentence(run_cli(*argv), 1, LINK_REFUSED % (planted, victim))
+
+    planted.unlink()
+    terminal.start("tui", str(kickstart), "-o", str(planted))
+    terminal.wait_for(PROMPT)
+    planted.symlink_to(victim)
+    if os.geteuid() == 0:
+        os.lchown(planted, 1234, 1234)
+    terminal.type("c")
+    refused = terminal.wait_for(PROMPT)
+    assert _one_line(LINK_REFUSED % (planted, victim)) in _one_line(refused)
+    terminal.type("q")
+    terminal.wait_for("Please respond 'yes' or 'no'")
+    terminal.type("yes")
+    assert terminal.exit_status() == 1
+    assert victim.read_text() == "precious\n"
+    assert os.readlink(planted) == str(victim)
+    assert sorted(p.name for p in shared.iterdir()) == ["out"]
+
+
+def test_a_kickstart_edited_in_place_in_a_sticky_directory_is_written(terminal, tmp_path):
+    # tui KICKSTART writes KICKSTART itself: a regular file there is replaced.
+    shared, _planted, _victim = _sticky_directory_with_a_planted_link(tmp_path)
+    in_place = shared / "ks.cfg"
+    in_place.write_text("%addon org_edns_addon\ndns+tls://192.0.2.53#dot.example\n%end\n")
+    terminal.start("tui", str(in_place))
+    terminal.wait_for(PROMPT)
+    terminal.type("2")
+    assert "1) [x] exclusive" in terminal.wait_for(PROMPT)
+    terminal.type("2")
+    assert "2) Resolve mode: prefer" in terminal.wait_for(PROMPT)
+    terminal.type("c")
+    assert terminal.exit_status() == 0
+    assert not in_place.is_symlink()
+    assert in_place.read_text() == ("%addon org_edns_addon --resolve-mode=prefer "
+                                    "--backend=dnsconfd\ndns+tls://192.0.2.53#dot.example\n"
+                                    "%end\n")
+    assert sorted(p.name for p in shared.iterdir()) == ["ks.cfg", "out"]

@@ -22,7 +22,7 @@ import sys
 
 from org_edns_addon.cli.process import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK,
                                         interrupts_raised, usage_error)
-from org_edns_addon.fileio import error_text, write_atomically
+from org_edns_addon.fileio import check_output, error_text, write_atomically
 from org_edns_addon.i18n import P_, _
 
 
@@ -284,6 +284,12 @@ def run_tui(args):
                             "existing directory") % (output, _("it is a directory")
                                                     if os.path.isdir(output) else
                                                     _("%s is not a directory") % directory))
+    try:
+        # A symbolic link is refused now too (saving refuses it again: save_kickstart).
+        check_output(output)
+    except OSError as error:
+        print(_("cannot write %s: %s") % (output, error_text(error)), file=sys.stderr)
+        return EXIT_FAILED
     if sys.stdin is None or not sys.stdin.isatty():   # None: descriptor 0 is closed
         return usage_error("tui", _("the text UI needs a terminal on standard input"))
     # Imported here: simpleline is needed by this command only.

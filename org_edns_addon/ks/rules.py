@@ -23,13 +23,13 @@ from typing import Callable
 from pykickstart.constants import KS_SCRIPT_POST
 
 from org_edns_addon.certificates import CertificateError, KickstartCertificate, \
-    load_pem_certificates, placement_problems
+    passed_over_warning, placement_problems, read_pem
 from org_edns_addon import constants as c
 from org_edns_addon.constants import ADDON_SECTION_OPEN, SECTION_OPEN
 from org_edns_addon.i18n import _
 from org_edns_addon.model import Backend, EdnsConfig
 from org_edns_addon.problems import Problem, Severity
-from org_edns_addon.trust import is_dns_trust, trust_problems
+from org_edns_addon.trust import is_dns_trust, trust_can_authenticate, trust_problems
 
 
 def certificate_value(data, place, body_places, add, unread=None):
@@ -48,7 +48,7 @@ def certificate_value(data, place, body_places, add, unread=None):
     for message in problems:
         add(Severity.ERROR, message, header)
     try:
-        blocks = load_pem_certificates(data.cert)
+        read = read_pem(data.cert)
     except CertificateError as error:
         inside = error.line is not None and 0 <= error.line < len(body_places)
         where = body_places[error.line] if inside else header
@@ -58,32 +58,45 @@ def certificate_value(data, place, body_places, add, unread=None):
             unread.append(UnreadCertificate(
                 KickstartCertificate(data.filename, data.cert, (), data.dir, cert_type,
                                      origin=place), error.message,
-                lambda severity, message=error.message: add(severity, message, where)))
+                lambda severity, message: add(severity, message, where), error.empty))
         return None
     if problems:
         return None
-    return KickstartCertificate(data.filename, data.cert, blocks, data.dir, cert_type,
-                         origin=place, body_places=body_places)
+    return KickstartCertificate(data.filename, data.cert, read.blocks, data.dir, cert_type,
+                                origin=place, body_places=body_places,
+                                passed_over=read.passed_over)
 
 
 @dataclass(frozen=True)
 class UnreadCertificate:
     """A ``%certificate`` whose PEM text OpenSSL would not load: ``cert`` (without
-    blocks) says where it goes, ``report(severity)`` says ``message`` where it was read."""
+    blocks) says where it goes, ``report(severity, message)`` says a sentence where it was
+    read; ``empty`` (``CertificateError.empty``): OpenSSL would load nothing of it without
+    failing."""
     cert: KickstartCertificate
     message: str
     report: Callable
+    empty: bool = False
 
 
-def _report_unread(result, config, configured):
+def _report_unread(result, config, configured, now=None):
     """Say each of RESULT's unread certificates: an error where it would authenticate the
     DNS servers (Unbound's tls-cert-bundle loading, util/net_help.c connect_sslctx_create
     -> SSL_CTX_load_verify_locations, loads nothing of a file OpenSSL cannot read), else a
     warning: such a certificate is the Security module's, which writes it as it is, and
-    p11-kit's update-ca-trust passes over what it cannot read."""
+    p11-kit's update-ca-trust passes over what it cannot read. A text with no
+    certificate OpenSSL reads, but nothing it fails on, takes nothing from the DoT bundle:
+    beside a certificate that can authenticate the servers, it is a warning too."""
+    ca_names = config.ca_names if configured else ()
     for unread in result.unread:
-        strict = configured and is_dns_trust(unread.cert, config.ca_names)
-        unread.report(Severity.ERROR if strict else Severity.WARNING)
+        strict = configured and is_dns_trust(unread.cert, ca_names)
+        # (The unread one, without blocks, takes its place among them: at the bundle
+        # path it alone would be the trust.)
+        if strict and unread.empty and trust_can_authenticate(
+                ca_names, [*result.certificates, unread.cert], now):
+            unread.report(Severity.WARNING, passed_over_warning(unread.message))
+        else:
+            unread.report(Severity.ERROR if strict else Severity.WARNING, unread.message)
 
 
 def top_level_section_problem(place):
@@ -131,7 +144,7 @@ def check_rules(result, now=None, read_to_end=True):
     edns = result.edns
     head = places[0] if places else None
     config = edns.to_config() if edns.seen else EdnsConfig()
-    _report_unread(result, config, edns.seen)
+    _report_unread(result, config, edns.seen, now)
     # Files a %pre script may write, which the installer reads after it (see
     # ks/result.py MissingInclude): what they may hold is not an error here.
     missing = result.missing_includes

@@ -73,24 +73,43 @@ _OPTION_NAME = re.compile(r"--[a-z][a-z0-9-]*(?:=|\Z)")
 def without_text_of(line, message, keywords=()):
     """MESSAGE with each run of ``_ELIDED_RUN`` or more characters copied from LINE replaced
     by '...', unless copied from LINE's first word when that is one of KEYWORDS or from the
-    name of an option (``--name=``)."""
+    name of an option (``--name=``).
+
+    Only the user's values are hidden, never our own words: a run that is no whole word of
+    LINE, inside a word of MESSAGE that also holds letters or digits LINE does not have,
+    is a piece of our advice that happens to look like the value (``like /etc/pki/dns/``
+    beside ``--dir=/etc/secret/../x``), and stays."""
     size = _ELIDED_RUN
     wanted = {message[i:i + size] for i in range(len(message) - size + 1)}
     copied = set()
+    values = []
     for number, word in enumerate(line.split()):
         if number == 0 and word in keywords:
             continue
         option = _OPTION_NAME.match(word)
         if option:
             word = word[option.end():]
+        if len(word) >= size:
+            values.append(word)
         copied.update(gram for gram in (word[i:i + size] for i in range(len(word) - size + 1))
                       if gram in wanted)
     if not copied:
         return message
-    covered = [False] * len(message)
-    for start in range(len(message) - size + 1):
-        if message[start:start + size] in copied:
-            covered[start:start + size] = [True] * size
+    covered = _covered(message, copied, size)
+    # Where MESSAGE repeats anything of LINE, its kickstart words and option names too.
+    of_line = _covered(message, {gram for gram in (line[i:i + size]
+                                                   for i in range(len(line) - size + 1))
+                                 if gram in wanted}, size)
+    for start, end in _runs(covered):
+        if any(value in message[start:end] for value in values):
+            continue
+        word_start = message.rfind(" ", 0, start) + 1
+        word_end = len(message) if message.find(" ", end) < 0 else message.find(" ", end)
+        ours = [index for index in range(word_start, word_end)
+                if not start <= index < end and message[index].isalnum()
+                and not of_line[index]]
+        if ours:
+            covered[start:end] = [False] * (end - start)
     shown = []
     for index, char in enumerate(message):
         if not covered[index]:
@@ -98,6 +117,26 @@ def without_text_of(line, message, keywords=()):
         elif index == 0 or not covered[index - 1]:
             shown.append("...")
     return "".join(shown)
+
+
+def _covered(message, grams, size):
+    """For each character of MESSAGE, whether it is in one of GRAMS (of SIZE characters)."""
+    covered = [False] * len(message)
+    for start in range(len(message) - size + 1):
+        if message[start:start + size] in grams:
+            covered[start:start + size] = [True] * size
+    return covered
+
+
+def _runs(flags):
+    """(start, end) of each run of True in FLAGS."""
+    start = None
+    for index, flag in enumerate(list(flags) + [False]):
+        if flag and start is None:
+            start = index
+        elif not flag and start is not None:
+            yield start, index
+            start = None
 
 
 def _stands_alone(message, start, end):

@@ -113,13 +113,18 @@ def render_kickstart(source, editor):
 
 
 def save_kickstart(source, editor, output):
-    """Write the edited kickstart to OUTPUT atomically; refuse while there are errors."""
+    """Write the edited kickstart to OUTPUT atomically; refuse while there are errors.
+
+    OUTPUT is written as every ``-o`` is (``fileio.write_atomically`` without following
+    a symlink): a regular file there, the kickstart being edited included, is replaced;
+    a symbolic link is refused by name, never followed, since in a directory another
+    user can write (``/tmp``) one planted there would make root replace any file."""
     errors = [p for p in editor.problems() if p.severity == Severity.ERROR]
     if errors:
         raise KickstartFileError(_("not written: the configuration has errors"), errors)
     data = render_kickstart(source, editor).encode("utf-8")
     try:
-        write_atomically(output, data, source.mode)
+        write_atomically(output, data, source.mode, follow_symlink=False)
     except OSError as error:
         raise KickstartFileError(_("cannot write %s: %s") % (output, error_text(error))) \
             from None

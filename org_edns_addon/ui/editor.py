@@ -29,7 +29,7 @@ from dataclasses import replace
 
 from org_edns_addon.certificates import (CertificateError, KickstartCertificate, canonical_pem,
                                          check_authenticates, file_name_problem,
-                                         load_pem_certificates)
+                                         read_pem)
 from org_edns_addon.constants import (CHECK_TIMEOUT_SECONDS, DOT_CA_DIR, ECHO_MAX_CHARS,
                                       MAX_PEM_BYTES)
 from org_edns_addon.echo import echo
@@ -90,19 +90,21 @@ _NOT_A_FILE = {
 
 
 def read_ca_pem(text, source=None):
-    """The certificate blocks of TEXT if every one can authenticate the DNS servers, else
-    raise EditError.
+    """The certificate blocks of TEXT if one of them can authenticate the DNS servers,
+    else raise EditError.
 
     The same checks as a ``%certificate`` named by ``--ca``: certificates
-    only (a private key is refused), a CA, within validity. SOURCE (the file
-    it was read from) is named in the message.
+    only (a private key is refused), and a CA within validity among them
+    (``certificates.check_authenticates``; the others are warned about once the
+    certificate is named by ``--ca``). SOURCE (the file it was read from) is named
+    in the message.
     """
     try:
-        blocks = load_pem_certificates(text)
-        check_authenticates(blocks)
+        read = read_pem(text)
+        check_authenticates(read.blocks, passed_over=read.passed_over)
     except CertificateError as error:
         raise EditError(error.sentence(source)) from None
-    return blocks
+    return read.blocks
 
 
 def read_ca_pem_file(path):
@@ -349,7 +351,7 @@ class EdnsEditor:
             if cert is None:
                 raise EditError(_("there is no %%certificate --filename=%s") % filename)
             try:
-                check_authenticates(cert.blocks)
+                check_authenticates(cert.blocks, passed_over=cert.passed_over)
             except CertificateError as error:
                 raise EditError(error.sentence(filename)) from None
             names.append(filename)

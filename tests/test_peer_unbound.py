@@ -121,18 +121,30 @@ def _forwarder_text(workdir, port, config_text, query_localhost):
     return settings + '  local-zone: "test." nodefault\n' + 'include: "%s"\n' % included
 
 
+@pytest.fixture
+def loopback_upstream(tmp_path, dot_pki, lab_network):
+    """A DoT upstream on loopback (127.0.0.2) in ``lab_network``, as the lab's are on its
+    hosts."""
+    require_tools("unbound")
+    cert_path, key_path = dot_pki.files("server")
+    upstream = dotlab.start_dot_upstream(tmp_path / "upstream", "127.0.0.2", cert_path,
+                                         key_path, network=lab_network)
+    yield upstream
+    upstream.stop()
+
+
+@pytest.mark.root
 @pytest.mark.parametrize("query_localhost", [False, True],
                          ids=["Unbound's default", "do-not-query-localhost: no"])
 def test_a_running_unbound_never_asks_a_loopback_server_unless_told_to(
-        write_ks, tmp_path, dot_pki, dot_upstream, query_localhost):
-    require_tools("unbound")
-    path = write_ks(edns_section(dot_upstream.server_line(), options=UNBOUND))
+        write_ks, tmp_path, dot_pki, lab_network, loopback_upstream, query_localhost):
+    path = write_ks(edns_section(loopback_upstream.server_line(), options=UNBOUND))
     parsed = parse(path)
     assert [p.message for p in parsed.warnings] == [
         "Unbound never queries the loopback server %s while 'do-not-query-localhost' is "
         "yes, its default, which this addon leaves alone; give the server's own address on "
         "the network, or set 'do-not-query-localhost: no' in Unbound's own configuration"
-        % dot_upstream.server_line()]
+        % loopback_upstream.server_line()]
     data = StagingInput(parsed.config, (), DotTrust(c.SYSTEM_CA_BUNDLE_PATH))
     # Our file as written, but for the lab's CA and the lab forwarder's address.
     interface = "    interface: %s\n" % c.UNBOUND_LISTEN_ADDRESS
@@ -142,35 +154,36 @@ def test_a_running_unbound_never_asks_a_loopback_server_unless_told_to(
         data.trust.path, str(dot_pki.ca_path))
     workdir = tmp_path / "forwarder"
     workdir.mkdir()
-    port = dotlab.free_port("127.0.0.10")
+    port = dotlab.free_port("127.0.0.10", lab_network)
     forwarder = dotlab.start_unbound(
         workdir, _forwarder_text(workdir, port, config_text, query_localhost), "127.0.0.10",
-        port)
+        port, network=lab_network)
     try:
-        seen = dot_upstream.log_offset()
-        answer = dotlab.ask("127.0.0.10", port, dotlab.ANSWER_NAME)
+        seen = loopback_upstream.log_offset()
+        answer = dotlab.ask("127.0.0.10", port, dotlab.ANSWER_NAME, network=lab_network)
     finally:
         forwarder.stop()
-    upstream_saw_it = dotlab.ANSWER_NAME in dot_upstream.log_since(seen)
+    upstream_saw_it = dotlab.ANSWER_NAME in loopback_upstream.log_since(seen)
     if query_localhost:
         assert answer.rcode() == 0 and upstream_saw_it
     else:
         assert answer.rcode() == 2 and not upstream_saw_it   # SERVFAIL, nothing asked
 
 
+@pytest.mark.root
 @pytest.mark.parametrize("san, answered", [
     pytest.param("ip", True, id="certificate with the address as an IP address: answered"),
     pytest.param("dns", False, id="certificate with the address as a DNS name: SERVFAIL"),
 ])
 def test_an_address_as_tls_name_is_checked_against_the_certificates_ip_addresses(
-        write_ks, tmp_path, dot_pki, unbound_forwarder, san, answered):
+        write_ks, tmp_path, dot_pki, lab_network, unbound_forwarder, san, answered):
     require_tools("unbound")
-    address = "127.0.0.6"
+    address = dotlab.lab_host(6)
     server = certs.make_server(dot_pki.ca, **({"dns_names": (), "ip_addresses": (address,)}
                                               if san == "ip" else {"dns_names": (address,)}))
     server.write(tmp_path, "server")
     upstream = dotlab.start_dot_upstream(tmp_path / "upstream", address, tmp_path / "server.pem",
-                                         tmp_path / "server.key")
+                                         tmp_path / "server.key", network=lab_network)
     try:
         line = "dns+tls://%s:%d#%s" % (address, upstream.port, address)
         parsed = parse(write_ks(edns_section(line, options=UNBOUND)))
@@ -182,7 +195,8 @@ def test_an_address_as_tls_name_is_checked_against_the_certificates_ip_addresses
             "    interface: %s\n" % c.UNBOUND_LISTEN_ADDRESS, "").replace(
             data.trust.path, str(dot_pki.ca_path))
         forwarder = unbound_forwarder(config_text)
-        answer = dotlab.ask(forwarder.address, forwarder.port, dotlab.ANSWER_NAME)
+        answer = dotlab.ask(forwarder.address, forwarder.port, dotlab.ANSWER_NAME,
+                            network=lab_network)
     finally:
         upstream.stop()
     assert answer.rcode() == (0 if answered else 2)

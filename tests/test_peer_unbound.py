@@ -26,6 +26,7 @@ from lab.kickstarts import edns_section
 from lab import dotlab
 from lab import certs
 from org_edns_addon import constants as c
+from org_edns_addon.model import Backend, DotServer, EdnsConfig
 from org_edns_addon.staging.plan import StagingInput
 from org_edns_addon.staging.unbound import unbound_conf
 from org_edns_addon.trust import DotTrust
@@ -38,19 +39,38 @@ CHECKCONF = "unbound smallapp/unbound-checkconf.c donotquerylocalhostcheck"
 AUTH_NAME = "unbound util/net_help.c authextstrtoaddr, set_auth_name_on_ssl"
 UNBOUND = "--backend=unbound"
 NAME = "#dot.corp.example"
+DEFAULT = "unbound util/config_file.c config_create (donotquery_localhost = 1)"
+EXAMPLE = "unbound doc/example.conf.in do-not-query-localhost"
 NEVER_QUERIED = "Unbound never queries the loopback server"
+NO_DNS = ("%s would have no DNS: the only server for them, %s, is on loopback, which Unbound "
+          "never queries while 'do-not-query-localhost' is yes, its default")
+USABLE = "dns+tls://192.0.2.53" + NAME
 
 ROWS = [
-    # do-not-query-localhost: yes (the default) puts 127.0.0.0/8 and ::1 on the
-    # do-not-query list: Unbound accepts the forward-addr and never uses it.
-    Row(DONOTQ, "dns+tls://127.0.0.1" + NAME, UNBOUND, warns=NEVER_QUERIED,
+    # do-not-query-localhost: yes (the default: config_create, and example.conf's
+    # "# do-not-query-localhost: yes") puts 127.0.0.0/8 and ::1 on the do-not-query list:
+    # Unbound accepts the forward-addr and never uses it. Alone in its forward zone, that
+    # zone gets no answer at all (SERVFAIL: test_a_running_unbound_... below): refused.
+    Row(DONOTQ, "dns+tls://127.0.0.1" + NAME, UNBOUND,
+        refuses=NO_DNS % ("all names", "dns+tls://127.0.0.1" + NAME)),
+    Row(DONOTQ, "dns+tls://127.1.2.3:8853" + NAME, UNBOUND,
+        refuses=NO_DNS % ("all names", "dns+tls://127.1.2.3:8853" + NAME)),
+    Row(DEFAULT, "dns+tls://[::1]" + NAME, UNBOUND,
+        refuses=NO_DNS % ("all names", "dns+tls://[::1]" + NAME)),
+    Row(EXAMPLE, "dns+tls://127.0.0.1" + NAME + " domain=corp.example", UNBOUND,
+        refuses=NO_DNS % ("the names in corp.example", "dns+tls://127.0.0.1" + NAME)),
+    # Beside a server of its zone that Unbound queries, it is accepted with a warning.
+    Row(DONOTQ, "dns+tls://127.0.0.1" + NAME, UNBOUND, beside=(USABLE,), warns=NEVER_QUERIED,
         accepts="127.0.0.1@853" + NAME),
-    Row(DONOTQ, "dns+tls://127.1.2.3:8853" + NAME, UNBOUND, warns=NEVER_QUERIED,
-        accepts="127.1.2.3@8853" + NAME),
-    Row(DONOTQ, "dns+tls://[::1]" + NAME, UNBOUND, warns=NEVER_QUERIED,
+    Row(DONOTQ, "dns+tls://127.1.2.3:8853" + NAME, UNBOUND, beside=(USABLE,),
+        warns=NEVER_QUERIED, accepts="127.1.2.3@8853" + NAME),
+    Row(DEFAULT, "dns+tls://[::1]" + NAME, UNBOUND, beside=(USABLE,), warns=NEVER_QUERIED,
         accepts="::1@853" + NAME),
-    Row(CHECKCONF, "127.0.0.53" + NAME, UNBOUND, warns=NEVER_QUERIED,
+    Row(CHECKCONF, "127.0.0.53" + NAME, UNBOUND, beside=(USABLE,), warns=NEVER_QUERIED,
         accepts="127.0.0.53@853" + NAME),
+    Row(EXAMPLE, "dns+tls://127.0.0.1" + NAME + " domain=corp.example", UNBOUND,
+        beside=(USABLE, "dns+tls://192.0.2.60" + NAME + " domain=corp.example"),
+        warns=NEVER_QUERIED, accepts="127.0.0.1@853" + NAME),
     # Since 1.25.2 the list also holds 0.0.0.0/8, ::, ::ffff:0:0/96 and
     # ::ffff:127.0.0.0/104: never a server, and a mapped address is its IPv4 one.
     Row(DONOTQ, "dns+tls://0.0.0.0" + NAME, UNBOUND,
@@ -89,7 +109,10 @@ def test_unbound_case(write_ks, row):
     accepted = row.check(write_ks)
     if row.accepts is not None:
         server, config = accepted
-        assert unbound_forward_addrs(config, server) == [row.accepts]
+        # The row's server comes last in its zone, after those beside it there.
+        zone = [other for other in config.servers if other.domains == server.domains]
+        addrs = unbound_forward_addrs(config, server)
+        assert (addrs[-1], len(addrs)) == (row.accepts, len(zone)), addrs
 
 
 @pytest.mark.parametrize("row", [row for row in ROWS if row.accepts], ids=str)
@@ -140,13 +163,18 @@ def test_a_running_unbound_never_asks_a_loopback_server_unless_told_to(
         write_ks, tmp_path, dot_pki, lab_network, loopback_upstream, query_localhost):
     path = write_ks(edns_section(loopback_upstream.server_line(), options=UNBOUND))
     parsed = parse(path)
-    assert [p.message for p in parsed.warnings] == [
-        "Unbound never queries the loopback server %s while 'do-not-query-localhost' is "
-        "yes, its default, which this addon leaves alone; give the server's own address on "
-        "the network, or set 'do-not-query-localhost: no' in Unbound's own configuration"
-        % loopback_upstream.server_line()]
-    data = StagingInput(parsed.config, (), DotTrust(c.SYSTEM_CA_BUNDLE_PATH))
-    # Our file as written, but for the lab's CA and the lab forwarder's address.
+    # Refused: with Unbound's default, nothing would answer (what this test shows next).
+    assert [p.message for p in parsed.errors] == [
+        "all names would have no DNS: the only server for them, %s, is on loopback, which "
+        "Unbound never queries while 'do-not-query-localhost' is yes, its default, and which "
+        "dnsconfd in the installer's initramfs never queries; give the server's own address "
+        "on the network instead" % loopback_upstream.server_line()]
+    assert parsed.warnings == []
+    # The file staging would write, had the rule let the server through.
+    config = EdnsConfig(servers=(DotServer.parse_uri(loopback_upstream.server_line()),),
+                        backend=Backend.UNBOUND)
+    data = StagingInput(config, (), DotTrust(c.SYSTEM_CA_BUNDLE_PATH))
+    # That file, but for the lab's CA and the lab forwarder's address.
     interface = "    interface: %s\n" % c.UNBOUND_LISTEN_ADDRESS
     config_text = unbound_conf(data).decode("ascii")
     assert interface in config_text

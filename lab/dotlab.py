@@ -182,7 +182,7 @@ HOST_NETWORK = HostNetwork()
 
 class PrivateNetwork:
     """A network namespace with only loopback (up), held open by a sleeping process;
-    every address of LAB_HOSTS is a local address of that loopback.
+    every address of LAB_HOSTS is a local address of that loopback (unless made without).
 
     Programs join it through ``command(argv)`` (nsenter); this process talks
     into it with sockets made inside it (``socket``): a socket stays in the
@@ -194,11 +194,13 @@ class PrivateNetwork:
         self.holder = holder
 
     @classmethod
-    def create(cls):
+    def create(cls, lab_hosts=True):
+        """The namespace; its loopback holds LAB_HOSTS unless lab_hosts is False (for a
+        network that gives such addresses to an interface of its own, lab/vmlab/tapnet.py)."""
+        local = "ip route add local %s dev lo; " % LAB_HOSTS if lab_hosts else ""
         holder = subprocess.Popen(
             ["unshare", "--net", "sh", "-ec",
-             "ip link set lo up; ip route add local %s dev lo; echo up; exec sleep infinity"
-             % LAB_HOSTS],
+             "ip link set lo up; %secho up; exec sleep infinity" % local],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             preexec_fn=_die_with_parent)
         if holder.stdout.readline() != b"up\n":

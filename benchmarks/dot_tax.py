@@ -18,8 +18,9 @@ Unbound on 127.0.0.55:53, the staged /etc over /etc). The baseline is the same
 staged tree with only the forward-zone turned to plaintext
 (``forward-tls-upstream: no``, the upstream's port 53). The upstream is the same
 dnsdist for both (``lab.dnsdist``), answering every query itself at once,
-DoT on 127.0.0.2:853 and plaintext on 127.0.0.2:53, so the difference is the
-forwarder's TLS alone. Everything runs in a private network namespace.
+DoT on 198.51.100.2:853 and plaintext on 198.51.100.2:53 (one of the lab's hosts:
+the resolver never queries loopback), so the difference is the forwarder's TLS
+alone. Everything runs in a private network namespace.
 
 Each round starts each forwarder afresh (DoT and plaintext interleaved, the
 order alternating) and measures:
@@ -60,12 +61,12 @@ from benchmarks.paired import as_installed
 
 from lab.kickstarts import edns_kickstart
 from lab.dnsdist import ANSWER_ADDRESS, start_dnsdist_upstream
-from lab.dotlab import (TLS_NAME, DotPki, PrivateNetwork, stage_kickstart,
+from lab.dotlab import (TLS_NAME, DotPki, PrivateNetwork, lab_host, stage_kickstart,
                         start_staged_resolver)
 from org_edns_addon import constants as c
 from org_edns_addon.model import Backend
 
-UPSTREAM_ADDRESS = "127.0.0.2"
+UPSTREAM_ADDRESS = lab_host(2)
 NAME_SUFFIX = "zone.test"
 DNSPERF_OUTSTANDING = 100
 DNSPERF_TIMEOUT_SECONDS = 5

@@ -20,9 +20,9 @@ forwarded), over TLS on one port and in plaintext (UDP and TCP) on another, so
 a forwarder can reach the same upstream either way.
 
 dnsdist's security-status poll, a DNS query to the Internet at start, is
-turned off; it listens only where told, on loopback (or inside a
-``PrivateNetwork``). Started with SIGTERM as its parent-death signal and
-stopped by its PID.
+turned off; it listens only where told: on loopback, or on the lab's hosts inside
+a ``PrivateNetwork`` (where a kickstart may name it). Started with SIGTERM as its
+parent-death signal and stopped by its PID.
 """
 
 import subprocess
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from lab.dotlab import (HOST_NETWORK, STARTUP_SECONDS, TLS_NAME, _accepts,
+from lab.dotlab import (HOST_NETWORK, LAB_HOSTS, STARTUP_SECONDS, TLS_NAME, _accepts,
                         _die_with_parent, free_port, stop_process)
 
 DNSDIST = "dnsdist"
@@ -68,7 +68,10 @@ def dnsdist_config(addresses, tls_port, plain_port, cert_path, key_path):
     lines = ['setSecurityPollSuffix("")',   # no status query to the Internet
              # dnsdist 1.7 drops some of ten simultaneous connections, "because we have too
              # many queued already", even under a limit of 10 000; 0 turns the limit off.
-             "setMaxTCPQueuedConnections(0)"]
+             "setMaxTCPQueuedConnections(0)",
+             # Its default ACL takes private and loopback clients only; the lab's hosts,
+             # which are the clients' addresses too, are documentation addresses.
+             'addACL("%s")' % LAB_HOSTS]
     for index, address in enumerate(addresses):
         local = "setLocal" if index == 0 else "addLocal"
         lines.append('%s("%s:%d")' % (local, address, plain_port))
@@ -84,8 +87,8 @@ def start_dnsdist_upstream(workdir, cert_path, key_path, addresses=("127.0.0.5",
     address accepts TLS connections. RuntimeError with its log if it does not."""
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
-    tls_port = tls_port or free_port(addresses[0])
-    plain_port = plain_port or free_port(addresses[0])
+    tls_port = tls_port or free_port(addresses[0], network)
+    plain_port = plain_port or free_port(addresses[0], network)
     config = workdir / "dnsdist.conf"
     config.write_text(dnsdist_config(addresses, tls_port, plain_port, cert_path, key_path))
     with open(workdir / "dnsdist.log", "wb") as log:

@@ -21,7 +21,10 @@ demo's proof (``scripts/prove.py``) all use it. Nothing here needs pytest.
 - ``start_forwarder``: Unbound forwarding over TLS from a configuration text.
 - ``PrivateNetwork``: a network namespace with nothing but loopback, so that a
   resolver can listen on its real address and port (127.0.0.55:53) and the
-  upstreams on 853 without meeting anything else on this machine.
+  upstreams on 853 without meeting anything else on this machine. The lab's
+  hosts (``LAB_HOSTS``, documentation addresses) are local addresses there:
+  a kickstart names a server there as it names one on the network (the
+  resolvers never query loopback), and nothing reaches any other machine.
 - ``stage_kickstart`` + ``start_staged_resolver``: stage a kickstart with the
   installer's own code, then run the local resolver as the installed system
   would, with the staged ``/etc`` over ``/etc`` in a private mount namespace
@@ -79,6 +82,18 @@ _PR_SET_PDEATHSIG = 1
 _CLONE_NEWNET = 0x40000000
 _ETH_P_ALL = 0x0003
 _IPPROTO_NAMES = {socket.IPPROTO_TCP: "tcp", socket.IPPROTO_UDP: "udp"}
+
+# The lab's hosts: TEST-NET-2 (RFC 5737, documentation addresses), local to each
+# PrivateNetwork's loopback alone (a "local" route, so that every address of it is
+# one), and nowhere else. ``lab_host(2)`` is 198.51.100.2.
+LAB_HOSTS = "198.51.100.0/24"
+
+
+def lab_host(number):
+    """The lab's host NUMBER (1-254) in LAB_HOSTS, as text."""
+    assert 0 < number < 255, number
+    return "198.51.100.%d" % number
+
 
 # dnsconfd's defaults (dnsconfd.conf(5)): where its Unbound listens, and the CA
 # bundles it uses, the first readable one, when no server names a CA.
@@ -158,25 +173,34 @@ class HostNetwork:
     def command(self, argv):
         return list(argv)
 
+    def run(self, function, *args, **kwargs):
+        return function(*args, **kwargs)
+
 
 HOST_NETWORK = HostNetwork()
 
 
 class PrivateNetwork:
-    """A network namespace with only loopback (up), held open by a sleeping process.
+    """A network namespace with only loopback (up), held open by a sleeping process;
+    every address of LAB_HOSTS is a local address of that loopback (unless made without).
 
     Programs join it through ``command(argv)`` (nsenter); this process talks
     into it with sockets made inside it (``socket``): a socket stays in the
-    namespace it was made in, whichever thread uses it later.
+    namespace it was made in, whichever thread uses it later. ``run`` calls a
+    function in a thread inside it (every socket the function makes is there).
     """
 
     def __init__(self, holder):
         self.holder = holder
 
     @classmethod
-    def create(cls):
+    def create(cls, lab_hosts=True):
+        """The namespace; its loopback holds LAB_HOSTS unless lab_hosts is False (for a
+        network that gives such addresses to an interface of its own, lab/vmlab/tapnet.py)."""
+        local = "ip route add local %s dev lo; " % LAB_HOSTS if lab_hosts else ""
         holder = subprocess.Popen(
-            ["unshare", "--net", "sh", "-ec", "ip link set lo up; echo up; exec sleep infinity"],
+            ["unshare", "--net", "sh", "-ec",
+             "ip link set lo up; %secho up; exec sleep infinity" % local],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             preexec_fn=_die_with_parent)
         if holder.stdout.readline() != b"up\n":
@@ -193,24 +217,30 @@ class PrivateNetwork:
         return ["nsenter", "--net=%s" % self.path] + list(argv)
 
     def socket(self, family=socket.AF_INET, kind=socket.SOCK_DGRAM, protocol=0):
+        return self.run(socket.socket, family, kind, protocol)
+
+    def run(self, function, *args, **kwargs):
+        """FUNCTION(*ARGS, **KWARGS) in a thread inside this namespace; what it returns,
+        or the exception it raised."""
         made = []
 
-        def make_inside():
+        def call_inside():
             # setns() moves only the calling thread, and this thread ends right after.
             try:
                 with open(self.path) as namespace:
                     if ctypes.CDLL(None, use_errno=True).setns(namespace.fileno(),
                                                                _CLONE_NEWNET) != 0:
                         raise OSError(ctypes.get_errno(), "setns %s" % self.path)
-                made.append(socket.socket(family, kind, protocol))
-            except OSError as error:
-                made.append(error)
-        thread = threading.Thread(target=make_inside)
+                made.append((True, function(*args, **kwargs)))
+            except BaseException as error:  # noqa: BLE001 (raised again in the caller's thread)
+                made.append((False, error))
+        thread = threading.Thread(target=call_inside)
         thread.start()
         thread.join()
-        if isinstance(made[0], OSError):
-            raise made[0]
-        return made[0]
+        returned, value = made[0]
+        if not returned:
+            raise value
+        return value
 
     def stop(self):
         stop_process(self.holder)
@@ -265,17 +295,19 @@ class DotUpstream(UnboundProcess):
         return "dns+tls://%s%s#%s" % (self.address, port, tls_name or self.tls_name)
 
 
-def free_port(address):
-    """A TCP port nobody listens on at ADDRESS right now (in this process's network)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+def free_port(address, network=HOST_NETWORK):
+    """A TCP port nobody listens on at ADDRESS right now (in NETWORK)."""
+    with network.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind((address, 0))
         return probe.getsockname()[1]
 
 
-def _run_settings(workdir, address=None, port=None):
+def _run_settings(workdir, address=None, port=None, query_loopback=True):
     """The server: settings every lab Unbound needs to run unprivileged in WORKDIR.
 
     Without ADDRESS no ``interface`` is set: the included configuration sets it.
+    QUERY_LOOPBACK False keeps Unbound's default ``do-not-query-localhost: yes``, as
+    the installed system's resolver has it.
     """
     lines = ["server:"]
     if address is not None:
@@ -292,9 +324,14 @@ def _run_settings(workdir, address=None, port=None):
         "  log-servfail: yes",
         "  verbosity: 2",
         "  do-ip6: no",
-        # The lab's upstreams live on loopback, which Unbound never queries by default.
-        "  do-not-query-localhost: no",
+    ]
+    if query_loopback:
+        # A test's own forwarder may ask an upstream on loopback, which Unbound never
+        # queries by default.
+        lines.append("  do-not-query-localhost: no")
+    lines += [
         "  access-control: 127.0.0.0/8 allow",
+        "  access-control: %s allow" % LAB_HOSTS,
     ]
     return "\n".join(lines) + "\n"
 
@@ -374,7 +411,7 @@ def start_dot_upstream(workdir, address, cert_path, key_path, records=ZONE_RECOR
     logs every query it gets.
     """
     workdir = Path(workdir)
-    port = port or free_port(address)
+    port = port or free_port(address, network)
     text = _run_settings(workdir, address, port) + "\n".join([
         "  tls-port: %d" % port,
         '  tls-service-key: "%s"' % key_path,
@@ -405,23 +442,24 @@ def _special_use_zones(zones):
 
 
 def start_forwarder(workdir, config_text, address, port=None,
-                    plain_zones: Sequence[str] = (ZONE,)):
+                    plain_zones: Sequence[str] = (ZONE,), network=HOST_NETWORK):
     """Start Unbound as a local forwarder from CONFIG_TEXT, as an installed system would.
 
     CONFIG_TEXT is what the system's Unbound would read (``server:`` with
     ``tls-cert-bundle``, ``forward-zone:`` clauses); it is included unchanged
     after the settings a test run needs, so it must not set ``interface`` to an
     address another test uses. ``plain_zones`` are special-use zones (like
-    ``test.``) that Unbound would otherwise answer itself instead of forwarding.
+    ``test.``) that Unbound would otherwise answer itself instead of forwarding. It
+    runs in NETWORK.
     """
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
-    port = port or free_port(address)
+    port = port or free_port(address, network)
     included = workdir / "forward.conf"
     included.write_text(config_text)
     text = _run_settings(workdir, address, port) + _special_use_zones(plain_zones) + \
         'include: "%s"\n' % included
-    return start_unbound(workdir, text, address, port)
+    return start_unbound(workdir, text, address, port, network=network)
 
 
 # ---------------------------------------------------------------------------
@@ -458,8 +496,8 @@ def dnsconfd_unbound_config(keyfile_text, root):
     ``tls-cert-bundle:`` that CA (or the first readable of its default bundles),
     and per routing domain one ``forward-zone`` with each server as
     ``forward-addr: ADDR@PORT#NAME`` (port 853 when the URI has none) and
-    ``forward-tls-upstream: yes``. Left out here: its ``do-not-query-address:
-    127.0.0.1/8`` (the lab's upstreams are on loopback) and ``module-config``.
+    ``forward-tls-upstream: yes``, after ``do-not-query-address: 127.0.0.1/8``
+    (``generate_listen_address``). Left out here: its ``module-config``.
     Only ``dns+tls://`` servers are translated; ROOT is where "readable" is decided.
     """
     keyfile = configparser.ConfigParser(interpolation=None, delimiters=("=",),
@@ -473,7 +511,7 @@ def dnsconfd_unbound_config(keyfile_text, root):
         raise ValueError("no CA bundle: neither certification-authority nor any of %s"
                          % ", ".join(DNSCONFD_DEFAULT_CA_BUNDLES))
     lines = ["server:", "  interface: %s" % DNSCONFD_LISTEN_ADDRESS,
-             "  tls-cert-bundle: %s" % bundle]
+             "  do-not-query-address: 127.0.0.1/8", "  tls-cert-bundle: %s" % bundle]
     for section in keyfile.sections():
         if not section.startswith("global-dns-domain-"):
             continue
@@ -501,8 +539,9 @@ def start_staged_resolver(workdir, root, backend, network,
     keyfile (``dnsconfd_unbound_config``), listening on dnsconfd's 127.0.0.1.
     It runs in NETWORK with ROOT/etc over /etc, so every path is the real one.
     What the main configuration adds for the lab: logging, running unprivileged,
-    querying loopback upstreams, and ``PLAIN_ZONES`` (special-use zones like
-    ``test.`` that Unbound would otherwise answer itself). SETTINGS are more
+    and ``PLAIN_ZONES`` (special-use zones like ``test.`` that Unbound would
+    otherwise answer itself); like the installed system's resolver, it never
+    queries loopback, so the upstreams are on the lab's hosts. SETTINGS are more
     ``server:`` lines after those (a benchmark turns the query log off with them).
     """
     workdir = Path(workdir)
@@ -513,7 +552,7 @@ def start_staged_resolver(workdir, root, backend, network,
         keyfile = Path(root, c.NM_KEYFILE_PATH.lstrip("/")).read_text()
         include, address = workdir / "dnsconfd-unbound.conf", DNSCONFD_LISTEN_ADDRESS
         include.write_text(dnsconfd_unbound_config(keyfile, root))
-    text = _run_settings(workdir) + _special_use_zones(plain_zones) + \
+    text = _run_settings(workdir, query_loopback=False) + _special_use_zones(plain_zones) + \
         "".join("  %s\n" % line for line in settings) + 'include: "%s"\n' % include
     return start_unbound(workdir, text, address, c.PLAIN_DNS_PORT, network=network,
                          staged_root=root)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
 from org_edns_addon.constants import DOT_PORT, PHASE_INSTALLER, PHASE_TARGET, PLAIN_DNS_PORT
-from org_edns_addon.i18n import _
+from org_edns_addon.i18n import P_, _
 from org_edns_addon.names import normalize_domains, normalize_tls_name
 from org_edns_addon.problems import ModelError, Problem, Severity
 
@@ -353,6 +353,49 @@ def _loopback_warning(server, backend):
              "configuration") % server.uri()
 
 
+def _never_queried(server):
+    """Whether the resolver never sends SERVER a query, whatever the rest of the section.
+
+    Loopback: dnsconfd writes "do-not-query-address: 127.0.0.1/8" into its Unbound's
+    configuration (src/dns_managers/unbound_manager.c, generate_listen_address; it even
+    writes "forward-addr: 127.0.0.1" for "." as the forwarder that answers nothing when
+    no server serves it, generate_forward_zones), and Unbound's default
+    "do-not-query-localhost: yes" puts 127.0.0.0/8 and ::1 on the do-not-query list
+    (iterator/iter_donotq.c, donotq_apply_cfg; doc/example.conf.in, util/config_file.c).
+    The other addresses Unbound never queries, 0.0.0.0/8 and ::ffff:0:0/96, are refused
+    outright (parse_address), so no server here has one.
+    """
+    return server.address.is_loopback
+
+
+def _unserved_zone_error(zone, servers, backend):
+    """Why ZONE, whose every server (SERVERS) is one the resolver never queries, has no DNS."""
+    uris = ", ".join(server.uri() for server in servers)
+    if backend == Backend.DNSCONFD:
+        return P_("%(zone)s would have no DNS: the only server for them, %(servers)s, is "
+                  "on loopback, which dnsconfd's Unbound never queries (dnsconfd writes "
+                  "'do-not-query-address: 127.0.0.1/8' and Unbound's default "
+                  "'do-not-query-localhost: yes' also excludes ::1); give the server's own "
+                  "address on the network instead",
+                  "%(zone)s would have no DNS: the only servers for them, %(servers)s, "
+                  "are on loopback, which dnsconfd's Unbound never queries (dnsconfd writes "
+                  "'do-not-query-address: 127.0.0.1/8' and Unbound's default "
+                  "'do-not-query-localhost: yes' also excludes ::1); give the servers' own "
+                  "addresses on the network instead",
+                  len(servers)) % {"zone": zone, "servers": uris}
+    # The installer's initramfs speaks through dnsconfd whatever --backend says, and this
+    # addon leaves Unbound's do-not-query-localhost alone: neither ever asks loopback.
+    return P_("%(zone)s would have no DNS: the only server for them, %(servers)s, is on "
+              "loopback, which Unbound never queries while 'do-not-query-localhost' is yes, "
+              "its default, and which dnsconfd in the installer's initramfs never queries; "
+              "give the server's own address on the network instead",
+              "%(zone)s would have no DNS: the only servers for them, %(servers)s, are on "
+              "loopback, which Unbound never queries while 'do-not-query-localhost' is yes, "
+              "its default, and which dnsconfd in the installer's initramfs never queries; "
+              "give the servers' own addresses on the network instead",
+              len(servers)) % {"zone": zone, "servers": uris}
+
+
 def _mode_plaintext(mode, backend):
     """What plaintext MODE lets out with BACKEND, as a sentence; None for exclusive.
 
@@ -445,11 +488,32 @@ class EdnsConfig:
                     shadowed.setdefault(server, ([], dot[0]))[0].append(zone)
         return [(server, names, dot) for server, (names, dot) in shadowed.items()]
 
+    def _zones(self):
+        """(what a zone's names are called, its servers): all names, then each routed
+        domain, as the resolver's forward zones have them (staging/unbound.py; dnsconfd
+        one per domain of [global-dns-domain-*])."""
+        zones = [(_("all names"), self.default_servers)]
+        zones += [(_("the names in %s") % domain, servers)
+                  for domain, servers in self.routed_domains().items()]
+        return zones
+
+    def _unserved_zones(self):
+        """{servers: [zone, …]} of the zones that have servers, none of them ever queried."""
+        unserved = {}
+        for zone, servers in self._zones():
+            if servers and all(_never_queried(server) for server in servers):
+                unserved.setdefault(servers, []).append(zone)
+        return unserved
+
     def problems(self, header_lineno=None, all_servers_read=True):
         """Check the rules that need nothing but this configuration.
 
         ALL_SERVERS_READ False (some server lines were refused) skips the rules
-        about missing servers, which would only repeat those errors.
+        about missing servers, which would only repeat those errors: none at all,
+        none for all names, and a zone (all names, or a routed domain) whose every
+        server is one the resolver never queries (an error on its first server's
+        line, naming the zone; a loopback server beside one that is asked is a
+        warning on its own line).
         """
         found = []
 
@@ -465,6 +529,11 @@ class EdnsConfig:
         elif all_servers_read and not self.default_servers:
             error(_("every server is routed with domain=; add at least one server without "
                   "domain= to serve all other names"), header_lineno)
+        unserved = self._unserved_zones() if all_servers_read else {}
+        for servers, zones in unserved.items():
+            error(_unserved_zone_error(" and ".join(zones), servers, self.backend),
+                  servers[0].lineno, servers[0].filename)
+        in_unserved_zone = {server for servers in unserved for server in servers}
         seen = {}
         for server in self.servers:
             where = (server.lineno, server.filename)
@@ -484,7 +553,7 @@ class EdnsConfig:
                       "dns+tls://ADDR#NAME or --backend=dnsconfd") % server.uri(), *where)
             if server.is_link_local:
                 _link_local_problem(server, self.backend, error, warning)
-            if server.address.is_loopback:
+            if _never_queried(server) and server not in in_unserved_zone:
                 warning(_loopback_warning(server, self.backend), *where)
             if server.key in seen:
                 error(_("the server %s is given twice%s; remove one")

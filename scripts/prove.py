@@ -9,17 +9,20 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""The end of `make demo`: the bundled example, pointed at DoT upstreams on loopback,
-resolves names through the files staging writes, encrypted; with another CA it fails.
+"""The end of `make demo`: the bundled example, pointed at DoT upstreams on the lab's
+hosts, resolves names through the files staging writes, encrypted; with another CA it
+fails.
 
     PYTHONPATH=. python3 scripts/prove.py [OUT_DIR [KICKSTART]]
 
 The example's CA has no private key anywhere and its servers' addresses must
 never get traffic, so a fresh CA and server certificate are made now, and a
-copy of the kickstart names them and loopback addresses instead. Everything
-runs in a private network namespace that has only loopback, with the code the
-end-to-end tests use (lab/dotlab.py); every process is stopped by its PID at
-the end. Exit status 1 if any step does not show what it should.
+copy of the kickstart names them and the lab's hosts instead (documentation
+addresses, 198.51.100.0/24: a server on loopback is one the resolvers never
+query). Everything runs in a private network namespace that has only loopback,
+where the lab's hosts are local addresses, with the code the end-to-end tests
+use (lab/dotlab.py); every process is stopped by its PID at the end. Exit
+status 1 if any step does not show what it should.
 """
 
 import os
@@ -39,14 +42,14 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from lab import certs
-from lab.dotlab import (LoopbackCapture, PrivateNetwork, ask, resolve_with_libc,
+from lab.dotlab import (LoopbackCapture, PrivateNetwork, ask, lab_host, resolve_with_libc,
                         stage_kickstart, start_dot_upstream, start_staged_resolver)
 from org_edns_addon import constants as c
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.model import Backend
 
 EXAMPLE = REPO / "data" / "examples" / "corp-dot.ks"
-FIRST_LOOPBACK = ip_address("127.0.0.2")
+FIRST_LAB_HOST = ip_address(lab_host(2))
 # What the upstreams answer: www.ZONE, one documentation address per zone.
 FIRST_ANSWER = ip_address("192.0.2.80")
 VERIFY_FAILED = "certificate verify failed"
@@ -66,10 +69,11 @@ def server_zone(server):
     return server.domains[0] if server.domains else server.name.split(".", 1)[1]
 
 
-def loopback_kickstart(text, parsed, ca_pem, backend):
-    """TEXT with CA_PEM in each --ca %certificate, servers on loopback port 853, BACKEND.
+def lab_kickstart(text, parsed, ca_pem, backend):
+    """TEXT with CA_PEM in each --ca %certificate, servers on the lab's hosts port 853,
+    BACKEND.
 
-    Returns the new text and [(server, its loopback copy)].
+    Returns the new text and [(server, its copy on a lab host)].
     """
     edits = {}   # first line index -> (number of lines replaced, new lines)
     for cert in parsed.certificates:
@@ -78,9 +82,9 @@ def loopback_kickstart(text, parsed, ca_pem, backend):
             edits[cert.origin.lineno] = (body, ca_pem.splitlines())
     moved = []
     for index, server in enumerate(parsed.config.servers):
-        loopback = replace(server, address=FIRST_LOOPBACK + index, port=c.DOT_PORT)
-        edits[server.lineno - 1] = (1, [loopback.kickstart_line()])
-        moved.append((server, loopback))
+        lab = replace(server, address=FIRST_LAB_HOST + index, port=c.DOT_PORT)
+        edits[server.lineno - 1] = (1, [lab.kickstart_line()])
+        moved.append((server, lab))
     lines = text.splitlines()
     header = parsed.edns_places[0].lineno - 1
     edits[header] = (1, [re.sub(r"\s--backend=\S+", "", lines[header]) + " --backend=" + backend])
@@ -113,11 +117,11 @@ class Proof:
         print("Made now: a CA (Demo DNS CA) and a server certificate for %s\n(the example CA's "
               "key does not exist, and its servers' addresses must get no traffic)."
               % ", ".join(tls_names))
-        lab_ks, moved = self.kickstart("corp-dot-loopback.ks", ca.pem, Backend.DNSCONFD)
+        lab_ks, moved = self.kickstart("corp-dot-lab.ks", ca.pem, Backend.DNSCONFD)
         print("%s = %s with that CA as %s, servers moved:"
               % (shown(lab_ks), shown(self.example), ca_names))
-        for server, loopback in moved:
-            print("  %-15s -> %-10s #%s%s" % (server.address, loopback.address, server.name,
+        for server, lab in moved:
+            print("  %-15s -> %-12s #%s%s" % (server.address, lab.address, server.name,
                                              "  domain=" + ",".join(server.domains)
                                              if server.domains else ""))
 
@@ -126,12 +130,12 @@ class Proof:
             zones.setdefault(server_zone(server), FIRST_ANSWER + len(zones))
         self.network = PrivateNetwork.create()
         upstreams = [self.start(start_dot_upstream(
-            self.out / "run" / str(loopback.address), str(loopback.address), cert_path, key_path,
+            self.out / "run" / str(lab.address), str(lab.address), cert_path, key_path,
             records=["www.%s. 300 IN A %s" % (server_zone(server), zones[server_zone(server)])],
-            zone=server_zone(server) + ".", tls_name=loopback.name, port=c.DOT_PORT,
-            network=self.network)) for server, loopback in moved]
-        print("In a private network namespace with only loopback: %d DoT upstreams (Unbound, "
-              "TLS on port %d only)." % (len(upstreams), c.DOT_PORT))
+            zone=server_zone(server) + ".", tls_name=lab.name, port=c.DOT_PORT,
+            network=self.network)) for server, lab in moved]
+        print("In a private network namespace with only loopback, the lab's hosts local on it: "
+              "%d DoT upstreams (Unbound, TLS on port %d only)." % (len(upstreams), c.DOT_PORT))
 
         resolver, _ = self.staged_resolver(lab_ks, "dnsconfd",
                                            "dnsconfd backend (the example's)")
@@ -147,7 +151,7 @@ class Proof:
             resolver.stop()
         self.show_wire(packets, upstreams, zones)
 
-        unbound_ks, _ = self.kickstart("corp-dot-loopback-unbound.ks", ca.pem, Backend.UNBOUND)
+        unbound_ks, _ = self.kickstart("corp-dot-lab-unbound.ks", ca.pem, Backend.UNBOUND)
         resolver, root = self.staged_resolver(unbound_ks, "unbound",
                                               "unbound backend (--backend=unbound)")
         nameservers = [line for line in (root / c.RESOLV_CONF_PATH.lstrip("/"))
@@ -162,7 +166,7 @@ class Proof:
         if looked_up.stdout.split()[:1] != [str(answer)]:
             raise ProofFailed("getent did not get %s: %s" % (answer, looked_up.stderr.strip()))
 
-        other_ks, _ = self.kickstart("corp-dot-loopback-other-ca.ks",
+        other_ks, _ = self.kickstart("corp-dot-lab-other-ca.ks",
                                      certs.make_ca("Unrelated CA").pem, Backend.DNSCONFD)
         resolver, _ = self.staged_resolver(other_ks, "other-ca",
                                            "An unrelated CA as %s" % ca_names)
@@ -177,8 +181,8 @@ class Proof:
             raise ProofFailed("a server that the kickstart's CA did not sign was trusted")
 
     def kickstart(self, name, ca_pem, backend):
-        text, moved = loopback_kickstart(self.example.read_text(), self.parsed, ca_pem,
-                                         backend.value)
+        text, moved = lab_kickstart(self.example.read_text(), self.parsed, ca_pem,
+                                    backend.value)
         path = self.out / name
         path.write_text(text)
         return path, moved

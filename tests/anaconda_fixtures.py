@@ -25,6 +25,7 @@ import pytest
 from lab.installer_sequence import checkout_line
 from lab.kickstarts import certificate_section, edns_section
 from lab.bus import python_env, start_service, stop_service, wait_for
+from lab.dotlab import HOST_NETWORK
 from org_edns_addon.dbus.identifiers import EDNS
 
 SECURITY_SERVICE = "org.fedoraproject.Anaconda.Modules.Security"
@@ -88,13 +89,14 @@ def anaconda_conf(tmp_path):
 
 @pytest.fixture
 def start_module(bus, bus_address, anaconda_conf, tmp_path):
-    """Start Anaconda modules (`python -m MODULE`) on the private bus, as start-module does."""
+    """Start Anaconda modules (`python -m MODULE`) on the private bus, as start-module does
+    (in NETWORK, a ``lab.dotlab`` network, if given: the one of the servers it checks)."""
     started = []
     conf_path, _ = anaconda_conf
     env = dict(python_env(), DBUS_STARTER_ADDRESS=bus_address,
                ANACONDA_CONFIG_TMP=str(conf_path))
 
-    def start(module, service_name, hide=()):
+    def start(module, service_name, hide=(), network=HOST_NETWORK):
         log_path = tmp_path / ("%s.log" % module)
         argv = [sys.executable, "-m", module]
         if hide:
@@ -103,8 +105,8 @@ def start_module(bus, bus_address, anaconda_conf, tmp_path):
                     "sys.modules.update(dict.fromkeys(%r))\n"
                     "runpy.run_module(%r, run_name='__main__', alter_sys=True)"
                     % (list(hide), module)]
-        started.append((start_service(argv, bus, service_name, env=env, log_path=log_path),
-                        service_name))
+        started.append((start_service(network.command(argv), bus, service_name, env=env,
+                                      log_path=log_path), service_name))
         return bus.get_proxy(service_name, "/" + service_name.replace(".", "/"))
 
     yield start
@@ -148,9 +150,10 @@ NAMESPACED_MODULE = ('mount -t overlay overlay -o lowerdir=/etc,upperdir="$0",wo
 
 
 @contextmanager
-def installer_modules(bus, bus_address, conf_path, tmp_path):
+def installer_modules(bus, bus_address, conf_path, tmp_path, network=HOST_NETWORK):
     """Anaconda's Security module and ours on the bus at BUS_ADDRESS, ours with /etc as an
-    overlay, while in the block: (our module's proxy, the upper layer of its /etc)."""
+    overlay and in NETWORK (a ``lab.dotlab`` network: the one of the servers it checks),
+    while in the block: (our module's proxy, the upper layer of its /etc)."""
     env = dict(python_env(), DBUS_STARTER_ADDRESS=bus_address,
                ANACONDA_CONFIG_TMP=str(conf_path))
     upper, work = tmp_path / "etc-upper", tmp_path / "etc-work"
@@ -161,9 +164,9 @@ def installer_modules(bus, bus_address, conf_path, tmp_path):
         processes.append(start_service([sys.executable, "-m", "pyanaconda.modules.security"],
                                        bus, SECURITY_SERVICE, env=env,
                                        log_path=tmp_path / "security.log"))
-        processes.append(start_service(
+        processes.append(start_service(network.command(
             ["unshare", "--mount", "--propagation", "private", "sh", "-c", NAMESPACED_MODULE,
-             str(upper), str(work), sys.executable], bus, EDNS.service_name, env=env,
+             str(upper), str(work), sys.executable]), bus, EDNS.service_name, env=env,
             log_path=tmp_path / "edns.log"))
         yield bus.get_proxy(EDNS.service_name, EDNS.object_path), upper
     finally:

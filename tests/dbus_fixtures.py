@@ -10,8 +10,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 
 """The D-Bus fixtures: the private bus, the module while a test runs (the stand-alone
-service, or both forms of the module: ``service``), its structures as plain values, and
-clients that misbehave. The processes come from ``lab.bus``; every one is killed by its
+service, or both forms of the module: ``service``; ``lab_service`` the same in the lab's
+network namespace, where it checks the lab's servers), its structures as plain values,
+and clients that misbehave. The processes come from ``lab.bus``; every one is killed by its
 PID, also when a test fails.
 """
 
@@ -26,6 +27,7 @@ from gi.repository import Gio, GLib
 
 from lab.bus import (TIMEOUT, client_bus, kill_pid, python_env, start_bus, start_service,
                      stop_service, template_service_argv, wait_for)
+from lab.dotlab import HOST_NETWORK, lab_host
 from tests.anaconda_fixtures import require_pyanaconda
 from org_edns_addon.dbus.identifiers import EDNS
 from org_edns_addon.dbus.structures import DotServerData, ValidationReport
@@ -86,12 +88,13 @@ def bus(bus_address):
 
 
 @contextmanager
-def running_template_service(bus, bus_address, kickstart=None, log_path=None):
-    """The stand-alone service (python3 -m org_edns_addon.dbus.standalone), with the state of
-    the kickstart at KICKSTART if given and its output in LOG_PATH, while in the block:
-    (proxy, process)."""
-    process = start_service(template_service_argv(bus_address, kickstart), bus,
-                            EDNS.service_name, env=python_env(), log_path=log_path)
+def running_template_service(bus, bus_address, kickstart=None, log_path=None,
+                             network=HOST_NETWORK):
+    """The stand-alone service (python3 -m org_edns_addon.dbus.standalone) in NETWORK, with
+    the state of the kickstart at KICKSTART if given and its output in LOG_PATH, while in the
+    block: (proxy, process)."""
+    process = start_service(network.command(template_service_argv(bus_address, kickstart)),
+                            bus, EDNS.service_name, env=python_env(), log_path=log_path)
     try:
         yield bus.get_proxy(EDNS.service_name, EDNS.object_path), process
     finally:
@@ -126,30 +129,45 @@ class Service:
                 if "org_edns_addon.dbus.handler" in line and "Refused " in line]
 
 
-@pytest.fixture(params=["stand-alone", pytest.param("anaconda", marks=pytest.mark.anaconda)])
-def service(request, bus, bus_address, tmp_path):
-    """A fresh module in each of its two forms: the stand-alone service (``python3 -m
-    org_edns_addon.dbus.standalone``) and the Anaconda module (``python3 -m
-    org_edns_addon.service``, as start-module runs it; skipped, saying why, without
-    pyanaconda). Both publish the one interface through the one handler."""
+FORMS = ["stand-alone", pytest.param("anaconda", marks=pytest.mark.anaconda)]
+
+
+def _service(request, bus, bus_address, tmp_path, network):
     if request.param == "stand-alone":
         log_path = tmp_path / "service.log"
-        with running_template_service(bus, bus_address, log_path=log_path) as (proxy, process):
+        with running_template_service(bus, bus_address, log_path=log_path,
+                                      network=network) as (proxy, process):
             yield Service(request.param, proxy, process.pid, log_path)
         return
     require_pyanaconda()
     module = "org_edns_addon.service"
-    proxy = request.getfixturevalue("start_module")(module, EDNS.service_name)
+    proxy = request.getfixturevalue("start_module")(module, EDNS.service_name,
+                                                    network=network)
     yield Service(request.param, proxy,
                   bus.proxy.GetConnectionUnixProcessID(EDNS.service_name),
                   tmp_path / ("%s.log" % module))
 
 
+@pytest.fixture(params=FORMS)
+def service(request, bus, bus_address, tmp_path):
+    """A fresh module in each of its two forms: the stand-alone service (``python3 -m
+    org_edns_addon.dbus.standalone``) and the Anaconda module (``python3 -m
+    org_edns_addon.service``, as start-module runs it; skipped, saying why, without
+    pyanaconda). Both publish the one interface through the one handler."""
+    yield from _service(request, bus, bus_address, tmp_path, HOST_NETWORK)
+
+
+@pytest.fixture(params=FORMS)
+def lab_service(request, bus, bus_address, tmp_path, lab_network):
+    """``service``, run in ``lab_network``: what it checks are the lab's servers."""
+    yield from _service(request, bus, bus_address, tmp_path, lab_network)
+
+
 def give_silent_server(proxy, silent):
     """Make the module's only DNS server SILENT (a ``SilentServer``)."""
     proxy.Servers = [server(silent.address, "silent.test", port=silent.port)]
-    # A loopback server is only warned about (dnsconfd's Unbound would not ask it).
-    assert [line for line in validation(proxy) if line.startswith("error")] == []
+    # A lab host: a server the resolvers would ask, so the configuration can be checked.
+    assert validation(proxy) == []
 
 
 def call_check_servers(calls, tag, seconds):
@@ -224,11 +242,12 @@ def remote_error(error):
 
 
 class SilentServer:
-    """A TCP listener on loopback that accepts connections and never says a word: a DNS
-    server that hangs every check until its timeout. ``accepted`` counts connections."""
+    """A TCP listener on ADDRESS in NETWORK that accepts connections and never says a word:
+    a DNS server that hangs every check until its timeout. ``accepted`` counts
+    connections."""
 
-    def __init__(self, address="127.0.0.1"):
-        self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    def __init__(self, address, network):
+        self._listener = network.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._listener.bind((address, 0))
         self._listener.listen(256)
         self.address, self.port = self._listener.getsockname()
@@ -259,7 +278,9 @@ class SilentServer:
 
 
 @pytest.fixture
-def silent_server():
-    server = SilentServer()
+def silent_server(lab_network):
+    """A ``SilentServer`` on the lab's host 198.51.100.5 in ``lab_network``: only a module
+    running there (``lab_service``) reaches it."""
+    server = SilentServer(lab_host(5), lab_network)
     yield server
     server.close()

@@ -9,7 +9,12 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""pytest fixtures of real DNS over TLS on loopback (the code is in ``lab/dotlab.py``).
+"""pytest fixtures of real DNS over TLS in private network namespaces, on the lab's hosts
+(``LAB_HOSTS``, documentation addresses local to the namespace's loopback; the code is in
+``lab/dotlab.py``). A kickstart names them as it names servers on a network: the
+resolvers never query loopback. A program that reaches them runs in the namespace
+(``lab_network.command``, ``lab_network.run``); each fixture skips, saying why, where
+namespaces are not permitted.
 
 ``tests/conftest.py`` registers them for every test: a test names the ones it
 needs as arguments, and imports the helpers from ``lab.dotlab``.
@@ -19,15 +24,19 @@ Fixtures
                               server certificates for ``TLS_NAMES``; ``other_ca`` is
                               unrelated; ``expired_server`` is signed by ``ca`` but
                               expired yesterday.
+  ``lab_network`` (session)   the private network namespace (``PrivateNetwork``) of
+                              the upstreams below.
   ``dot_upstream`` (session)  Unbound serving ``ZONE_RECORDS`` over TLS only, on
-                              127.0.0.2@<free port> with the valid certificate.
-  ``expired_upstream`` (session)  the same on 127.0.0.3 with the expired certificate.
+                              198.51.100.2@<free port> in ``lab_network`` with the valid
+                              certificate.
+  ``expired_upstream`` (session)  the same on 198.51.100.3 with the expired certificate.
   ``unbound_forwarder`` (function)  a factory ``(config_text, address) -> UnboundProcess``
-                              running a local forwarder; stopped at teardown.
+                              running a local forwarder in ``lab_network``; stopped at
+                              teardown.
   ``dot_lab`` (session)       a private network namespace (``DotLab``) with two DoT
-                              upstreams on port 853: ``upstream`` (127.0.0.2, the zone
-                              ``test.``) and ``routed_upstream`` (127.0.0.3, only
-                              ``ROUTED_ZONE``); skipped where namespaces are not permitted.
+                              upstreams on port 853: ``upstream`` (198.51.100.2, the zone
+                              ``test.``) and ``routed_upstream`` (198.51.100.3, only
+                              ``ROUTED_ZONE``).
   ``staged_resolver`` (function)  a factory ``(kickstart_text) -> (UnboundProcess, root)``:
                               stages the kickstart into a fresh root and runs its local
                               resolver in ``dot_lab``; stopped at teardown.
@@ -41,7 +50,7 @@ from typing import List
 
 import pytest
 
-from lab.dotlab import (DotPki, DotUpstream, PrivateNetwork, UnboundProcess,
+from lab.dotlab import (DotPki, DotUpstream, PrivateNetwork, UnboundProcess, lab_host,
                         stage_kickstart, start_dot_upstream, start_forwarder,
                         start_staged_resolver)
 from org_edns_addon import constants as c
@@ -58,34 +67,44 @@ def dot_pki(tmp_path_factory):
     return DotPki.create(tmp_path_factory.mktemp("pki"))
 
 
-def _session_upstream(tmp_path_factory, pki, address, stem):
+@pytest.fixture(scope="session")
+def lab_network():
+    require_namespaces("--net")
+    network = PrivateNetwork.create()
+    yield network
+    network.stop()
+
+
+def _session_upstream(tmp_path_factory, pki, network, address, stem):
     cert_path, key_path = pki.files(stem)
     return start_dot_upstream(tmp_path_factory.mktemp("upstream-" + stem), address,
-                              cert_path, key_path)
+                              cert_path, key_path, network=network)
 
 
 @pytest.fixture(scope="session")
-def dot_upstream(tmp_path_factory, dot_pki):
-    upstream = _session_upstream(tmp_path_factory, dot_pki, "127.0.0.2", "server")
+def dot_upstream(tmp_path_factory, dot_pki, lab_network):
+    upstream = _session_upstream(tmp_path_factory, dot_pki, lab_network, lab_host(2), "server")
     yield upstream
     upstream.stop()
 
 
 @pytest.fixture(scope="session")
-def expired_upstream(tmp_path_factory, dot_pki):
-    upstream = _session_upstream(tmp_path_factory, dot_pki, "127.0.0.3", "expired_server")
+def expired_upstream(tmp_path_factory, dot_pki, lab_network):
+    upstream = _session_upstream(tmp_path_factory, dot_pki, lab_network, lab_host(3),
+                                 "expired_server")
     yield upstream
     upstream.stop()
 
 
 @pytest.fixture
-def unbound_forwarder(tmp_path):
-    """Factory: ``unbound_forwarder(config_text, address="127.0.0.10")`` -> UnboundProcess."""
+def unbound_forwarder(tmp_path, lab_network):
+    """Factory: ``unbound_forwarder(config_text, address="127.0.0.10")`` -> UnboundProcess
+    in ``lab_network``."""
     started: List[UnboundProcess] = []
 
     def start(config_text, address="127.0.0.10", port=None):
         workdir = tmp_path / ("forwarder%d" % len(started))
-        forwarder = start_forwarder(workdir, config_text, address, port)
+        forwarder = start_forwarder(workdir, config_text, address, port, network=lab_network)
         started.append(forwarder)
         return forwarder
     yield start
@@ -110,8 +129,8 @@ def dot_lab(tmp_path_factory, dot_pki):
     started = []
     try:
         for address, zone, records in (
-                ("127.0.0.2", "test.", None),
-                ("127.0.0.3", ROUTED_ZONE + ".",
+                (lab_host(2), "test.", None),
+                (lab_host(3), ROUTED_ZONE + ".",
                  ("%s. 300 IN A %s" % (ROUTED_ANSWER_NAME, ROUTED_ANSWER_ADDRESS),))):
             options = {"records": records} if records else {}
             started.append(start_dot_upstream(directory / address, address, cert_path,

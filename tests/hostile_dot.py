@@ -9,12 +9,14 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""Hostile DNS-over-TLS servers on loopback, for attacking ``edns-addon check``.
+"""Hostile DNS-over-TLS servers, for attacking ``edns-addon check``.
 
 A ``HostileDotServer`` is a real TLS server (Python's ``ssl``) in a thread of
-the test process, with a certificate from ``lab.certs``; after
-each TLS handshake it does what its ``behaviour`` says: answer with an RCODE,
-reset the connection, send a TLS record larger than TLS allows. The
+the test process, listening in the network it is given (a ``lab.dotlab``
+``PrivateNetwork``, on one of the lab's hosts, so that a kickstart may name
+it), with a certificate from ``lab.certs``; after each TLS handshake it does
+what its ``behaviour`` says: answer with an RCODE, reset the connection, send a
+TLS record larger than TLS allows. The
 certificates carry what an attacker can put in them: control characters in
 names, thousands of alternative names, a malformed iPAddress entry that
 ``cryptography`` cannot read (``certs.subject_alternative_names_der``).
@@ -32,6 +34,7 @@ from pathlib import Path
 from typing import Callable
 
 from lab import certs
+from lab.dotlab import HOST_NETWORK
 
 # How long a connection of a hostile server waits for its client before giving up.
 CONNECTION_SECONDS = 10.0
@@ -102,14 +105,15 @@ def _wait_for_close(tls):
 
 @dataclass
 class HostileDotServer:
-    """A TLS server on ADDRESS (a free port) presenting CERTIFICATE, in threads of this
-    process, doing BEHAVIOUR(tls_socket) after each handshake."""
+    """A TLS server on ADDRESS (a free port) in NETWORK presenting CERTIFICATE, in threads
+    of this process, doing BEHAVIOUR(tls_socket) after each handshake."""
     directory: Path
     certificate: certs.Issued
     behaviour: Callable
     address: str = "127.0.0.6"
     # Seconds each connection waits before its TLS handshake.
     handshake_delay: float = 0.0
+    network: object = HOST_NETWORK
 
     def __post_init__(self):
         self.directory = Path(self.directory)
@@ -117,7 +121,7 @@ class HostileDotServer:
         cert_path, key_path = self.certificate.write(self.directory, "hostile")
         self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         self.context.load_cert_chain(cert_path, key_path)
-        self.listener = socket.socket()
+        self.listener = self.network.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.listener.bind((self.address, 0))
         self.listener.listen(64)
         self.port = self.listener.getsockname()[1]

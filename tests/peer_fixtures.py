@@ -54,8 +54,9 @@ class Row:
     beside: Tuple[str, ...] = ()
 
     def __str__(self):
-        return "%s: %s%s" % (self.source, self.line, " (%s)" % self.options if self.options
-                             else "")
+        return "%s: %s%s%s" % (self.source, self.line, " (%s)" % self.options if self.options
+                               else "", " after %s" % ", ".join(self.beside) if self.beside
+                               else "")
 
     def read(self, write_ks):
         """The kickstart of this row, parsed and checked (a ParsedKickstart)."""

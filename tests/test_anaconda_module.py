@@ -333,10 +333,13 @@ def test_boot_options_that_differ_are_logged_and_the_kickstart_wins(test_ca, mon
     assert service.servers[0].uri() == "dns+tls://192.0.2.53#dot.corp.example"
 
 
+@pytest.mark.root
 def test_check_servers_task_publishes_the_results(start_module, bus, dot_upstream, dot_pki,
                                                   tmp_path):
-    proxy = start_module("org_edns_addon.service", EDNS.service_name)
-    closed = free_port(dot_upstream.address)
+    # The module runs where the lab's servers are.
+    proxy = start_module("org_edns_addon.service", EDNS.service_name,
+                         network=dot_upstream.network)
+    closed = free_port(dot_upstream.address, dot_upstream.network)
     path = tmp_path / "ks.cfg"
     path.write_text("lang en_US.UTF-8\n" + edns_kickstart(dot_pki.ca.pem, servers=[
         dot_upstream.server_line(),

@@ -59,9 +59,11 @@ def exit_status(pid, seconds):
     return None
 
 
+@pytest.mark.root
 @pytest.mark.parametrize("stop", ["Quit", "SIGTERM"])
-def test_the_module_stops_at_once_while_a_check_runs(start_module, bus, silent_server, stop):
-    proxy = start_module(MODULE, EDNS.service_name)
+def test_the_module_stops_at_once_while_a_check_runs(start_module, bus, lab_network,
+                                                     silent_server, stop):
+    proxy = start_module(MODULE, EDNS.service_name, network=lab_network)
     give_silent_server(proxy, silent_server)
     pid = module_pid(bus)
     calls = AsyncCalls(bus.connection)

@@ -49,7 +49,9 @@ def run_benchmark(script, *options):
     return result.stdout
 
 
+@pytest.mark.root
 def test_the_check_benchmark_prints_check_against_kdig():
+    require_namespaces("--net")
     printed = run_benchmark("check.py", "--rounds", "1")
     for row in ("kdig +tls", "check, 1 server", "check, 10 servers", "check, no site hooks",
                 "probe only", "python3 -S -c pass", "the check (network, TLS, DNS)",

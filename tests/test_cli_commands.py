@@ -218,3 +218,63 @@ def test_tui_refuses_an_output_in_a_missing_directory_before_editing(tmp_path):
     assert_sentence(result, 2, "cannot write %s: %s is not a directory; give the path of a "
                     "file in an existing directory" % (tmp_path / "nowhere" / "ks.cfg",
                                                        tmp_path / "nowhere"))
+
+
+# A zone whose every server is on loopback has no DNS at all: the resolvers never query
+# loopback (model.py, _never_queried). Every command refuses it alike, the server's line
+# named, and writes nothing; beside a server that is asked, a loopback one is a warning.
+ZONE_ONLY_ON_LOOPBACK = [
+    pytest.param("all names", ["dns+tls://127.0.0.2#dot.example"], id="all names"),
+    pytest.param("the names in lab.example",
+                 [SERVER.strip(), "dns+tls://[::1]:8853#dot.lab.example domain=lab.example"],
+                 id="a routed domain"),
+]
+
+
+@pytest.mark.parametrize("zone, servers", ZONE_ONLY_ON_LOOPBACK)
+def test_a_zone_served_only_on_loopback_is_refused_by_every_command(write_ks, test_ca,
+                                                                    tmp_path, zone, servers):
+    text = edns_kickstart(test_ca.pem, servers=servers, commands="")
+    kickstart = write_ks(text)
+    line = text.splitlines().index(servers[-1]) + 1
+    said = "%s:%d: error: %s would have no DNS: the only server for them, %s, is on " \
+        "loopback" % (kickstart, line, zone, servers[-1].split()[0])
+    root = tmp_path / "root"
+    root.mkdir()
+    image = tmp_path / "o.img"
+
+    validated = run_cli("validate", kickstart)
+    assert validated.returncode == 1 and said in validated.stdout, validated.stdout
+    assert "give the server's own address on the network instead" in validated.stdout
+    # check refuses before it sends a packet.
+    for argv, what in ((["boot-args"], "no boot options"), (["overlay", "-o", image],
+                                                           "no overlay written"),
+                       (["apply", "--root", root], "has errors"),
+                       (["check"], "not checked")):
+        result = run_cli(argv[0], kickstart, *argv[1:])
+        assert_sentence(result, 1, said, what)
+        assert result.stdout == ""
+    assert list(root.iterdir()) == [] and not image.exists()
+
+
+def test_a_loopback_server_beside_one_that_is_asked_is_a_warning_and_every_command_goes_on(
+        write_ks, test_ca, tmp_path):
+    loopback = "dns+tls://127.0.0.2#dot.example"
+    text = edns_kickstart(test_ca.pem, servers=[SERVER.strip(), loopback], commands="")
+    kickstart = write_ks(text)
+    warned = "%s:%d: warning: dnsconfd's Unbound never queries the loopback server %s" % (
+        kickstart, text.splitlines().index(loopback) + 1, loopback)
+    validated = run_cli("validate", kickstart)
+    assert validated.returncode == 0, validated.stdout
+    assert warned in validated.stdout
+    assert validated.stdout.splitlines()[-1] == "%s: 0 errors, 1 warning" % kickstart
+    booted = run_cli("boot-args", kickstart)
+    assert booted.returncode == 0, booted.stderr
+    assert "rd.net.dns=%s" % SERVER.strip() in booted.stdout.split()
+    root = tmp_path / "root"
+    root.mkdir()
+    for argv in (["overlay", "-o", tmp_path / "o.img"], ["apply", "--root", root]):
+        result = run_cli(argv[0], kickstart, *argv[1:])
+        assert result.returncode == 0, result.stderr
+    assert (tmp_path / "o.img").exists()
+    assert loopback in (root / c.NM_KEYFILE_PATH.lstrip("/")).read_text()

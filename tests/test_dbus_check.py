@@ -10,7 +10,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 
 """CheckServers: the pre-flight check over D-Bus, through the stand-alone service (no
-pyanaconda) on a private dbus-daemon, against real Unbound DoT upstreams on loopback."""
+pyanaconda) on a private dbus-daemon, against real Unbound DoT upstreams on the lab's
+hosts; the service runs in the lab's network namespace (``lab_network``)."""
 
 import socket
 import subprocess
@@ -23,7 +24,7 @@ from dasbus.typing import Str, get_variant
 from gi.repository import GLib
 
 from lab.kickstarts import edns_kickstart
-from lab.dotlab import TLS_NAME, free_port
+from lab.dotlab import TLS_NAME, free_port, lab_host
 from lab.bus import TIMEOUT, python_env, template_service_argv, wait_for
 from org_edns_addon.constants import MAX_SERVERS
 from org_edns_addon.dbus.errors import (CHECK_RUNNING_ERROR, InvalidConfigurationError,
@@ -44,20 +45,22 @@ def reply_of(proxy, timeout=CHECK_SECONDS):
 
 
 @pytest.fixture
-def service_for(bus, bus_address, write_ks):
-    """Factory: the stand-alone service holding a kickstart with SERVER_LINES and CA_PEM
-    as its --ca certificate; returns its proxy."""
+def service_for(bus, bus_address, write_ks, lab_network):
+    """Factory: the stand-alone service, in ``lab_network``, holding a kickstart with
+    SERVER_LINES and CA_PEM as its --ca certificate; returns its proxy."""
     with ExitStack() as services:
         def start(server_lines, ca_pem):
             path = write_ks(edns_kickstart(ca_pem, servers=server_lines, commands=""))
-            proxy, _ = services.enter_context(running_template_service(bus, bus_address, path))
+            proxy, _ = services.enter_context(running_template_service(
+                bus, bus_address, path, network=lab_network))
             return proxy
         yield start
 
 
+@pytest.mark.root
 def test_a_good_server_is_ok_with_its_round_trip_and_a_closed_port_is_refused(
         service_for, dot_upstream, dot_pki):
-    closed = free_port(dot_upstream.address)
+    closed = free_port(dot_upstream.address, dot_upstream.network)
     proxy = service_for([
         dot_upstream.server_line(), "dns+tls://%s:%d#%s" % (dot_upstream.address, closed,
                                                              TLS_NAME)], dot_pki.ca.pem)
@@ -72,6 +75,7 @@ def test_a_good_server_is_ok_with_its_round_trip_and_a_closed_port_is_refused(
         "reason": "nothing accepts connections on this address and port; check both"}
 
 
+@pytest.mark.root
 def test_a_server_whose_ca_is_not_the_kickstarts_is_unknown(service_for, dot_upstream, dot_pki):
     proxy = service_for([dot_upstream.server_line()], dot_pki.other_ca.pem)
     [check] = reply_of(proxy)
@@ -81,6 +85,7 @@ def test_a_server_whose_ca_is_not_the_kickstarts_is_unknown(service_for, dot_ups
                                "issued it")
 
 
+@pytest.mark.root
 def test_servers_set_over_dbus_are_the_ones_checked(service_for, dot_upstream, dot_pki):
     proxy = service_for([dot_upstream.server_line()], dot_pki.ca.pem)
     [server] = proxy.Servers
@@ -133,9 +138,10 @@ time.sleep(60)
 """ % (EDNS.service_name, EDNS.object_path, EDNS.interface_name)
 
 
+@pytest.mark.root
 def test_callers_killed_after_calling_leave_one_check_and_the_next_caller_is_answered(
-        bus, bus_address, silent_server):
-    with running_template_service(bus, bus_address) as (proxy, process):
+        bus, bus_address, lab_network, silent_server):
+    with running_template_service(bus, bus_address, network=lab_network) as (proxy, process):
         give_silent_server(proxy, silent_server)
         callers = [subprocess.Popen([sys.executable, "-c", CALLER, bus_address],
                                     stdout=subprocess.PIPE, text=True, env=python_env())
@@ -169,20 +175,23 @@ CALLER_SLACK_SECONDS = 5.0
 BOUNDED_CHECK_SECONDS = 3.0
 
 
+@pytest.mark.root
 def test_a_check_of_many_silent_servers_answers_its_caller_and_the_next_check_is_taken(
-        bus, bus_address):
+        bus, bus_address, lab_network):
     # MAX_SERVERS listening sockets that never accept nor answer: each check's connection
     # waits for a TLS handshake until its deadline. Checked a hundred at a time, as
     # before, they took three timeouts, and the caller had stopped waiting.
     with ExitStack() as stack:
         listeners = []
         for _index in range(MAX_SERVERS):
-            listener = stack.enter_context(socket.socket())
-            listener.bind(("127.0.0.1", 0))
+            listener = stack.enter_context(lab_network.socket(socket.AF_INET,
+                                                              socket.SOCK_STREAM))
+            listener.bind((lab_host(5), 0))
             listener.listen(4)
             listeners.append(listener)
-        with running_template_service(bus, bus_address) as (proxy, process):
-            proxy.Servers = [server("127.0.0.1", "silent.test",
+        with running_template_service(bus, bus_address, network=lab_network) as (proxy,
+                                                                                   process):
+            proxy.Servers = [server(lab_host(5), "silent.test",
                                     port=listener.getsockname()[1])
                              for listener in listeners]
             reply = bus.connection.call_sync(

@@ -40,7 +40,9 @@ def client_connection(bus_address):
         Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
 
 
-def test_a_check_runs_beside_the_main_loop_one_at_a_time(service, bus, silent_server):
+@pytest.mark.root
+def test_a_check_runs_beside_the_main_loop_one_at_a_time(lab_service, bus, silent_server):
+    service = lab_service
     give_silent_server(service.proxy, silent_server)
     calls = AsyncCalls(bus.connection)
     for number in range(20):

@@ -30,7 +30,8 @@ from lab import certs
 from lab.bus import wait_for
 from org_edns_addon.constants import (ECHO_MAX_CHARS, MAX_DBUS_CALL_BYTES, MAX_DBUS_NAME_CHARS,
                                       MAX_NAMES_PER_LIST, MAX_SERVERS)
-from org_edns_addon.dbus.errors import INVALID_VALUE_ERROR, InvalidValueError
+from org_edns_addon.dbus.errors import (INVALID_VALUE_ERROR, InvalidConfigurationError,
+                                        InvalidValueError)
 from org_edns_addon.dbus.identifiers import EDNS
 from org_edns_addon.dbus.structures import ConfigurationData, DotServerData
 from tests.dbus_fixtures import (HUGE, HUGE_VALUES, plain_structures, remote_error,
@@ -93,6 +94,33 @@ def test_servers_are_stored_normalized_and_valid(edns_proxy):
         ("2001:db8::53", 8853, "dot.corp.example", [], True),
         ("198.51.100.60", 853, "dot.lab.example", ["lab.example"], True)]
     assert validation(proxy) == []
+
+
+NEVER_QUERIED = ("is on loopback, which dnsconfd's Unbound never queries (dnsconfd writes "
+                 "'do-not-query-address: 127.0.0.1/8' and Unbound's default "
+                 "'do-not-query-localhost: yes' also excludes ::1); give the server's own "
+                 "address on the network instead")
+
+
+def test_validate_refuses_a_zone_served_only_on_loopback_and_warns_beside_one_asked(service):
+    proxy = service.proxy
+    proxy.Servers = [server("127.0.0.2", "dot.example")]
+    assert validation(proxy) == [
+        "error: all names would have no DNS: the only server for them, "
+        "dns+tls://127.0.0.2#dot.example, " + NEVER_QUERIED]
+    # Refused before any packet is sent.
+    with pytest.raises(InvalidConfigurationError) as refused:
+        proxy.CheckServers(1.0)
+    assert "all names would have no DNS" in str(refused.value)
+    proxy.Servers = [server("192.0.2.53", "dot.example"), server("127.0.0.2", "dot.example"),
+                     server("::1", "dot.lab.example", domains=["lab.example"])]
+    assert validation(proxy) == [
+        "error: the names in lab.example would have no DNS: the only server for them, "
+        "dns+tls://[::1]#dot.lab.example, " + NEVER_QUERIED,
+        "warning: dnsconfd's Unbound never queries the loopback server "
+        "dns+tls://127.0.0.2#dot.example: dnsconfd writes 'do-not-query-address: "
+        "127.0.0.1/8' and Unbound's default 'do-not-query-localhost: yes' also excludes ::1; "
+        "give the server's own address on the network"]
 
 
 @pytest.mark.parametrize("prop, value, expected", [

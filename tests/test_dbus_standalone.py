@@ -68,9 +68,11 @@ def test_the_service_with_an_empty_kickstart_path_is_a_usage_error():
     [signal.SIGTERM], [signal.SIGHUP], [signal.SIGINT],
     [signal.SIGTERM, signal.SIGTERM], [signal.SIGHUP, signal.SIGTERM]],
     ids=["TERM", "HUP", "INT", "TERM-TERM", "HUP-TERM"])
+@pytest.mark.root
 def test_a_signal_during_a_check_ends_the_service_at_once_with_130(bus, bus_address,
-                                                                  silent_server, signals):
-    with running_template_service(bus, bus_address) as (proxy, process):
+                                                                  lab_network, silent_server,
+                                                                  signals):
+    with running_template_service(bus, bus_address, network=lab_network) as (proxy, process):
         give_silent_server(proxy, silent_server)
         calls = AsyncCalls(bus.connection)
         call_check_servers(calls, "check", 20.0)

@@ -46,7 +46,7 @@ PARENT = "example."
 PRIVATE = "corp.example."
 SIGNED_NAME, SIGNED_ADDRESS = "www.example.", "192.0.2.90"
 PRIVATE_NAME, PRIVATE_ADDRESS = "www.corp.example.", "192.0.2.91"
-UPSTREAM = "127.0.0.2"
+UPSTREAM = dotlab.lab_host(2)
 TLS_NAME = "dot.test"
 
 

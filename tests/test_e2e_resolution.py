@@ -13,7 +13,8 @@
 DNS over TLS, authenticated by the kickstart's CA, and fail closed otherwise.
 
 Each test writes a kickstart naming the lab's DoT upstreams (``dot_lab``: a
-private network namespace with only loopback, upstreams on port 853), stages it
+private network namespace with only loopback, where the lab's hosts are local,
+upstreams on two of them on port 853), stages it
 into a fresh root with ``staging_apply.stage`` (phase target), and runs the local
 resolver as the installed system would: Unbound on the staged files, with the
 staged /etc over /etc (``lab/dotlab.py``: ``start_staged_resolver``). The
@@ -170,6 +171,7 @@ def test_dnsconfd_translation_of_a_routed_keyfile(tmp_path):
     assert dnsconfd_unbound_config(keyfile.decode(), tmp_path).splitlines() == [
         "server:",
         "  interface: 127.0.0.1",
+        "  do-not-query-address: 127.0.0.1/8",
         "  tls-cert-bundle: " + c.DOT_CA_BUNDLE_PATH,
         "forward-zone:",
         '  name: "."',

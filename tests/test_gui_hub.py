@@ -170,7 +170,7 @@ BOSS = "org.fedoraproject.Anaconda.Boss"
 
 
 @pytest.fixture
-def installer(addons_dir, anaconda_conf, tmp_path):
+def installer(addons_dir, anaconda_conf, tmp_path, lab_network):
     """Anaconda's own bus (the checkout's data/dbus/anaconda-bus.conf, beside the services
     and policies of the Boss, the Security module and ours as make install laid it out),
     the two modules, and Anaconda's Boss, which has started them (they run already, as
@@ -199,7 +199,9 @@ def installer(addons_dir, anaconda_conf, tmp_path):
     address, pid = started.stdout.split("\n")[:2]
     bus = client_bus(address)
     try:
-        with installer_modules(bus, address, conf_path, tmp_path) as (module, upper):
+        # Our module checks the lab's servers: it runs in their network.
+        with installer_modules(bus, address, conf_path, tmp_path,
+                               lab_network) as (module, upper):
             env = dict(python_env(), DBUS_STARTER_ADDRESS=address,
                        ANACONDA_CONFIG_TMP=str(conf_path))
             boss_process = start_service([sys.executable, "-m", "pyanaconda.modules.boss"],
@@ -264,7 +266,9 @@ def configuration(module):
 def test_the_spoke_shows_edits_and_writes_back_a_kickstart_in_the_real_hub(
         installer, start_hub, dot_upstream, dot_pki):
     module, etc_upper, load, _, _ = installer
-    refused = "dns+tls://127.0.0.2:%d#%s" % (free_port("127.0.0.2"), TLS_NAME)
+    refused = "dns+tls://%s:%d#%s" % (dot_upstream.address,
+                                      free_port(dot_upstream.address, dot_upstream.network),
+                                      TLS_NAME)
     load(kickstart(dot_pki.ca.pem, edns=edns_section(
         dot_upstream.server_line(), refused + "  domain=lab.example",
         options="--ca=dns-ca.pem --search=corp.example")))
@@ -288,24 +292,22 @@ def test_the_spoke_shows_edits_and_writes_back_a_kickstart_in_the_real_hub(
     assert page["search"] == "corp.example"
     assert page["certificates"][0][:2] == [True, "dns-ca.pem (the kickstart)"]
     assert page["trust"].startswith("dns-ca.pem (--ca) alone authenticates the DNS servers")
-    # The lab's servers are on loopback, which dnsconfd's Unbound never asks: the rules
-    # warn (their own address on the network would be given in an installer).
-    assert page["problems"].startswith("warning: dnsconfd's Unbound never queries the "
-                                       "loopback server %s" % dot_upstream.server_line())
+    # The lab's servers are on its hosts, as servers on a network are.
+    assert page["problems"] == "No problems."
     assert page["warning"] is None
     hub.shot("2-spoke")
 
     # Edited with the keyboard: a server typed wrong is named under its entry.
     page = hub.keys("alt+n")
     assert page["focus"] == "ednsNewServerEntry"
-    page = hub.type("dns+tls://127.0.0.9:8853")
+    page = hub.type("dns+tls://198.51.100.9:8853")
     assert page["new_server_error"].startswith(
-        "the DoT server dns+tls://127.0.0.9:8853 has no TLS name")
+        "the DoT server dns+tls://198.51.100.9:8853 has no TLS name")
     hub.shot("3-inline-error")
     hub.type("#%s" % TLS_NAME)
     page = hub.keys("Return")
     assert page["new_server_error"] is None
-    assert [row[0] for row in page["servers"]][-1] == "dns+tls://127.0.0.9:8853#%s" % TLS_NAME
+    assert [row[0] for row in page["servers"]][-1] == "dns+tls://198.51.100.9:8853#%s" % TLS_NAME
     hub.keys("alt+s", "End")
     page = hub.type(",lab.example")
     assert (page["search"], page["search_error"]) == ("corp.example,lab.example", None)
@@ -318,7 +320,7 @@ def test_the_spoke_shows_edits_and_writes_back_a_kickstart_in_the_real_hub(
     assert [row[:2] for row in page["check"]] == [
         ["emblem-ok-symbolic", dot_upstream.server_line()],
         ["dialog-error-symbolic", refused],
-        ["dialog-error-symbolic", "dns+tls://127.0.0.9:8853#%s" % TLS_NAME]]
+        ["dialog-error-symbolic", "dns+tls://198.51.100.9:8853#%s" % TLS_NAME]]
     assert page["check"][1][2].startswith("connection refused: ")
     assert page["check_status"] == "1 of 3 servers passed the check."
     hub.shot("5-check")
@@ -330,7 +332,7 @@ def test_the_spoke_shows_edits_and_writes_back_a_kickstart_in_the_real_hub(
     state = hub.send("wait-ready")
     assert state["visible"] == "HubWindow"
     assert configuration(module) == (
-        [dot_upstream.server_line(), refused, "dns+tls://127.0.0.9:8853#%s" % TLS_NAME],
+        [dot_upstream.server_line(), refused, "dns+tls://198.51.100.9:8853#%s" % TLS_NAME],
         ["corp.example", "lab.example"], ["dns-ca.pem"])
     keyfile = (etc_upper / "NetworkManager/conf.d/60-edns-global-dns.conf").read_text()
     assert "searches=corp.example,lab.example" in keyfile
@@ -345,7 +347,7 @@ def test_the_spoke_shows_edits_and_writes_back_a_kickstart_in_the_real_hub(
     assert page["info_bar"].startswith("Encrypted DNS was not applied to the installer: ")
     assert "nmcli general reload" in page["info_bar"]
     hub.shot("6b-spoke-not-applied")
-    assert [row[0] for row in page["servers"]][-1] == "dns+tls://127.0.0.9:8853#%s" % TLS_NAME
+    assert [row[0] for row in page["servers"]][-1] == "dns+tls://198.51.100.9:8853#%s" % TLS_NAME
     assert page["search"] == "corp.example,lab.example"
     for index, left in ((0, 2), (1, 1)):  # the first server, then the one typed in
         hub.send("select", str(index))

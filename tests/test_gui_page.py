@@ -22,7 +22,7 @@ import pytest
 
 from lab import certs
 from lab.bus import TIMEOUT, wait_for
-from lab.dotlab import TLS_NAME
+from lab.dotlab import TLS_NAME, lab_host
 from lab.kickstarts import certificate_section, edns_kickstart, edns_section
 from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, DOT_CA_DIR
 from org_edns_addon.echo import named
@@ -333,20 +333,25 @@ def test_the_page_fits_anaconda_smallest_screen(shown_page, gtk):
 
 
 @pytest.fixture
-def never_answering():
-    """A TCP port that accepts and then says nothing: a check of it runs until its timeout."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
+def never_answering(lab_network):
+    """A TCP port of the lab's host 198.51.100.5 in ``lab_network`` that accepts and then
+    says nothing: a check of it runs until its timeout."""
+    listener = lab_network.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind((lab_host(5), 0))
     listener.listen(8)
-    yield "dns+tls://127.0.0.1:%d#%s" % (listener.getsockname()[1], TLS_NAME)
+    yield "dns+tls://%s:%d#%s" % (lab_host(5), listener.getsockname()[1], TLS_NAME)
     listener.close()
 
 
+@pytest.mark.root
 def test_the_check_runs_in_the_module_while_the_window_keeps_answering(
-        shown_page, gtk, bus, bus_address, write_ks, dot_upstream, dot_pki, never_answering):
+        shown_page, gtk, bus, bus_address, write_ks, lab_network, dot_upstream, dot_pki,
+        never_answering):
     kickstart = write_ks(edns_kickstart(dot_pki.ca.pem, servers=(
         dot_upstream.server_line(), never_answering), commands=""))
-    with running_template_service(bus, bus_address, kickstart) as (proxy, _):
+    # The module runs where the lab's servers are; this window talks to it over the bus.
+    with running_template_service(bus, bus_address, kickstart,
+                                  network=lab_network) as (proxy, _):
         def start_check(editor, done):
             # The stand-alone module's CheckServers, called without waiting (the spoke runs
             # the Anaconda module's CheckServersWithTask task the same way).

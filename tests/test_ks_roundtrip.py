@@ -124,13 +124,14 @@ THIS_NETWORK = ipaddress.IPv4Network("0.0.0.0/8")
 
 
 @st.composite
-def address_text(draw, link_local_allowed):
+def address_text(draw, link_local_allowed, loopback_allowed):
     """(is_v6, the address as text, with its interface if link-local)."""
     address = draw(st.one_of(st.ip_addresses(v=4), st.ip_addresses(v=6)).filter(
         lambda a: not (a.is_unspecified or a.is_multicast or a == BROADCAST
                        or (a.version == 4 and a in THIS_NETWORK)
                        or (a.version == 6 and a.ipv4_mapped is not None)
-                       or (a.version == 6 and a.is_link_local and not link_local_allowed))))
+                       or (a.version == 6 and a.is_link_local and not link_local_allowed)
+                       or (a.is_loopback and not loopback_allowed))))
     text = str(address)
     if address.version == 6 and address.is_link_local:
         text = "%s%%%s" % (ipaddress.IPv6Address(int(address)), draw(interface))
@@ -138,8 +139,12 @@ def address_text(draw, link_local_allowed):
 
 
 @st.composite
-def server_line(draw, plaintext_allowed, default_route, link_local_allowed):
-    is_v6, host = draw(address_text(link_local_allowed))
+def server_line(draw, plaintext_allowed, default_route, link_local_allowed,
+                loopback_allowed=True):
+    # A zone whose only servers are on loopback is refused: a routed server (maybe the
+    # only one of its domains) is never there, nor the first server for all names.
+    is_v6, host = draw(address_text(link_local_allowed,
+                                    loopback_allowed and default_route))
     tls = not plaintext_allowed or draw(st.booleans())
     chosen_port = draw(port)
     hostport = "[%s]" % host if is_v6 else host
@@ -187,7 +192,8 @@ def kickstart(draw):
     plaintext_allowed = mode == "backup" and backend != "unbound"
     # A link-local server keeps its interface only in the unbound forwarder's file.
     link_local_allowed = backend == "unbound"
-    servers = [draw(server_line(plaintext_allowed, True, link_local_allowed))]
+    servers = [draw(server_line(plaintext_allowed, True, link_local_allowed,
+                                loopback_allowed=False))]
     servers += draw(st.lists(server_line(plaintext_allowed, draw(st.booleans()),
                                          link_local_allowed), max_size=4))
     hosts = [host.lower() for host, _ in servers]

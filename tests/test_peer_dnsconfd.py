@@ -46,8 +46,14 @@ BEHIND_DOT = "dnsconfd never uses the plaintext server %s for %s, which the DoT 
     "serves too: in each zone it uses only the servers of the best protocol, so there is no " \
     "fallback to plaintext"
 LISTEN = "dnsconfd src/dns_managers/unbound_manager.c generate_listen_address"
+FORWARD_ZONES = "dnsconfd src/dns_managers/unbound_manager.c generate_forward_zones"
 LOOPBACK = ("dnsconfd's Unbound never queries the loopback server dns+tls://%s#dot.corp.example: "
             "dnsconfd writes 'do-not-query-address: 127.0.0.1/8'")
+NO_DNS = ("%s would have no DNS: the only server for them, %s, is on loopback, which dnsconfd's "
+          "Unbound never queries (dnsconfd writes 'do-not-query-address: 127.0.0.1/8' and "
+          "Unbound's default 'do-not-query-localhost: yes' also excludes ::1); give the "
+          "server's own address on the network instead")
+LAB = "dns+tls://192.0.2.60#dot.lab.example domain=lab.example"
 
 ROWS = [
     # The plugin sends a [global-dns] server as address bytes only (no "interface"), so
@@ -69,13 +75,31 @@ ROWS = [
         accepts="dns+tls://192.0.2.60#dot.lab.example"),
     # dnsconfd writes "do-not-query-address: 127.0.0.1/8" into its Unbound's
     # configuration, and leaves do-not-query-localhost at its default (yes), which
-    # excludes ::1 too: a loopback server is accepted and never asked.
-    Row(LISTEN, "dns+tls://127.0.0.2#dot.corp.example", warns=LOOPBACK % "127.0.0.2",
-        accepts="dns+tls://127.0.0.2#dot.corp.example"),
-    Row(LISTEN, "dns+tls://[::1]#dot.corp.example", warns=LOOPBACK % "[::1]",
-        accepts="dns+tls://[::1]#dot.corp.example"),
+    # excludes ::1 too: a loopback server is passed on and never asked. (dnsconfd itself
+    # writes "forward-addr: 127.0.0.1" for "." when nothing serves it: no DNS at all.)
+    # Alone in its zone, all names or a routed domain, that zone has no DNS: refused.
+    Row(LISTEN, "dns+tls://127.0.0.2#dot.corp.example",
+        refuses=NO_DNS % ("all names", "dns+tls://127.0.0.2#dot.corp.example")),
+    Row(LISTEN, "dns+tls://[::1]#dot.corp.example",
+        refuses=NO_DNS % ("all names", "dns+tls://[::1]#dot.corp.example")),
     Row("dnsconfd distribution/unbound-dnsconfd.conf", "dns+tls://[::1]:8853#dot.corp.example",
-        warns=LOOPBACK % "[::1]:8853", accepts="dns+tls://[::1]:8853#dot.corp.example"),
+        refuses=NO_DNS % ("all names", "dns+tls://[::1]:8853#dot.corp.example")),
+    Row(FORWARD_ZONES, "dns+tls://127.0.0.2#dot.lab.example domain=lab.example",
+        refuses=NO_DNS % ("the names in lab.example", "dns+tls://127.0.0.2#dot.lab.example")),
+    # Beside a server of its zone that is asked, it is only warned about.
+    Row(LISTEN, "dns+tls://127.0.0.2#dot.corp.example", beside=(GOOD,),
+        warns=LOOPBACK % "127.0.0.2", accepts=GOOD + ",dns+tls://127.0.0.2#dot.corp.example"),
+    Row(LISTEN, "dns+tls://[::1]#dot.corp.example", beside=(GOOD,), warns=LOOPBACK % "[::1]",
+        accepts=GOOD + ",dns+tls://[::1]#dot.corp.example"),
+    Row(FORWARD_ZONES, "dns+tls://127.0.0.2#dot.corp.example domain=lab.example",
+        beside=(GOOD, LAB), warns=LOOPBACK % "127.0.0.2",
+        accepts="dns+tls://192.0.2.60#dot.lab.example,dns+tls://127.0.0.2#dot.corp.example"),
+    # A routed domain has its own forward zone, which the servers for all names do not
+    # serve: a loopback server alone there is refused, a usable server for all names
+    # beside it or not.
+    Row(FORWARD_ZONES, "dns+tls://[::1]#dot.corp.example domain=lab.example",
+        beside=(GOOD,),
+        refuses=NO_DNS % ("the names in lab.example", "dns+tls://[::1]#dot.corp.example")),
     # In each zone dnsconfd hands Unbound only the servers of the best protocol
     # (TLS above UDP at equal priority, and NetworkManager gives all [global-dns]
     # servers one priority): a plaintext server beside a DoT server is never used.

@@ -47,6 +47,12 @@ PLAINTEXT = "is refused with --resolve-mode=exclusive"
 NEEDS_INTERFACE = "needs its interface"
 BRACKETS_ONLY = "is written only inside brackets"
 LOOPBACK = "dnsconfd's Unbound never queries the loopback server"
+# The zone (here all names) whose every server is on loopback: an error, on its first line.
+NO_DNS = ("all names would have no DNS: the only server for them, %s, is on loopback, which "
+          "dnsconfd's Unbound never queries")
+# A server for all names that is asked, beside the row's (the row's then only warns).
+USABLE = "dns+tls://192.0.2.53#dot.corp.example"
+USABLE_PLAIN = "dns+udp://192.0.2.53"
 # A link-local server's zone id is an interface name: Linux's (net/core/dev.c
 # dev_valid_name), which NetworkManager follows in nm_utils_ifname_valid_kernel.
 IFNAME_KERNEL = "NetworkManager src/libnm-glib-aux/nm-shared-utils.c nm_utils_ifname_valid_kernel"
@@ -67,8 +73,12 @@ ROWS = [
     Row(URI_PARSE, "dns+udp://[fd01::1]", BACKUP, accepts="dns+udp://[fd01::1]"),
     Row(URI_PARSE, "dns+tls://[fd01::2]:5353", refuses=NO_NAME),
     Row(URI_PARSE, "dns+tls://[::2]:65535#name", accepts="dns+tls://[::2]:65535#name"),
-    # Loopback and IPv4-mapped: tests/test_peer_unbound.py says why.
-    Row(URI_PARSE, "dns+tls://[::1]#name", warns=LOOPBACK, accepts="dns+tls://[::1]#name"),
+    # Loopback and IPv4-mapped: tests/test_peer_unbound.py and test_peer_dnsconfd.py say
+    # why. A loopback server alone for all names leaves no DNS: refused; beside a server
+    # that is asked, it is only warned about.
+    Row(URI_PARSE, "dns+tls://[::1]#name", refuses=NO_DNS % "dns+tls://[::1]#name"),
+    Row(URI_PARSE, "dns+tls://[::1]#name", beside=(USABLE,), warns=LOOPBACK,
+        accepts="dns+tls://192.0.2.53#dot.corp.example,dns+tls://[::1]#name"),
     Row(URI_PARSE, "dns+udp://[::ffff:1.2.3.4]", BACKUP,
         refuses="write the IPv4 address 1.2.3.4 itself"),
     Row(URI_PARSE, "dns+tls://[fe80::1%eth0]", UNBOUND, refuses=NO_NAME),
@@ -137,8 +147,9 @@ ROWS = [
     # test_dns_uri_normalize: we write the form NetworkManager normalizes to.
     Row(URI_NORMALIZE, "dns+tls://[2001:0:0::1234]:999#name",
         accepts="dns+tls://[2001::1234]:999#name"),
-    Row(URI_NORMALIZE, "dns+udp://[0::1]:0123", BACKUP, warns=LOOPBACK,
-        accepts="dns+udp://[::1]:123"),
+    Row(URI_NORMALIZE, "dns+udp://[0::1]:0123", BACKUP, refuses=NO_DNS % "dns+udp://[::1]:123"),
+    Row(URI_NORMALIZE, "dns+udp://[0::1]:0123", BACKUP, beside=(USABLE_PLAIN,), warns=LOOPBACK,
+        accepts="dns+udp://192.0.2.53,dns+udp://[::1]:123"),
     Row(URI_NORMALIZE, "8.8.8.888", refuses="'8.8.8.888' is not an IPv4 or IPv6 address"),
     # nm_dns_uri_parse takes whatever follows the last '#' as the server name, and
     # load_global_dns takes a [global-dns-domain-D] group's D as written.
@@ -173,7 +184,7 @@ def test_networkmanager_case(write_ks, row):
 
 
 @pytest.mark.parametrize("row", [row for row in ROWS if row.accepts and not row.options
-                                 and "domain=" not in row.line], ids=str)
+                                 and "domain=" not in row.line and not row.beside], ids=str)
 def test_an_accepted_server_is_the_same_boot_option_nm_initrd_generator_reads(write_ks, row):
     server, config = row.check(write_ks)
     assert initrd.boot_args(config)[0][0] == "rd.net.dns=" + row.accepts

@@ -26,6 +26,7 @@ from lab.kickstarts import edns_section
 from lab import dotlab
 from lab import certs
 from org_edns_addon import constants as c
+from org_edns_addon.model import Backend, DotServer, EdnsConfig
 from org_edns_addon.staging.plan import StagingInput
 from org_edns_addon.staging.unbound import unbound_conf
 from org_edns_addon.trust import DotTrust
@@ -38,19 +39,38 @@ CHECKCONF = "unbound smallapp/unbound-checkconf.c donotquerylocalhostcheck"
 AUTH_NAME = "unbound util/net_help.c authextstrtoaddr, set_auth_name_on_ssl"
 UNBOUND = "--backend=unbound"
 NAME = "#dot.corp.example"
+DEFAULT = "unbound util/config_file.c config_create (donotquery_localhost = 1)"
+EXAMPLE = "unbound doc/example.conf.in do-not-query-localhost"
 NEVER_QUERIED = "Unbound never queries the loopback server"
+NO_DNS = ("%s would have no DNS: the only server for them, %s, is on loopback, which Unbound "
+          "never queries while 'do-not-query-localhost' is yes, its default")
+USABLE = "dns+tls://192.0.2.53" + NAME
 
 ROWS = [
-    # do-not-query-localhost: yes (the default) puts 127.0.0.0/8 and ::1 on the
-    # do-not-query list: Unbound accepts the forward-addr and never uses it.
-    Row(DONOTQ, "dns+tls://127.0.0.1" + NAME, UNBOUND, warns=NEVER_QUERIED,
+    # do-not-query-localhost: yes (the default: config_create, and example.conf's
+    # "# do-not-query-localhost: yes") puts 127.0.0.0/8 and ::1 on the do-not-query list:
+    # Unbound accepts the forward-addr and never uses it. Alone in its forward zone, that
+    # zone gets no answer at all (SERVFAIL: test_a_running_unbound_... below): refused.
+    Row(DONOTQ, "dns+tls://127.0.0.1" + NAME, UNBOUND,
+        refuses=NO_DNS % ("all names", "dns+tls://127.0.0.1" + NAME)),
+    Row(DONOTQ, "dns+tls://127.1.2.3:8853" + NAME, UNBOUND,
+        refuses=NO_DNS % ("all names", "dns+tls://127.1.2.3:8853" + NAME)),
+    Row(DEFAULT, "dns+tls://[::1]" + NAME, UNBOUND,
+        refuses=NO_DNS % ("all names", "dns+tls://[::1]" + NAME)),
+    Row(EXAMPLE, "dns+tls://127.0.0.1" + NAME + " domain=corp.example", UNBOUND,
+        refuses=NO_DNS % ("the names in corp.example", "dns+tls://127.0.0.1" + NAME)),
+    # Beside a server of its zone that Unbound queries, it is accepted with a warning.
+    Row(DONOTQ, "dns+tls://127.0.0.1" + NAME, UNBOUND, beside=(USABLE,), warns=NEVER_QUERIED,
         accepts="127.0.0.1@853" + NAME),
-    Row(DONOTQ, "dns+tls://127.1.2.3:8853" + NAME, UNBOUND, warns=NEVER_QUERIED,
-        accepts="127.1.2.3@8853" + NAME),
-    Row(DONOTQ, "dns+tls://[::1]" + NAME, UNBOUND, warns=NEVER_QUERIED,
+    Row(DONOTQ, "dns+tls://127.1.2.3:8853" + NAME, UNBOUND, beside=(USABLE,),
+        warns=NEVER_QUERIED, accepts="127.1.2.3@8853" + NAME),
+    Row(DEFAULT, "dns+tls://[::1]" + NAME, UNBOUND, beside=(USABLE,), warns=NEVER_QUERIED,
         accepts="::1@853" + NAME),
-    Row(CHECKCONF, "127.0.0.53" + NAME, UNBOUND, warns=NEVER_QUERIED,
+    Row(CHECKCONF, "127.0.0.53" + NAME, UNBOUND, beside=(USABLE,), warns=NEVER_QUERIED,
         accepts="127.0.0.53@853" + NAME),
+    Row(EXAMPLE, "dns+tls://127.0.0.1" + NAME + " domain=corp.example", UNBOUND,
+        beside=(USABLE, "dns+tls://192.0.2.60" + NAME + " domain=corp.example"),
+        warns=NEVER_QUERIED, accepts="127.0.0.1@853" + NAME),
     # Since 1.25.2 the list also holds 0.0.0.0/8, ::, ::ffff:0:0/96 and
     # ::ffff:127.0.0.0/104: never a server, and a mapped address is its IPv4 one.
     Row(DONOTQ, "dns+tls://0.0.0.0" + NAME, UNBOUND,
@@ -89,7 +109,10 @@ def test_unbound_case(write_ks, row):
     accepted = row.check(write_ks)
     if row.accepts is not None:
         server, config = accepted
-        assert unbound_forward_addrs(config, server) == [row.accepts]
+        # The row's server comes last in its zone, after those beside it there.
+        zone = [other for other in config.servers if other.domains == server.domains]
+        addrs = unbound_forward_addrs(config, server)
+        assert (addrs[-1], len(addrs)) == (row.accepts, len(zone)), addrs
 
 
 @pytest.mark.parametrize("row", [row for row in ROWS if row.accepts], ids=str)
@@ -121,20 +144,37 @@ def _forwarder_text(workdir, port, config_text, query_localhost):
     return settings + '  local-zone: "test." nodefault\n' + 'include: "%s"\n' % included
 
 
+@pytest.fixture
+def loopback_upstream(tmp_path, dot_pki, lab_network):
+    """A DoT upstream on loopback (127.0.0.2) in ``lab_network``, as the lab's are on its
+    hosts."""
+    require_tools("unbound")
+    cert_path, key_path = dot_pki.files("server")
+    upstream = dotlab.start_dot_upstream(tmp_path / "upstream", "127.0.0.2", cert_path,
+                                         key_path, network=lab_network)
+    yield upstream
+    upstream.stop()
+
+
+@pytest.mark.root
 @pytest.mark.parametrize("query_localhost", [False, True],
                          ids=["Unbound's default", "do-not-query-localhost: no"])
 def test_a_running_unbound_never_asks_a_loopback_server_unless_told_to(
-        write_ks, tmp_path, dot_pki, dot_upstream, query_localhost):
-    require_tools("unbound")
-    path = write_ks(edns_section(dot_upstream.server_line(), options=UNBOUND))
+        write_ks, tmp_path, dot_pki, lab_network, loopback_upstream, query_localhost):
+    path = write_ks(edns_section(loopback_upstream.server_line(), options=UNBOUND))
     parsed = parse(path)
-    assert [p.message for p in parsed.warnings] == [
-        "Unbound never queries the loopback server %s while 'do-not-query-localhost' is "
-        "yes, its default, which this addon leaves alone; give the server's own address on "
-        "the network, or set 'do-not-query-localhost: no' in Unbound's own configuration"
-        % dot_upstream.server_line()]
-    data = StagingInput(parsed.config, (), DotTrust(c.SYSTEM_CA_BUNDLE_PATH))
-    # Our file as written, but for the lab's CA and the lab forwarder's address.
+    # Refused: with Unbound's default, nothing would answer (what this test shows next).
+    assert [p.message for p in parsed.errors] == [
+        "all names would have no DNS: the only server for them, %s, is on loopback, which "
+        "Unbound never queries while 'do-not-query-localhost' is yes, its default, and which "
+        "dnsconfd in the installer's initramfs never queries; give the server's own address "
+        "on the network instead" % loopback_upstream.server_line()]
+    assert parsed.warnings == []
+    # The file staging would write, had the rule let the server through.
+    config = EdnsConfig(servers=(DotServer.parse_uri(loopback_upstream.server_line()),),
+                        backend=Backend.UNBOUND)
+    data = StagingInput(config, (), DotTrust(c.SYSTEM_CA_BUNDLE_PATH))
+    # That file, but for the lab's CA and the lab forwarder's address.
     interface = "    interface: %s\n" % c.UNBOUND_LISTEN_ADDRESS
     config_text = unbound_conf(data).decode("ascii")
     assert interface in config_text
@@ -142,35 +182,36 @@ def test_a_running_unbound_never_asks_a_loopback_server_unless_told_to(
         data.trust.path, str(dot_pki.ca_path))
     workdir = tmp_path / "forwarder"
     workdir.mkdir()
-    port = dotlab.free_port("127.0.0.10")
+    port = dotlab.free_port("127.0.0.10", lab_network)
     forwarder = dotlab.start_unbound(
         workdir, _forwarder_text(workdir, port, config_text, query_localhost), "127.0.0.10",
-        port)
+        port, network=lab_network)
     try:
-        seen = dot_upstream.log_offset()
-        answer = dotlab.ask("127.0.0.10", port, dotlab.ANSWER_NAME)
+        seen = loopback_upstream.log_offset()
+        answer = dotlab.ask("127.0.0.10", port, dotlab.ANSWER_NAME, network=lab_network)
     finally:
         forwarder.stop()
-    upstream_saw_it = dotlab.ANSWER_NAME in dot_upstream.log_since(seen)
+    upstream_saw_it = dotlab.ANSWER_NAME in loopback_upstream.log_since(seen)
     if query_localhost:
         assert answer.rcode() == 0 and upstream_saw_it
     else:
         assert answer.rcode() == 2 and not upstream_saw_it   # SERVFAIL, nothing asked
 
 
+@pytest.mark.root
 @pytest.mark.parametrize("san, answered", [
     pytest.param("ip", True, id="certificate with the address as an IP address: answered"),
     pytest.param("dns", False, id="certificate with the address as a DNS name: SERVFAIL"),
 ])
 def test_an_address_as_tls_name_is_checked_against_the_certificates_ip_addresses(
-        write_ks, tmp_path, dot_pki, unbound_forwarder, san, answered):
+        write_ks, tmp_path, dot_pki, lab_network, unbound_forwarder, san, answered):
     require_tools("unbound")
-    address = "127.0.0.6"
+    address = dotlab.lab_host(6)
     server = certs.make_server(dot_pki.ca, **({"dns_names": (), "ip_addresses": (address,)}
                                               if san == "ip" else {"dns_names": (address,)}))
     server.write(tmp_path, "server")
     upstream = dotlab.start_dot_upstream(tmp_path / "upstream", address, tmp_path / "server.pem",
-                                         tmp_path / "server.key")
+                                         tmp_path / "server.key", network=lab_network)
     try:
         line = "dns+tls://%s:%d#%s" % (address, upstream.port, address)
         parsed = parse(write_ks(edns_section(line, options=UNBOUND)))
@@ -182,7 +223,8 @@ def test_an_address_as_tls_name_is_checked_against_the_certificates_ip_addresses
             "    interface: %s\n" % c.UNBOUND_LISTEN_ADDRESS, "").replace(
             data.trust.path, str(dot_pki.ca_path))
         forwarder = unbound_forwarder(config_text)
-        answer = dotlab.ask(forwarder.address, forwarder.port, dotlab.ANSWER_NAME)
+        answer = dotlab.ask(forwarder.address, forwarder.port, dotlab.ANSWER_NAME,
+                            network=lab_network)
     finally:
         upstream.stop()
     assert answer.rcode() == (0 if answered else 2)

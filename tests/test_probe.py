@@ -10,7 +10,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 
 """`edns-addon check KICKSTART`: one line per server, for every outcome, against
-real Unbound DoT upstreams on loopback."""
+real Unbound DoT upstreams on the lab's hosts, with the check run in the lab's own
+network namespace (``lab_network``)."""
 
 import re
 import socket
@@ -22,23 +23,24 @@ import pytest
 from lab.kickstarts import (CA_DIRECTORY_OPTION, CA_FILENAME, anchor_options, anchor_section,
                             certificate_section, edns_kickstart)
 from lab.bus import wait_for
-from lab.dotlab import REFUSED_ZONE, TLS_NAME, forward_zone_config, free_port
+from lab.dotlab import REFUSED_ZONE, TLS_NAME, forward_zone_config, free_port, lab_host
 from org_edns_addon.probe import Outcome, check_staging_input
 from tests.conftest import run_cli
 from tests.ks_fixtures import parse
 
 
 class SilentPort(int):
-    """A loopback port (the int itself) that accepts TCP connections and never sends a
-    byte; ``held`` is, for each connection the peer has closed, how long it stayed open
-    (seconds): how long a check waited, whatever the time its process took to start."""
+    """A port of the lab's host 198.51.100.4 (the int itself) that accepts TCP
+    connections and never sends a byte; ``held`` is, for each connection the peer has
+    closed, how long it stayed open (seconds): how long a check waited, whatever the time
+    its process took to start."""
     held = ()
 
 
 @pytest.fixture
-def silent_port():
-    listener = socket.socket()
-    listener.bind(("127.0.0.4", 0))
+def silent_port(lab_network):
+    listener = lab_network.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind((lab_host(4), 0))
     listener.listen()
     port = SilentPort(listener.getsockname()[1])
     port.held = []
@@ -74,43 +76,52 @@ def silent_port():
     listener.close()
 
 
-def check(write_ks, server_lines, ca_pem, *options, header_options="--ca=" + CA_FILENAME,
-          certificate_options=CA_DIRECTORY_OPTION):
-    """`edns-addon check` of a kickstart holding only CA_PEM (as %certificate dns-ca.pem
-    with CERTIFICATE_OPTIONS) and SERVER_LINES under HEADER_OPTIONS."""
-    text = edns_kickstart(ca_pem, header_options, server_lines, commands="", certificates=(
-        certificate_section(ca_pem, options=certificate_options)))
-    return run_cli("check", write_ks(text), *options)
+@pytest.fixture
+def check(write_ks, lab_network):
+    """Factory: ``check(server_lines, ca_pem, *options, header_options=…,
+    certificate_options=…)``, `edns-addon check` run in ``lab_network`` of a kickstart
+    holding only CA_PEM (as %certificate dns-ca.pem with CERTIFICATE_OPTIONS) and
+    SERVER_LINES under HEADER_OPTIONS."""
+    def run(server_lines, ca_pem, *options, header_options="--ca=" + CA_FILENAME,
+            certificate_options=CA_DIRECTORY_OPTION):
+        text = edns_kickstart(ca_pem, header_options, server_lines, commands="",
+                              certificates=(certificate_section(ca_pem,
+                                                                options=certificate_options)))
+        return run_cli("check", write_ks(text), *options, prefix=lab_network.command([]))
+    return run
 
 
-def test_a_good_server_is_ok_with_its_handshake_and_query_times(write_ks, dot_upstream,
-                                                                 dot_pki):
-    result = check(write_ks, [dot_upstream.server_line()], dot_pki.ca.pem)
+@pytest.mark.root
+def test_a_good_server_is_ok_with_its_handshake_and_query_times(check, dot_upstream, dot_pki):
+    result = check([dot_upstream.server_line()], dot_pki.ca.pem)
     assert result.returncode == 0, result.stdout + result.stderr
     assert re.fullmatch(r"%s: ok, [\d.]+ ms \(TCP and TLS handshakes [\d.]+ ms, query [\d.]+ "
                         r"ms; dot\.test A: NOERROR, 1 record\)\n"
                         % re.escape(dot_upstream.server_line()), result.stdout)
 
 
-def test_name_option_is_the_name_asked(write_ks, dot_upstream, dot_pki):
-    result = check(write_ks, [dot_upstream.server_line()], dot_pki.ca.pem,
+@pytest.mark.root
+def test_name_option_is_the_name_asked(check, dot_upstream, dot_pki):
+    result = check([dot_upstream.server_line()], dot_pki.ca.pem,
                    "--name", "Name-Option.zone.test.")
     assert result.returncode == 0, result.stdout
     assert "; name-option.zone.test A: NXDOMAIN, 0 records)" in result.stdout
     assert "name-option.zone.test. A IN" in dot_upstream.log()
 
 
-def test_a_routed_server_is_asked_for_its_domain(write_ks, dot_upstream, dot_pki):
-    result = check(write_ks, [dot_upstream.server_line(),
-                              dot_upstream.server_line("resolver.test") +
-                              " domain=routed.zone.test"], dot_pki.ca.pem)
+@pytest.mark.root
+def test_a_routed_server_is_asked_for_its_domain(check, dot_upstream, dot_pki):
+    result = check([dot_upstream.server_line(),
+                    dot_upstream.server_line("resolver.test") + " domain=routed.zone.test"],
+                   dot_pki.ca.pem)
     assert result.returncode == 0, result.stdout
     assert "; routed.zone.test A: NXDOMAIN, 0 records)" in result.stdout.splitlines()[1]
 
 
-def test_a_refused_query_is_a_dns_error(write_ks, dot_upstream, dot_pki):
+@pytest.mark.root
+def test_a_refused_query_is_a_dns_error(check, dot_upstream, dot_pki):
     name = "www." + REFUSED_ZONE
-    result = check(write_ks, [dot_upstream.server_line()], dot_pki.ca.pem, "--name", name)
+    result = check([dot_upstream.server_line()], dot_pki.ca.pem, "--name", name)
     assert result.returncode == 1
     assert result.stdout == (
         "%s: DNS error: the server answered REFUSED to %s A; it is authenticated, but does "
@@ -118,8 +129,9 @@ def test_a_refused_query_is_a_dns_error(write_ks, dot_upstream, dot_pki):
         % (dot_upstream.server_line(), name))
 
 
-def test_a_certificate_from_another_ca_is_an_unknown_ca(write_ks, dot_upstream, dot_pki):
-    result = check(write_ks, [dot_upstream.server_line()], dot_pki.other_ca.pem)
+@pytest.mark.root
+def test_a_certificate_from_another_ca_is_an_unknown_ca(check, dot_upstream, dot_pki):
+    result = check([dot_upstream.server_line()], dot_pki.other_ca.pem)
     assert result.returncode == 1
     assert result.stdout == (
         "%s: unknown CA: the server's certificate (issued by CN=Test DNS CA) is not signed "
@@ -127,35 +139,40 @@ def test_a_certificate_from_another_ca_is_an_unknown_ca(write_ks, dot_upstream, 
         % dot_upstream.server_line())
 
 
-def test_without_ca_option_the_system_store_does_not_know_the_test_ca(write_ks, dot_upstream,
-                                                                      dot_pki):
-    result = check(write_ks, [dot_upstream.server_line()], dot_pki.ca.pem, header_options="")
+@pytest.mark.root
+def test_without_ca_option_the_system_store_does_not_know_the_test_ca(check, dot_upstream, dot_pki):
+    result = check([dot_upstream.server_line()], dot_pki.ca.pem, header_options="")
     assert result.returncode == 1
     assert "unknown CA: " in result.stdout
     assert "not signed by a CA the system trusts (or a %certificate --type=anchor)" \
         in result.stdout
 
 
-def test_without_ca_option_an_anchor_certificate_is_trusted(write_ks, dot_upstream, dot_pki):
-    result = check(write_ks, [dot_upstream.server_line()], dot_pki.ca.pem, header_options="",
+@pytest.mark.root
+def test_without_ca_option_an_anchor_certificate_is_trusted(check, dot_upstream, dot_pki):
+    result = check([dot_upstream.server_line()], dot_pki.ca.pem, header_options="",
                    certificate_options=anchor_options())
     assert result.returncode == 0, result.stdout
     assert ": ok, " in result.stdout
 
 
-def test_without_ca_option_every_anchor_certificate_is_trusted(write_ks, dot_upstream, dot_pki):
+@pytest.mark.root
+def test_without_ca_option_every_anchor_certificate_is_trusted(write_ks, dot_upstream, dot_pki,
+                                                               lab_network):
     # Kickstart bodies end without a newline; the anchors must still form one bundle.
     other_anchor = anchor_section(dot_pki.other_ca.pem, "other-root.pem")
     result = run_cli("check", write_ks(other_anchor + edns_kickstart(
         dot_pki.ca.pem, "", [dot_upstream.server_line()], commands="",
-        certificates=anchor_section(dot_pki.ca.pem, CA_FILENAME))))
+        certificates=anchor_section(dot_pki.ca.pem, CA_FILENAME))),
+        prefix=lab_network.command([]))
     assert result.returncode == 0, result.stdout + result.stderr
     assert ": ok, " in result.stdout
 
 
-def test_a_wrong_tls_name_is_a_name_mismatch_listing_the_certificate_names(
-        write_ks, dot_upstream, dot_pki):
-    result = check(write_ks, [dot_upstream.server_line("wrong.test")], dot_pki.ca.pem)
+@pytest.mark.root
+def test_a_wrong_tls_name_is_a_name_mismatch_listing_the_certificate_names(check, dot_upstream,
+                                                                           dot_pki):
+    result = check([dot_upstream.server_line("wrong.test")], dot_pki.ca.pem)
     assert result.returncode == 1
     assert result.stdout == (
         "%s: name mismatch: the server's certificate is for dot.test, resolver.test, not "
@@ -163,28 +180,29 @@ def test_a_wrong_tls_name_is_a_name_mismatch_listing_the_certificate_names(
         "wrong.test\n" % dot_upstream.server_line("wrong.test"))
 
 
-def test_an_expired_server_certificate_says_when_it_expired(write_ks, expired_upstream,
-                                                            dot_pki):
+@pytest.mark.root
+def test_an_expired_server_certificate_says_when_it_expired(check, expired_upstream, dot_pki):
     expired_on = dot_pki.expired_server.not_after.strftime("%Y-%m-%d %H:%M")
-    result = check(write_ks, [expired_upstream.server_line()], dot_pki.ca.pem)
+    result = check([expired_upstream.server_line()], dot_pki.ca.pem)
     assert result.returncode == 1
     assert result.stdout == (
         "%s: certificate expired: the server's certificate expired on %s UTC; renew it on the "
         "server\n" % (expired_upstream.server_line(), expired_on))
 
 
-def test_a_closed_port_is_connection_refused(write_ks, dot_pki):
-    line = "dns+tls://127.0.0.2:%d#%s" % (free_port("127.0.0.2"), TLS_NAME)
-    result = check(write_ks, [line], dot_pki.ca.pem)
+@pytest.mark.root
+def test_a_closed_port_is_connection_refused(check, dot_pki, lab_network):
+    line = "dns+tls://%s:%d#%s" % (lab_host(2), free_port(lab_host(2), lab_network), TLS_NAME)
+    result = check([line], dot_pki.ca.pem)
     assert result.returncode == 1
     assert result.stdout == ("%s: connection refused: nothing accepts connections on this "
                              "address and port; check both\n" % line)
 
 
-def test_a_port_that_never_answers_times_out_within_the_timeout(write_ks, dot_pki,
-                                                                silent_port):
-    line = "dns+tls://127.0.0.4:%d#%s" % (silent_port, TLS_NAME)
-    result = check(write_ks, [line], dot_pki.ca.pem, "--timeout", "1")
+@pytest.mark.root
+def test_a_port_that_never_answers_times_out_within_the_timeout(check, dot_pki, silent_port):
+    line = "dns+tls://%s:%d#%s" % (lab_host(4), silent_port, TLS_NAME)
+    result = check([line], dot_pki.ca.pem, "--timeout", "1")
     assert result.returncode == 1
     assert result.stdout == ("%s: timeout: the port accepts connections but no TLS "
                              "handshake completed within 1 s; is it a DNS over TLS server?\n"
@@ -196,12 +214,14 @@ def test_a_port_that_never_answers_times_out_within_the_timeout(write_ks, dot_pk
     assert held < 4, held
 
 
-def test_every_server_gets_its_line_in_kickstart_order(write_ks, dot_upstream, dot_pki,
-                                                       silent_port):
-    lines = ["dns+tls://127.0.0.4:%d#%s" % (silent_port, TLS_NAME),
+@pytest.mark.root
+def test_every_server_gets_its_line_in_kickstart_order(check, dot_upstream, dot_pki, silent_port,
+                                                       lab_network):
+    lines = ["dns+tls://%s:%d#%s" % (lab_host(4), silent_port, TLS_NAME),
              dot_upstream.server_line(),
-             "dns+tls://127.0.0.2:%d#%s" % (free_port("127.0.0.2"), TLS_NAME)]
-    result = check(write_ks, lines, dot_pki.ca.pem, "--timeout", "1")
+             "dns+tls://%s:%d#%s" % (lab_host(2), free_port(lab_host(2), lab_network),
+                                     TLS_NAME)]
+    result = check(lines, dot_pki.ca.pem, "--timeout", "1")
     assert result.returncode == 1
     printed = result.stdout.splitlines()
     assert len(printed) == 3
@@ -209,12 +229,13 @@ def test_every_server_gets_its_line_in_kickstart_order(write_ks, dot_upstream, d
         assert line.startswith("%s: %s " % (server, outcome))
 
 
-def test_a_plaintext_backup_server_is_asked_over_udp(write_ks, dot_upstream, dot_pki,
+@pytest.mark.root
+def test_a_plaintext_backup_server_is_asked_over_udp(check, dot_upstream, dot_pki,
                                                      unbound_forwarder):
     forwarder = unbound_forwarder(forward_zone_config(
-        dot_pki.ca_path, [(dot_upstream.address, dot_upstream.port, TLS_NAME)]))
+        dot_pki.ca_path, [(dot_upstream.address, dot_upstream.port, TLS_NAME)]), lab_host(10))
     plain = "dns+udp://%s:%d" % (forwarder.address, forwarder.port)
-    result = check(write_ks, [dot_upstream.server_line(), plain], dot_pki.ca.pem,
+    result = check([dot_upstream.server_line(), plain], dot_pki.ca.pem,
                    "--name", "www.zone.test",
                    header_options="--ca=dns-ca.pem --resolve-mode=backup")
     assert result.returncode == 0, result.stdout
@@ -223,11 +244,11 @@ def test_a_plaintext_backup_server_is_asked_over_udp(write_ks, dot_upstream, dot
 
 
 def test_a_kickstart_with_errors_is_not_checked(write_ks, dot_pki):
-    path = write_ks(edns_kickstart(dot_pki.ca.pem, servers=["dns+tls://127.0.0.2:853"],
+    path = write_ks(edns_kickstart(dot_pki.ca.pem, servers=["dns+tls://192.0.2.53:853"],
                                    commands=""))
     result = run_cli("check", path)
     assert result.returncode == 1
-    assert "error: the DoT server dns+tls://127.0.0.2 has no TLS name" in result.stderr
+    assert "error: the DoT server dns+tls://192.0.2.53 has no TLS name" in result.stderr
     assert result.stderr.endswith("%s: not checked: %s has errors; fix them first\n"
                                   % (path, path))
     assert result.stdout == ""
@@ -244,17 +265,18 @@ def test_a_kickstart_without_the_section_is_not_checked(write_ks):
 @pytest.mark.parametrize("option", [["--timeout", "0"], ["--timeout", "soon"],
                                     ["--name", "bad name"], ["--name", "a..b"]])
 def test_bad_options_are_usage_errors(write_ks, dot_pki, option):
-    text = edns_kickstart(dot_pki.ca.pem, servers=["127.0.0.2#dot.test"], commands="")
+    text = edns_kickstart(dot_pki.ca.pem, servers=["192.0.2.53#dot.test"], commands="")
     result = run_cli("check", write_ks(text), *option)
     assert result.returncode == 2
     assert "error: argument %s" % option[0] in result.stderr
 
 
-def test_the_library_reports_outcome_and_round_trip_per_server(write_ks, dot_upstream,
-                                                               dot_pki):
+@pytest.mark.root
+def test_the_library_reports_outcome_and_round_trip_per_server(write_ks, dot_upstream, dot_pki,
+                                                               lab_network):
     parsed = parse(write_ks(edns_kickstart(dot_pki.ca.pem, servers=[
         dot_upstream.server_line(), dot_upstream.server_line("wrong.test")], commands="")))
-    good, wrong = check_staging_input(parsed.staging_input(), timeout=5)
+    good, wrong = lab_network.run(check_staging_input, parsed.staging_input(), timeout=5)
     assert (good.ok, good.outcome, good.server.name) == (True, Outcome.OK, TLS_NAME)
     assert 0 < good.rtt_ms < 5000
     assert (wrong.ok, wrong.outcome, wrong.rtt_ms) == (False, Outcome.NAME_MISMATCH, None)

@@ -9,9 +9,10 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""`edns-addon check` against hostile DNS-over-TLS servers on loopback: whatever a
-server does, each server gets one true line, nothing it sends can steer the
-terminal, and no traceback reaches stderr (issue 14, items 1-4)."""
+"""`edns-addon check` against hostile DNS-over-TLS servers on the lab's hosts, in the
+lab's own network namespace (``lab_network``): whatever a server does, each server gets
+one true line, nothing it sends can steer the terminal, and no traceback reaches stderr
+(issue 14, items 1-4)."""
 
 import re
 import socket
@@ -20,7 +21,7 @@ import dns.rcode
 import pytest
 
 from lab.kickstarts import edns_kickstart
-from lab.dotlab import TLS_NAME
+from lab.dotlab import TLS_NAME, lab_host
 from lab import certs
 from org_edns_addon.constants import CHECK_MAX_PARALLEL
 from org_edns_addon.model import DotServer, EdnsConfig
@@ -35,15 +36,16 @@ TERMINAL_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 @pytest.fixture
-def hostile(tmp_path):
-    """Factory: ``hostile(certificate, behaviour, **options)`` -> a running HostileDotServer,
-    stopped at teardown."""
+def hostile(tmp_path, lab_network):
+    """Factory: ``hostile(certificate, behaviour, **options)`` -> a running HostileDotServer
+    on the lab's host 198.51.100.6 in ``lab_network``, stopped at teardown."""
     started = []
 
     def start(certificate, behaviour=None, **options):
         behaviour = dns_answer(dns.rcode.NOERROR) if behaviour is None else behaviour
         server = HostileDotServer(tmp_path / ("hostile%d" % len(started)), certificate,
-                                  behaviour, **options)
+                                  behaviour, address=lab_host(6), network=lab_network,
+                                  **options)
         started.append(server)
         return server
     yield start
@@ -51,18 +53,20 @@ def hostile(tmp_path):
         server.stop()
 
 
-def check_one(write_ks, server, ca_pem, *options, prefix=()):
-    """`edns-addon check` of a kickstart naming SERVER alone; asserts the one-line, no-traceback
-    promise and returns (exit code, the line without its server)."""
+def check_one(write_ks, server, ca_pem, *options):
+    """`edns-addon check`, in SERVER's network, of a kickstart naming SERVER alone; asserts
+    the one-line, no-traceback promise and returns (exit code, the line without its
+    server)."""
     line = server.server_line(TLS_NAME)
     result = run_cli("check", write_ks(edns_kickstart(ca_pem, servers=[line], commands="")),
-                     "--timeout", "5", *options, prefix=prefix)
+                     "--timeout", "5", *options, prefix=server.network.command([]))
     assert result.stderr == ""
     assert result.stdout.count("\n") == 1 and result.stdout.startswith(line + ": "), \
         result.stdout
     return result.returncode, result.stdout[len(line) + 2:-1]
 
 
+@pytest.mark.root
 def test_a_reset_right_after_the_handshake_is_a_lost_connection(write_ks, dot_pki, hostile):
     server = hostile(certs.make_server(dot_pki.ca, (TLS_NAME,)), reset_after_handshake)
     code, said = check_one(write_ks, server, dot_pki.ca.pem)
@@ -73,6 +77,7 @@ def test_a_reset_right_after_the_handshake_is_a_lost_connection(write_ks, dot_pk
                         r"for why", said), said
 
 
+@pytest.mark.root
 def test_an_unreadable_ip_address_name_is_a_mismatch_that_says_so(write_ks, dot_pki, hostile):
     # A 5-byte iPAddress: cryptography refuses to read the certificate's names at all.
     certificate = certs.make_server(dot_pki.ca, alternative_names_der=(
@@ -85,6 +90,7 @@ def test_an_unreadable_ip_address_name_is_a_mismatch_that_says_so(write_ks, dot_
                          "certificate for dot.test")
 
 
+@pytest.mark.root
 def test_an_issuer_with_escape_and_line_breaks_is_printed_escaped(write_ks, dot_pki, hostile):
     evil_ca = certs.make_ca("Evil" + FAKE_OK)
     code, said = check_one(write_ks, hostile(certs.make_server(evil_ca, (TLS_NAME,))),
@@ -96,11 +102,13 @@ def test_an_issuer_with_escape_and_line_breaks_is_printed_escaped(write_ks, dot_
                     "kickstart's --ca bundle; add the CA that issued it")
 
 
+@pytest.mark.root
 def test_the_result_the_dbus_module_and_the_text_ui_show_is_escaped_too(dot_pki, hostile):
     evil_ca = certs.make_ca("Evil" + FAKE_OK)
     server = hostile(certs.make_server(evil_ca, (TLS_NAME,)))
-    [result] = check_servers(EdnsConfig(servers=(DotServer.parse_uri(server.server_line()),)),
-                             dot_pki.ca.pem.encode("ascii"))
+    [result] = server.network.run(
+        check_servers, EdnsConfig(servers=(DotServer.parse_uri(server.server_line()),)),
+        dot_pki.ca.pem.encode("ascii"))
     assert result.outcome is Outcome.UNKNOWN_CA
     assert "CN=Evil\\x1b[2K\\r\\n" in result.reason
     assert not TERMINAL_CONTROLS.search(result.reason)
@@ -115,6 +123,7 @@ def test_printable_escapes_every_character_that_could_steer_a_terminal():
     assert len(printable("\x1b" * 10000, limit=100)) < 140
 
 
+@pytest.mark.root
 def test_names_with_control_characters_are_printed_escaped(write_ks, dot_pki, hostile):
     certificate = certs.make_server(dot_pki.ca, dns_names=["a" + FAKE_OK, "b\x07\x7f.test"])
     code, said = check_one(write_ks, hostile(certificate), dot_pki.ca.pem)
@@ -125,6 +134,7 @@ def test_names_with_control_characters_are_printed_escaped(write_ks, dot_pki, ho
                            "not dot.test;")
 
 
+@pytest.mark.root
 def test_a_long_issuer_is_cut_saying_how_much_more_there_was(write_ks, dot_pki, hostile):
     evil_ca = certs.make_ca("Long", organization="L" * 60000)
     code, said = check_one(write_ks, hostile(certs.make_server(evil_ca, (TLS_NAME,))),
@@ -135,6 +145,7 @@ def test_a_long_issuer_is_cut_saying_how_much_more_there_was(write_ks, dot_pki, 
     assert len(said) < 400
 
 
+@pytest.mark.root
 def test_ten_thousand_names_list_ten_and_count_the_rest(write_ks, dot_pki, hostile):
     certificate = certs.make_server(dot_pki.ca,
                                     dns_names=["n%d.t" % i for i in range(10000)])
@@ -145,6 +156,7 @@ def test_ten_thousand_names_list_ten_and_count_the_rest(write_ks, dot_pki, hosti
                            "dot.test;")
 
 
+@pytest.mark.root
 def test_servfail_is_the_server_failing_not_a_refusal(write_ks, dot_pki, hostile):
     server = hostile(certs.make_server(dot_pki.ca, (TLS_NAME,)), dns_answer(dns.rcode.SERVFAIL))
     code, said = check_one(write_ks, server, dot_pki.ca.pem)
@@ -155,6 +167,7 @@ def test_servfail_is_the_server_failing_not_a_refusal(write_ks, dot_pki, hostile
                     "name it can resolve")
 
 
+@pytest.mark.root
 def test_an_oversized_certificate_is_reported_as_oversized(write_ks, dot_pki, hostile):
     # About 300 KB of names: more than the 100 KiB chain OpenSSL's client accepts.
     certificate = certs.make_server(dot_pki.ca, dns_names=[TLS_NAME] + [
@@ -166,6 +179,7 @@ def test_an_oversized_certificate_is_reported_as_oversized(write_ks, dot_pki, ho
                     "chain takes a few KiB: check the certificate file the server uses")
 
 
+@pytest.mark.root
 def test_an_oversized_tls_record_is_reported_as_oversized(write_ks, dot_pki, hostile):
     server = hostile(certs.make_server(dot_pki.ca, (TLS_NAME,)), oversized_tls_record)
     code, said = check_one(write_ks, server, dot_pki.ca.pem)
@@ -174,6 +188,7 @@ def test_an_oversized_tls_record_is_reported_as_oversized(write_ks, dot_pki, hos
                         r"\([A-Z_]+\); it does not speak TLS correctly", said), said
 
 
+@pytest.mark.root
 def test_the_handshake_and_the_query_are_timed_apart(write_ks, dot_pki, hostile):
     server = hostile(certs.make_server(dot_pki.ca, (TLS_NAME,)),
                      dns_answer(dns.rcode.NOERROR, delay=0.1), handshake_delay=0.6)
@@ -190,19 +205,21 @@ def test_the_handshake_and_the_query_are_timed_apart(write_ks, dot_pki, hostile)
 
 
 @pytest.fixture
-def silent_listener():
-    """A loopback port whose connections the kernel accepts (a deep backlog) and nobody
-    ever serves: every client waits for a TLS handshake that never comes."""
-    with socket.socket() as listener:
-        listener.bind(("127.0.0.7", 0))
+def silent_listener(lab_network):
+    """A port of the lab's host 198.51.100.7 in ``lab_network`` whose connections the
+    kernel accepts (a deep backlog) and nobody ever serves: every client waits for a TLS
+    handshake that never comes."""
+    with lab_network.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind((lab_host(7), 0))
         listener.listen(4096)
         yield listener.getsockname()[1]
 
 
-def check_many(write_ks, dot_pki, port, count, nofile):
-    lines = ["dns+tls://127.0.0.7:%d#s%d.test" % (port, index) for index in range(count)]
+def check_many(write_ks, dot_pki, network, port, count, nofile):
+    lines = ["dns+tls://%s:%d#s%d.test" % (lab_host(7), port, index) for index in range(count)]
     result = run_cli("check", write_ks(edns_kickstart(dot_pki.ca.pem, servers=lines, commands="")),
-                     "--timeout", "1", prefix=("prlimit", "--nofile=%d" % nofile, "--"))
+                     "--timeout", "1",
+                     prefix=network.command(["prlimit", "--nofile=%d" % nofile, "--"]))
     printed = result.stdout.splitlines()
     assert result.returncode == 1
     assert result.stderr == ""
@@ -212,17 +229,19 @@ def check_many(write_ks, dot_pki, port, count, nofile):
     return [line.split(": ", 1)[1] for line in printed]
 
 
-def test_1100_servers_under_1024_descriptors_get_1100_results(write_ks, dot_pki,
+@pytest.mark.root
+def test_1100_servers_under_1024_descriptors_get_1100_results(write_ks, dot_pki, lab_network,
                                                               silent_listener):
-    said = check_many(write_ks, dot_pki, silent_listener, 1100, nofile=1024)
+    said = check_many(write_ks, dot_pki, lab_network, silent_listener, 1100, nofile=1024)
     # Each its own true reason: none given up ("no result"), none out of descriptors.
     assert set(said) == {"timeout: the port accepts connections but no TLS handshake "
                          "completed within 1 s; is it a DNS over TLS server?"}
 
 
+@pytest.mark.root
 def test_running_out_of_descriptors_is_not_checked_not_the_servers_fault(
-        write_ks, dot_pki, silent_listener):
-    said = check_many(write_ks, dot_pki, silent_listener, 100, nofile=40)
+        write_ks, dot_pki, lab_network, silent_listener):
+    said = check_many(write_ks, dot_pki, lab_network, silent_listener, 100, nofile=40)
     refused = [line for line in said if line.startswith("not checked: ")]
     assert refused and len(refused) < len(said)
     assert set(refused) == {
@@ -231,14 +250,16 @@ def test_running_out_of_descriptors_is_not_checked_not_the_servers_fault(
     assert all(line.startswith(("timeout: ", "not checked: ")) for line in said)
 
 
-def test_a_check_bounded_by_within_says_which_servers_it_never_began(dot_pki, silent_listener):
+@pytest.mark.root
+def test_a_check_bounded_by_within_says_which_servers_it_never_began(dot_pki, lab_network,
+                                                                     silent_listener):
     # More servers than are checked at once, each given 30 s, the whole check 1 s: those
     # begun wait for their handshake until the bound (and say so), the rest never begin.
-    servers = tuple(DotServer.parse_uri("dns+tls://127.0.0.7:%d#s%d.test" % (silent_listener,
-                                                                              index))
+    servers = tuple(DotServer.parse_uri("dns+tls://%s:%d#s%d.test" % (lab_host(7),
+                                                                       silent_listener, index))
                     for index in range(CHECK_MAX_PARALLEL + 3))
-    results = check_servers(EdnsConfig(servers=servers), dot_pki.ca.pem.encode("ascii"),
-                            timeout=30, within=1)
+    results = lab_network.run(check_servers, EdnsConfig(servers=servers),
+                              dot_pki.ca.pem.encode("ascii"), timeout=30, within=1)
     assert [result.server for result in results] == list(servers)
     # The servers begun come first: all CHECK_MAX_PARALLEL of them on an idle machine, fewer
     # where starting them took longer than the bound (a loaded one); those beyond

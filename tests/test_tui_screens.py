@@ -157,18 +157,21 @@ def test_summary_shows_the_section_and_the_messages():
     assert "error: every server is routed with domain=" in text
 
 
-def test_check_screen_reaches_a_loopback_dot_server(dot_pki, dot_upstream):
+@pytest.mark.root
+def test_check_screen_reaches_a_dot_server_of_the_lab(dot_pki, dot_upstream):
     editor = EdnsEditor(EdnsState(EdnsConfig(), [KickstartCertificate.from_section(
         "dns-ca.pem", dot_pki.ca.pem, DOT_CA_DIR)]))
     editor.add_server(dot_upstream.server_line())
     editor.add_server(dot_upstream.server_line("wrong.test"))
     editor.toggle_ca("dns-ca.pem")
-    lines = render(CheckScreen(editor)).splitlines()
+    # The screen checks as it is drawn, here in the lab's network.
+    lines = dot_upstream.network.run(render, CheckScreen(editor)).splitlines()
     assert lines[0] == "Check servers"
     assert lines[2].startswith("%s: ok, " % dot_upstream.server_line())
-    # The ok line may wrap: its times take more than the 80 columns left.
-    assert any(line.startswith("%s: name mismatch: the server's certificate is"
-                               % dot_upstream.server_line("wrong.test")) for line in lines[3:5])
+    # The ok line may wrap: its times take more than the 80 columns left; so may the next.
+    assert any(" ".join(lines[index:]).startswith(
+        "%s: name mismatch: the server's certificate is" % dot_upstream.server_line("wrong.test"))
+        for index in (3, 4))
 
 
 def test_check_screen_without_servers():

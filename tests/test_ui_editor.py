@@ -49,6 +49,23 @@ def test_added_server_is_kept_with_its_tls_name_and_domains():
     assert editor.dirty
 
 
+def test_a_zone_left_only_on_loopback_is_an_error_shown_not_an_edit_refused():
+    # The list lacks a server, not the loopback one a fault of its own: it may be added
+    # first, and the usable one removed before another is added; the error says so
+    # meanwhile, and stops staging (state.staging_input) as every error does.
+    editor = EdnsEditor()
+    editor.add_server("dns+tls://127.0.0.2#dot.example")
+    no_dns = ("all names would have no DNS: the only server for them, "
+              "dns+tls://127.0.0.2#dot.example, is on loopback")
+    assert [message[:len(no_dns)] for message in editor.errors()] == [no_dns]
+    editor.add_server("dns+tls://192.0.2.53#dot.example")
+    assert editor.errors() == []
+    assert [p.message.split(":")[0] for p in editor.problems()] == [
+        "dnsconfd's Unbound never queries the loopback server dns+tls"]
+    editor.remove_server(1)
+    assert [message[:len(no_dns)] for message in editor.errors()] == [no_dns]
+
+
 @pytest.mark.parametrize("line, words", [
     ("dns+tls://2001:db8::53#dot.example", "must be in brackets"),
     ("dns+tls://192.0.2.300#dot.example", "'192.0.2.300' is not an IPv4 or IPv6 address"),

@@ -58,11 +58,13 @@ class Service:
 
 
 class TapNetwork(dotlab.PrivateNetwork):
-    """A private network namespace with a tap for the guest (qemu runs inside it too)."""
+    """A private network namespace with a tap for the guest (qemu runs inside it too); its
+    documentation addresses are those of the tap (NAMESPACE_ADDRESSES), not the lab's
+    hosts of a PrivateNetwork."""
 
     @classmethod
     def create(cls):
-        network = super().create()
+        network = super().create(lab_hosts=False)
         script = ["ip tuntap add dev %s mode tap" % TAP, "ip link set %s up" % TAP]
         for address in NAMESPACE_ADDRESSES:
             # No duplicate address detection: the IPv6 addresses are usable at once.

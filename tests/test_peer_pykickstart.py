@@ -24,8 +24,8 @@ pykickstart's case                      we
 ``No_Closing_Quotation_TestCase``       agree: refused (pykickstart raises shlex's
                                         ValueError; we say it on the line, no traceback)
 ``Space_Without_Quotation_TestCase``    agree: refused, "unrecognized arguments"
-``Missing_Dir_And_Type_TestCase``       agree: refused (pykickstart's own words); PyPI's
-                                        3.61 to 3.72 take it, no installer line does
+``Missing_Dir_And_Type_TestCase``       agree: refused (pykickstart's own words); 3.61 to
+                                        3.72 take it, the EL lines refuse it
 ``Missing_Filename_TestCase``           agree: refused (pykickstart's own words)
 ``Multiple_Terminated_TestCase``        agree: both accepted, bodies kept as given
 ``Multiple_Unterminated_TestCase``      agree: refused
@@ -82,9 +82,9 @@ class Case:
     accepts: Optional[Tuple[Tuple[str, str], ...]] = None
     refuses: Optional[str] = None
     needs_type: bool = False
-    # Taken by PyPI's pykickstart 3.61 to 3.72 (the EL9 row's stand-in: neither --type nor
-    # a required --dir), refused by every installer line (rhel9-branch requires --dir,
-    # 3.73 and EL10's one of --dir or --type) and by us, as those lines refuse it.
+    # Taken by pykickstart 3.61 to 3.72 (neither --type nor a required --dir: the EL9 and
+    # EL10 rows' PyPI stand-ins, the Fedora row's 3.66), refused by rhel9-branch (--dir
+    # required), rhel10-branch and 3.73+ (one of --dir or --type) and by us, as they do.
     stand_in_takes: bool = False
 
 

@@ -28,6 +28,8 @@ import ctypes.util
 import pytest
 
 from lab.kickstarts import edns_section
+from org_edns_addon.initrd import BootOptionsError, check_initramfs_servers
+from org_edns_addon.model import DotServer
 
 from tests.conftest import run_cli
 from tests.peer_fixtures import Row, keyfile_servers
@@ -244,3 +246,14 @@ def test_validate_says_on_the_header_line_what_plaintext_the_mode_lets_out(write
         return
     assert len(lines) == 2 and lines[-1] == "%s: 0 errors, 1 warning" % path
     assert lines[0].startswith("%s:1: warning: %s" % (path, says)), lines[0]
+
+
+def test_the_initramfs_names_every_link_local_server_it_refuses_in_one_plural_sentence():
+    servers = [DotServer.parse_uri(uri) for uri in (
+        LINK_LOCAL, GOOD, "dns+tls://[fe80::54%eth0]#dot.corp.example")]
+    with pytest.raises(BootOptionsError) as raised:
+        check_initramfs_servers(servers)
+    assert str(raised.value) == (
+        "the initramfs cannot use the link-local servers %s, %s: it speaks DoT only through "
+        "NetworkManager's dnsconfd plugin, which drops the interface; give the initramfs "
+        "servers by their global addresses" % (servers[0].uri(), servers[2].uri()))

@@ -328,8 +328,8 @@ def test_validate_reports_rules_that_span_properties(edns_proxy):
     proxy.CaNames = ["corp-ca.pem"]
     proxy.SearchDomains = ["corp.example", "corp.example"]
     assert validation(proxy) == [
-        "error: --ca=corp-ca.pem names no %certificate --filename (known: none); add that "
-        "%certificate or fix the name",
+        "error: --ca=corp-ca.pem names no %certificate --filename (there is no %certificate at "
+        "all); add that %certificate or fix the name",
         "error: the plaintext server dns+udp://192.0.2.53 is refused with "
         "--resolve-mode=exclusive; use dns+tls://ADDR#NAME (plaintext is allowed only with "
         "--resolve-mode=backup)",

@@ -600,6 +600,8 @@ def test_in_an_append_only_directory_the_message_names_each_file_left(write_ks, 
     assert "the roll-back is incomplete: " in result.stderr
     for path in left:   # each one named, with the reason and what to do
         assert "%s is left (Operation not permitted); remove it" % path in result.stderr
+    # No file had been replaced when it stopped, and the sentence says so in words.
+    assert result.stderr.endswith("; no file was restored to its previous state\n")
     # The journal stays, naming them, so that the next apply removes them once it can.
     journal = "var/lib/edns-addon/journal.json"
     assert {path: entry for path, entry in tree_digest(root).items()

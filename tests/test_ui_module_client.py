@@ -62,7 +62,8 @@ def test_module_errors_make_the_status_incomplete(edns_proxy):
     status = hub_status(proxy)
     assert status.configured and not status.completed
     assert status.line == ("Error: --ca=missing.pem names no %certificate --filename "
-                            "(known: none); add that %certificate or fix the name")
+                            "(there is no %certificate at all); add that %certificate or fix "
+                            "the name")
 
 
 def test_a_refused_value_becomes_an_edit_error(edns_proxy):

@@ -12,7 +12,7 @@
 """The Anaconda module with the real pyanaconda: the boss's kickstart split, the module on a
 private bus, GenerateKickstart, requirements and the tasks through Anaconda's Task machinery.
 
-Needs an anaconda checkout on PYTHONPATH (see ../shared/TESTING.md); skipped otherwise.
+Needs an anaconda checkout on PYTHONPATH (see docs/testing.md); skipped otherwise.
 """
 
 import logging
@@ -34,7 +34,7 @@ try:
     from pyanaconda.modules.common.constants.interfaces import KICKSTART_MODULE
 except ImportError as error:   # pragma: no cover - depends on the machine
     pytest.skip("pyanaconda is not importable (%s); put an anaconda checkout on PYTHONPATH, "
-                "see shared/TESTING.md" % error, allow_module_level=True)
+                "see docs/testing.md" % error, allow_module_level=True)
 
 from lab.kickstarts import certificate_section, edns_kickstart
 from lab import certs

@@ -13,7 +13,7 @@
 (Quit) while a check runs, and hand it a kickstart larger than any call of ours may be.
 (What it shares with the stand-alone service, the handler's answers beside the main loop,
 its log lines and its memory, is tested on both in test_dbus_handler.py.) Needs an
-anaconda checkout on PYTHONPATH (see ../shared/TESTING.md); skipped otherwise.
+anaconda checkout on PYTHONPATH (see docs/testing.md); skipped otherwise.
 """
 
 import importlib
@@ -38,7 +38,7 @@ try:
     importlib.import_module("pyanaconda.modules.common.base")
 except ImportError as error:   # pragma: no cover - depends on the machine
     pytest.skip("pyanaconda is not importable (%s); put an anaconda checkout on PYTHONPATH, "
-                "see shared/TESTING.md" % error, allow_module_level=True)
+                "see docs/testing.md" % error, allow_module_level=True)
 
 MODULE = "org_edns_addon.service"
 

@@ -141,7 +141,7 @@ def _attacked_roll_back(tmp_path, write_ks, variant):
     new_ks = certificates_kickstart(write_ks, 200, "New CA", "192.0.2.99#dot.new.example")
     mountpoint = tmp_path / "mnt"
     mountpoint.mkdir()
-    result = in_mount_namespace("cd %s && exec %s -m tests.apply_attacks %s %s %s %s" % (
+    result = in_mount_namespace("cd %s && exec %s -m tests.interrupted_apply %s %s %s %s" % (
         REPO, sys.executable, mountpoint, old_ks, new_ks, variant))
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(result.stdout)

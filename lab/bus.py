@@ -128,3 +128,17 @@ def rss_kib(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     raise RuntimeError("no VmRSS for process %d" % pid)
+
+
+def cpu_seconds(pid):
+    """The CPU time every thread of process PID has run so far, in seconds, as the
+    scheduler counts it (nanoseconds, /proc/PID/task/*/schedstat): unlike wall time,
+    another process's load does not add to it."""
+    total = 0
+    for thread in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, thread)) as stat:
+                total += int(stat.read().split()[0])
+        except FileNotFoundError:   # a thread that has just ended
+            continue
+    return total / 1e9

@@ -31,7 +31,7 @@ import stat
 
 from org_edns_addon import constants as c
 from org_edns_addon.confinement import RootError, file_name_bytes, path_components
-from org_edns_addon.i18n import _
+from org_edns_addon.i18n import P_, _
 from org_edns_addon.ks.convert import converted_bytes, fixed_by_conversion
 from org_edns_addon.ks.source import iter_lines
 from org_edns_addon.staging.networkmanager import boot_options
@@ -75,10 +75,13 @@ def check_initramfs_servers(servers):
     link_local = [server.uri() for server in servers if server.is_link_local]
     if link_local:
         raise BootOptionsError(
-            _("the initramfs cannot use the link-local server%s %s: it speaks DoT only "
-            "through NetworkManager's dnsconfd plugin, which drops the interface; give "
-            "the initramfs a server by its global address") % (
-                "s" if len(link_local) > 1 else "", ", ".join(link_local)))
+            P_("the initramfs cannot use the link-local server %s: it speaks DoT only "
+               "through NetworkManager's dnsconfd plugin, which drops the interface; give "
+               "the initramfs a server by its global address",
+               "the initramfs cannot use the link-local servers %s: it speaks DoT only "
+               "through NetworkManager's dnsconfd plugin, which drops the interface; give "
+               "the initramfs servers by their global addresses",
+               len(link_local)) % ", ".join(link_local))
 
 
 def check_command_line(options):

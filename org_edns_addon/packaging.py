@@ -93,7 +93,7 @@ def read_source(path):
     except OSError as error:
         if os.path.islink(path):
             raise _not_regular(path, stat.S_IFLNK) from None
-        raise PackagingError(_("cannot read %s: %s") % (path, error.strerror or error)) \
+        raise PackagingError(_("cannot read %s: %s") % (path, error_text(error))) \
             from None
     with os.fdopen(fd, "rb") as stream:
         mode = os.fstat(stream.fileno()).st_mode

@@ -665,7 +665,7 @@ class _ServerProbe:
                            "server's log for why") % (how, when))
         if isinstance(error, ssl.SSLError):
             return _Failed(Outcome.CONNECTION_LOST, _("the TLS connection failed %s: %s")
-                           % (when, printable(error.reason or error)))
+                           % (when, printable(error.reason or error_text(error))))
         return _Failed(Outcome.CONNECTION_LOST, _("the connection broke %s: %s")
                        % (when, _os_error_text(error)))
 
@@ -780,7 +780,7 @@ def _handshake_error_reason(error):
     if reason in _OVERSIZED_RECORD_REASONS:
         return (_("the server sent a TLS record longer than TLS allows (%s); it does not "
                 "speak TLS correctly") % printable(reason))
-    return _("%s; is this a DNS over TLS server?") % printable(reason or error)
+    return _("%s; is this a DNS over TLS server?") % printable(reason or error_text(error))
 
 
 def _judge_answer(server, query, wire, name, rtt_ms, handshake_ms):

@@ -12,14 +12,15 @@
 """What every layer says about a configuration: a ``Problem`` (an error or a warning,
 with where it was found), the ``SectionPlace`` a kickstart section was read at, and the
 two exceptions of a value refused (``ModelError``) and of a configuration that has
-errors (``ValidationError``)."""
+errors (``ValidationError``), and the sentence of a list longer than its limit
+(``ListOf``)."""
 
 import enum
 from dataclasses import dataclass
 from typing import Optional
 
 from org_edns_addon.echo import escaped
-from org_edns_addon.i18n import N_, _
+from org_edns_addon.i18n import N_, P_, _
 
 
 class ModelError(ValueError):
@@ -87,3 +88,28 @@ class ValidationError(ValueError):
         self.problems = [problem for problem in problems if problem.severity == Severity.ERROR]
         super().__init__(message or _("the encrypted DNS configuration has errors: %s")
                          % "; ".join(problem.message for problem in self.problems))
+
+
+class ListOf(enum.Enum):
+    """A list that has a limit; ``too_many`` is the sentence refusing a longer one."""
+    SERVERS = "servers"
+    ROUTED_DOMAINS = "routed domains"
+    SEARCH_DOMAINS = "search domains"
+    CA_NAMES = "--ca names"
+
+    def too_many(self, count, limit):
+        """The sentence refusing COUNT items where LIMIT is the most: a whole sentence for
+        each list, in the plural form the language gives COUNT."""
+        if self is ListOf.SERVERS:
+            text = P_("%(count)d DNS server is too many; give at most %(limit)d",
+                      "%(count)d DNS servers are too many; give at most %(limit)d", count)
+        elif self is ListOf.ROUTED_DOMAINS:
+            text = P_("%(count)d routed domain is too many; give at most %(limit)d",
+                      "%(count)d routed domains are too many; give at most %(limit)d", count)
+        elif self is ListOf.SEARCH_DOMAINS:
+            text = P_("%(count)d search domain is too many; give at most %(limit)d",
+                      "%(count)d search domains are too many; give at most %(limit)d", count)
+        else:
+            text = P_("%(count)d --ca name is too many; give at most %(limit)d",
+                      "%(count)d --ca names are too many; give at most %(limit)d", count)
+        return text % {"count": count, "limit": limit}

@@ -30,7 +30,7 @@ from org_edns_addon.echo import echo, named
 from org_edns_addon.i18n import _
 from org_edns_addon.model import Backend, EdnsConfig, ResolveMode
 from org_edns_addon.names import normalize_domains
-from org_edns_addon.problems import ModelError, Severity, ValidationError
+from org_edns_addon.problems import ListOf, ModelError, Severity, ValidationError
 
 
 def _choice(enum_type, value, refusal):
@@ -105,13 +105,11 @@ class EdnsState:
         it is): its servers can then be edited and removed, never added to."""
         servers = tuple(servers)
         if len(servers) > max(MAX_SERVERS, len(self.servers)):
-            raise ModelError(_("%d DNS servers are too many; give at most %d")
-                             % (len(servers), MAX_SERVERS))
+            raise ModelError(ListOf.SERVERS.too_many(len(servers), MAX_SERVERS))
         routed = sum(len(server.domains) for server in servers)
         if routed > max(MAX_NAMES_PER_LIST, sum(len(server.domains)
                                                 for server in self.servers)):
-            raise ModelError(_("%d routed domains are too many; give at most %d")
-                             % (routed, MAX_NAMES_PER_LIST))
+            raise ModelError(ListOf.ROUTED_DOMAINS.too_many(routed, MAX_NAMES_PER_LIST))
         self._replace(self.servers_changed, servers=servers)
 
     @property

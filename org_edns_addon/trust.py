@@ -162,11 +162,16 @@ def trust_problems(config, certificates, configured=True, known_names=None, now=
     ca_names = config.ca_names if configured else ()
     known = set(known_names if known_names is not None else first)
     for name in dict.fromkeys(ca_names):
-        if name not in known:
+        if name in known:
+            continue
+        if known:
             add(Severity.ERROR, _("--ca=%s names no %%certificate --filename (known: %s); add "
                                   "that %%certificate or fix the name")
-                % (named(name), ", ".join(named(known_name) for known_name in sorted(known))
-                   or _("none")))
+                % (named(name), ", ".join(named(known_name) for known_name in sorted(known))))
+        else:
+            add(Severity.ERROR, _("--ca=%s names no %%certificate --filename (there is no "
+                                  "%%certificate at all); add that %%certificate or fix the "
+                                  "name") % named(name))
     if configured:
         _check_places(config, certificates, add)
 

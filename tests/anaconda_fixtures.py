@@ -46,7 +46,7 @@ def require_pyanaconda():
         importlib.import_module("pyanaconda.modules.common.base")
     except ImportError as error:   # pragma: no cover - depends on the machine
         pytest.skip("pyanaconda is not importable (%s); put an anaconda checkout on "
-                    "PYTHONPATH, see shared/TESTING.md" % error)
+                    "PYTHONPATH, see docs/testing.md" % error)
 
 
 def anaconda_line():

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from org_edns_addon.staging import actions as staging_actions
+from org_edns_addon.staging import StagingError, actions as staging_actions
 from org_edns_addon import constants as c
 from tests.ks_fixtures import parse
 
@@ -66,7 +66,7 @@ class RecordingRunner(staging_actions.CommandRunner):
     def run(self, argv):
         self.commands.append(list(argv))
         if argv[0] in self.fail:
-            raise staging_actions.CommandError("%s failed with exit code 1" % " ".join(argv))
+            raise StagingError("%s failed with exit code 1" % " ".join(argv))
 
 
 def networkmanager_config(tmp_path, keyfile_bytes):

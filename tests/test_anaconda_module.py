@@ -10,12 +10,19 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 
 """The Anaconda module with the real pyanaconda: the boss's kickstart split, the module on a
-private bus, GenerateKickstart, requirements and the tasks through Anaconda's Task machinery.
+private bus, GenerateKickstart, requirements and the tasks through Anaconda's Task machinery;
+and the module stays responsive: Anaconda's boss can stop it (Quit) while a check runs, and
+hand it a kickstart larger than any call of ours may be. (What it shares with the
+stand-alone service, the handler's answers beside the main loop, its log lines and its
+memory, is tested on both in test_dbus_handler.py.)
 
-Needs an anaconda checkout on PYTHONPATH (see ../shared/TESTING.md); skipped otherwise.
+Needs an anaconda checkout on PYTHONPATH (see docs/testing.md); skipped otherwise.
 """
 
 import logging
+import os
+import signal
+import time
 
 import pytest
 from pykickstart.parser import Certificate
@@ -34,10 +41,11 @@ try:
     from pyanaconda.modules.common.constants.interfaces import KICKSTART_MODULE
 except ImportError as error:   # pragma: no cover - depends on the machine
     pytest.skip("pyanaconda is not importable (%s); put an anaconda checkout on PYTHONPATH, "
-                "see shared/TESTING.md" % error, allow_module_level=True)
+                "see docs/testing.md" % error, allow_module_level=True)
 
 from lab.kickstarts import certificate_section, edns_kickstart
 from lab import certs
+from lab.bus import wait_for
 from lab.dotlab import TLS_NAME, free_port
 from org_edns_addon import constants as c
 from org_edns_addon.dbus.identifiers import EDNS
@@ -50,7 +58,8 @@ from org_edns_addon.staging.plan import Phase
 from tests.anaconda_fixtures import (EDNS_SECTION, SECURITY_SERVICE, boss_kickstart_manager,
                                      boss_read, kickstart)
 from tests.conftest import run_cli
-from tests.dbus_fixtures import plain_structures, validation
+from tests.dbus_fixtures import (AsyncCalls, call_check_servers, give_silent_server,
+                                 plain_structures, validation)
 from tests.ks_fixtures import line_of
 
 
@@ -379,3 +388,63 @@ def test_module_interface_has_the_template_members_and_the_task_method(start_mod
     assert ours.lookup_method("CheckServersWithTask").out_args[0].signature == "o"
     anacondas = node.lookup_interface(KICKSTART_MODULE.interface_name)
     assert anacondas.lookup_method("GenerateKickstart") is not None
+
+
+# --- the module stays responsive -----------------------------------------------------------
+
+MODULE = "org_edns_addon.service"
+
+
+def module_pid(bus):
+    return bus.proxy.GetConnectionUnixProcessID(EDNS.service_name)
+
+
+def exit_status(pid, seconds):
+    """The exit status of our child PID (a negative signal number if killed), or None if it
+    still runs after SECONDS."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found, status = os.waitpid(pid, os.WNOHANG)
+        if found:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.02)
+    return None
+
+
+@pytest.mark.root
+@pytest.mark.parametrize("stop", ["Quit", "SIGTERM"])
+def test_the_module_stops_at_once_while_a_check_runs(start_module, bus, lab_network,
+                                                     silent_server, stop):
+    proxy = start_module(MODULE, EDNS.service_name, network=lab_network)
+    give_silent_server(proxy, silent_server)
+    pid = module_pid(bus)
+    calls = AsyncCalls(bus.connection)
+    call_check_servers(calls, "check", 20.0)
+    wait_for(lambda: silent_server.accepted == 1, what="the check to connect")
+    if stop == "Quit":
+        # What Anaconda's boss does at the end (ModuleManager.stop_modules): answered at
+        # once, and the module leaves its loop a second later (Anaconda's deferred stop).
+        proxy.Quit()
+        expected = 0
+    else:
+        # Anaconda's modules take no signals of their own: SIGTERM's default action.
+        os.kill(pid, signal.SIGTERM)
+        expected = -signal.SIGTERM
+    # Within half the check's own time.
+    assert exit_status(pid, 10) == expected
+
+
+def test_a_kickstart_larger_than_one_call_of_ours_still_reaches_the_module(start_module, bus,
+                                                                         tmp_path):
+    # The size limit is for the addon's own members; Anaconda's boss hands the module its
+    # part of the kickstart in one ReadKickstart call, and certificates make it large.
+    proxy = start_module(MODULE, EDNS.service_name)
+    bundle = "".join(certs.make_ca("Bundle %d" % n).pem for n in range(1400))
+    text = kickstart(bundle) + "".join(certificate_section(bundle, "more%d.pem" % n)
+                                       for n in range(3))
+    assert len(text) > c.MAX_DBUS_CALL_BYTES
+    path = tmp_path / "ks.cfg"
+    path.write_text(text)
+    report = boss_read(bus, path)
+    assert report.is_valid(), [str(m) for m in report.get_messages()]
+    assert len(proxy.Certificates) == 4 and validation(proxy) == []

@@ -19,18 +19,25 @@ address bytes, protocol, port, name and routing domain D; dnsconfd
 (src/dns_managers/unbound_manager.c) sorts each zone's servers by priority
 and protocol and hands Unbound only the best of them. dnsconfd is not
 packaged for Debian, so the rows are its own unit tests and sources; an
-accepted row gives the ``servers=`` value NetworkManager passes on.
+accepted row gives the ``servers=`` value NetworkManager passes on. The last
+section restates dnsconfd's two Unbound files and lets Unbound's own reader
+show what they would do beside the unbound backend.
 """
 
 import ctypes
 import ctypes.util
+import subprocess
 
 import pytest
 
-from lab.kickstarts import edns_section
+from lab.kickstarts import edns_kickstart, edns_section
+from org_edns_addon import constants as c
+from org_edns_addon.initrd import BootOptionsError, check_initramfs_servers
+from org_edns_addon.model import DotServer
 
 from tests.conftest import run_cli
 from tests.peer_fixtures import Row, keyfile_servers
+from tests.staging_fixtures import require_tools
 from tests.ks_fixtures import parse
 
 PLUGIN = "NetworkManager src/core/dns/nm-dns-dnsconfd.c parse_global_config"
@@ -268,3 +275,77 @@ def test_validate_says_on_the_header_line_what_plaintext_the_mode_lets_out(write
         return
     assert len(lines) == 2 and lines[-1] == "%s: 0 errors, 1 warning" % path
     assert lines[0].startswith("%s:1: warning: %s" % (path, says)), lines[0]
+
+
+def test_the_initramfs_names_every_link_local_server_it_refuses_in_one_plural_sentence():
+    servers = [DotServer.parse_uri(uri) for uri in (
+        LINK_LOCAL, GOOD, "dns+tls://[fe80::54%eth0]#dot.corp.example")]
+    with pytest.raises(BootOptionsError) as raised:
+        check_initramfs_servers(servers)
+    assert str(raised.value) == (
+        "the initramfs cannot use the link-local servers %s, %s: it speaks DoT only through "
+        "NetworkManager's dnsconfd plugin, which drops the interface; give the initramfs "
+        "servers by their global addresses" % (servers[0].uri(), servers[2].uri()))
+
+
+# --- dnsconfd left enabled beside the unbound backend ------------------------------------
+#
+# Why the unbound backend's target plan disables dnsconfd.
+#
+# Anaconda's network module enables dnsconfd in the installed system because of our own
+# ``rd.net.dns-backend=dnsconfd`` (tests/test_installer_sequence.py sees it on each line's
+# code). Had it stayed enabled beside ``--backend=unbound``, dnsconfd would on every boot
+# take resolv.conf (distribution/dnsconfd-prepare.sh, ``dnsconfd config take_resolvconf``)
+# and point it at its own listen address (src/dns_managers/unbound_manager.c
+# write_resolv_conf: ``nameserver 127.0.0.1``), and write /run/dnsconfd/unbound.conf,
+# which the dnsconfd-unbound package's /etc/unbound/conf.d/unbound.conf includes into the
+# same Unbound as ours (write_configuration, with no servers from NetworkManager, which
+# runs dns=none for this backend). dnsconfd is not packaged for Debian: its two files are
+# restated below as those sources write them, and Unbound's own reader shows what then
+# wins. The plan's fix is tests/test_staging_plan.py's.
+
+# distribution/unbound-dnsconfd.conf, installed as /etc/unbound/conf.d/unbound.conf.
+DNSCONFD_UNBOUND_INCLUDE = "server:\n\tinclude: %s\n"
+# write_configuration() and generate_listen_address() with dnssec_enabled no (its
+# default), the default listen address 127.0.0.1, no server from NetworkManager, and the
+# effective CA of its default certification_authority list that exists (global_options.c:
+# /etc/pki/dns/extracted/pem/tls-ca-bundle.pem, then the system's).
+DNSCONFD_RUNTIME = ('server:\n\tmodule-config: "ipsecmod iterator"\n\tinterface: 127.0.0.1\n'
+                    '\tdo-not-query-address: 127.0.0.1/8\n\ttls-cert-bundle: %s\n'
+                    'forward-zone:\n\tname: "."\n\tforward-addr: "127.0.0.1"\n')
+SYSTEM_BUNDLE = "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem"
+
+
+def test_a_dnsconfd_left_enabled_would_rewrite_the_unbound_backends_forwarder(
+        write_ks, test_ca, tmp_path):
+    require_tools("unbound-checkconf")
+    root = tmp_path / "root"
+    root.mkdir()
+    # Without --ca: our forwarder authenticates with the system trust store.
+    applied = run_cli("apply", write_ks(edns_kickstart(test_ca.pem, "--backend=unbound")),
+                      "--root", root)
+    assert applied.returncode == 0, applied.stderr
+    runtime = tmp_path / "dnsconfd-unbound.conf"
+    runtime.write_text(DNSCONFD_RUNTIME % SYSTEM_BUNDLE)
+    (root / "etc/unbound/conf.d/unbound.conf").write_text(DNSCONFD_UNBOUND_INCLUDE % runtime)
+    main = tmp_path / "unbound.conf"
+    main.write_text('server:\n    chroot: ""\n    username: ""\n    directory: "%s"\n'
+                    '    pidfile: ""\ninclude: "%s/etc/unbound/conf.d/*.conf"\n'
+                    % (tmp_path, root))
+
+    def option(name):
+        result = subprocess.run(["unbound-checkconf", "-o", name, str(main)],
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        return result.stdout.split("\n")[:-1]
+
+    # dnsconfd's file is read after ours: its server options win over ours ...
+    assert option("tls-cert-bundle") == [SYSTEM_BUNDLE]
+    assert option("module-config") == ["ipsecmod iterator"]
+    # ... it adds its own listener, where it points resolv.conf ...
+    assert option("interface") == [c.UNBOUND_LISTEN_ADDRESS, "127.0.0.1"]
+    # ... and a second forward zone for "." (Unbound keeps the first it reads, ours here,
+    # by nothing but the file names: "edns-forward.conf" sorts before "unbound.conf").
+    with open(root / c.UNBOUND_CONF_PATH.lstrip("/")) as ours:
+        assert 'name: "."' in ours.read()
+    assert 'name: "."' in runtime.read_text()

@@ -27,8 +27,8 @@ from org_edns_addon.constants import CHECK_MAX_PARALLEL
 from org_edns_addon.model import DotServer, EdnsConfig
 from org_edns_addon.probe import Outcome, check_servers, printable
 from tests.conftest import run_cli
-from tests.hostile_dot import (HostileDotServer, dns_answer, oversized_tls_record,
-                               reset_after_handshake)
+from tests.misbehaving_dot import (HostileDotServer, dns_answer, oversized_tls_record,
+                                   reset_after_handshake)
 
 # A line an attacker would like to draw over its real failure.
 FAKE_OK = "\x1b[2K\r\ndns+tls://127.0.0.2#dot.test: ok, 9 ms"

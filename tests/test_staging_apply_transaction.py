@@ -141,7 +141,7 @@ def _attacked_roll_back(tmp_path, write_ks, variant):
     new_ks = certificates_kickstart(write_ks, 200, "New CA", "192.0.2.99#dot.new.example")
     mountpoint = tmp_path / "mnt"
     mountpoint.mkdir()
-    result = in_mount_namespace("cd %s && exec %s -m tests.apply_attacks %s %s %s %s" % (
+    result = in_mount_namespace("cd %s && exec %s -m tests.interrupted_apply %s %s %s %s" % (
         REPO, sys.executable, mountpoint, old_ks, new_ks, variant))
     assert result.returncode == 0, result.stderr[-3000:]
     report = json.loads(result.stdout)
@@ -600,6 +600,8 @@ def test_in_an_append_only_directory_the_message_names_each_file_left(write_ks, 
     assert "the roll-back is incomplete: " in result.stderr
     for path in left:   # each one named, with the reason and what to do
         assert "%s is left (Operation not permitted); remove it" % path in result.stderr
+    # No file had been replaced when it stopped, and the sentence says so in words.
+    assert result.stderr.endswith("; no file was restored to its previous state\n")
     # The journal stays, naming them, so that the next apply removes them once it can.
     journal = "var/lib/edns-addon/journal.json"
     assert {path: entry for path, entry in tree_digest(root).items()

@@ -33,7 +33,7 @@ try:
     from pyanaconda.ui.tui.spokes import NormalTUISpoke  # noqa: F401  (the text UI imports)
 except ImportError as error:   # pragma: no cover - depends on the machine
     pytest.skip("pyanaconda's text UI is not importable (%s); put an anaconda checkout and "
-                "python-meh on PYTHONPATH, see shared/TESTING.md" % error,
+                "python-meh on PYTHONPATH, see docs/testing.md" % error,
                 allow_module_level=True)
 
 from simpleline import App

@@ -15,6 +15,8 @@ The module is the stand-alone ``python3 -m org_edns_addon.dbus.standalone``: the
 same interface template the Anaconda module publishes.
 """
 
+from dataclasses import replace
+
 import pytest
 from dasbus.typing import Str, get_variant
 
@@ -62,7 +64,8 @@ def test_module_errors_make_the_status_incomplete(edns_proxy):
     status = hub_status(proxy)
     assert status.configured and not status.completed
     assert status.line == ("Error: --ca=missing.pem names no %certificate --filename "
-                            "(known: none); add that %certificate or fix the name")
+                            "(there is no %certificate at all); add that %certificate or fix "
+                            "the name")
 
 
 def test_a_refused_value_becomes_an_edit_error(edns_proxy):
@@ -91,6 +94,46 @@ def test_a_configuration_the_module_refuses_leaves_it_as_it_was(edns_proxy):
                                         "domain' is not a valid DNS search domain"):
         write_config(proxy, config)
     assert read_config(proxy) == written
+
+
+def test_a_configuration_the_module_refuses_adds_none_of_the_editors_certificates(
+        edns_proxy, test_ca):
+    proxy, _ = edns_proxy
+    editor = read_editor(proxy)
+    editor.add_server("dns+tls://192.0.2.53#dot.example")
+    write_editor(proxy, editor)
+    written = read_config(proxy)
+    editor.add_certificate(read_ca_pem(test_ca.pem), "corp-ca.pem")
+    # A search domain no editor makes, smuggled past it: the module refuses the whole.
+    editor.state.set_kickstart(replace(editor.config, searches=("not a domain",)),
+                               editor.certificates)
+    assert [cert.filename for cert in editor.added_certificates] == ["corp-ca.pem"]
+    with pytest.raises(EditError, match="^the installer refused the configuration: 'not a "
+                                        "domain' is not a valid DNS search domain"):
+        write_editor(proxy, editor)
+    assert read_config(proxy) == written
+    assert proxy.Certificates == []
+
+
+def test_a_certificate_refused_after_the_configuration_puts_the_configuration_back(
+        edns_proxy, test_ca):
+    proxy, _ = edns_proxy
+    editor = read_editor(proxy)
+    editor.add_server("dns+tls://192.0.2.53#dot.example")
+    write_editor(proxy, editor)
+    written = read_config(proxy)
+    editor.add_certificate(read_ca_pem(test_ca.pem), "corp-ca.pem")
+    editor.set_resolve_mode("backup")
+    # Another client takes the name after the editor read the module.
+    other = certs.make_ca("Other CA")
+    proxy.AddCertificate("corp-ca.pem", other.pem)
+    with pytest.raises(EditError, match="^the installer refused the certificate corp-ca.pem: "
+                                        "a %certificate --filename=corp-ca.pem is already "
+                                        "there"):
+        write_editor(proxy, editor)
+    assert read_config(proxy) == written
+    assert [(c["filename"], c["cert"]) for c in plain_structures(proxy.Certificates)] == [
+        ("corp-ca.pem", other.pem.rstrip("\n"))]
 
 
 def test_certificates_of_anaconda_structures(test_ca):

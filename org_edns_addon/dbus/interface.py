@@ -35,8 +35,8 @@ from org_edns_addon.dbus.structures import (CertificateData, ConfigurationData, 
                                             ServerCheckData, ValidationReport, checked_name,
                                             checked_names)
 from org_edns_addon.echo import echo
-from org_edns_addon.i18n import N_, _
-from org_edns_addon.problems import ModelError
+from org_edns_addon.i18n import _
+from org_edns_addon.problems import ListOf, ModelError
 
 PROPERTIES_INTERFACE = "org.freedesktop.DBus.Properties"
 
@@ -57,9 +57,9 @@ class EdnsInterfaceMembers(InterfaceTemplate):
     # repeats the properties whose values are sent.
     INVALIDATED_PROPERTIES = frozenset(["Certificates", "Configuration"])
     # The most items of each list property, counted before dasbus reads any of them.
-    MAX_ITEMS = {"Servers": (MAX_SERVERS, N_("DNS servers")),
-                 "SearchDomains": (MAX_NAMES_PER_LIST, N_("search domains")),
-                 "CaNames": (MAX_NAMES_PER_LIST, N_("--ca names"))}
+    MAX_ITEMS = {"Servers": (MAX_SERVERS, ListOf.SERVERS),
+                 "SearchDomains": (MAX_NAMES_PER_LIST, ListOf.SEARCH_DOMAINS),
+                 "CaNames": (MAX_NAMES_PER_LIST, ListOf.CA_NAMES)}
     # The same lists as fields of the Configuration structure.
     CONFIGURATION_LISTS = {"servers": "Servers", "search-domains": "SearchDomains",
                            "ca-names": "CaNames"}
@@ -100,18 +100,17 @@ class EdnsInterfaceMembers(InterfaceTemplate):
     def _check_items(self, name, value):
         """Refuse VALUE (a ``GLib.Variant``) for the list property NAME when it holds more
         items than ``MAX_ITEMS`` allows (or its servers route too many domains)."""
-        limit, what = self.MAX_ITEMS.get(name, (None, None))
+        limit, items = self.MAX_ITEMS.get(name, (None, None))
         if limit is None or not value.get_type_string().startswith("a"):
             return
         if value.n_children() > limit:
-            raise InvalidValueError(_("%d %s are too many; give at most %d")
-                                    % (value.n_children(), _(what), limit))
+            raise InvalidValueError(items.too_many(value.n_children(), limit))
         if name == "Servers":
             routed = sum(_routed_domains(value.get_child_value(index))
                          for index in range(value.n_children()))
             if routed > MAX_NAMES_PER_LIST:
-                raise InvalidValueError(_("%d routed domains are too many; give at most %d")
-                                        % (routed, MAX_NAMES_PER_LIST))
+                raise InvalidValueError(ListOf.ROUTED_DOMAINS.too_many(routed,
+                                                                       MAX_NAMES_PER_LIST))
 
     def report_changed_property(self, property_name):
         if property_name in self.INVALIDATED_PROPERTIES:
@@ -204,7 +203,7 @@ class EdnsInterfaceMembers(InterfaceTemplate):
     def SearchDomains(self, domains: List[Str]):
         with refusing_invalid_values():
             self.implementation.set_search_domains(checked_names(domains, _("search domain"),
-                                                                 _("search domains")))
+                                                                 ListOf.SEARCH_DOMAINS))
 
     @property
     def CaNames(self) -> List[Str]:
@@ -215,7 +214,7 @@ class EdnsInterfaceMembers(InterfaceTemplate):
     @emits_properties_changed
     def CaNames(self, names: List[Str]):
         with refusing_invalid_values():
-            self.implementation.set_ca_names(checked_names(names, _("--ca name"), _("--ca names")))
+            self.implementation.set_ca_names(checked_names(names, _("--ca name"), ListOf.CA_NAMES))
 
     @property
     def Certificates(self) -> List[Structure]:

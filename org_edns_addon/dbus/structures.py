@@ -25,7 +25,7 @@ from org_edns_addon.constants import MAX_DBUS_NAME_CHARS, MAX_NAMES_PER_LIST
 from org_edns_addon.echo import echo, unshown
 from org_edns_addon.i18n import _
 from org_edns_addon.model import Backend, DotServer, ResolveMode
-from org_edns_addon.problems import ModelError
+from org_edns_addon.problems import ListOf, ModelError
 
 
 def checked_name(value, what):
@@ -42,12 +42,12 @@ def checked_name(value, what):
     return value
 
 
-def checked_names(values, what, plural):
+def checked_names(values, what, items):
     """VALUES, a list of names given over D-Bus, each checked by ``checked_name`` (WHAT
-    and PLURAL name one and several); ``ModelError`` for more than ``MAX_NAMES_PER_LIST``."""
+    names one); ``ModelError`` for more than ``MAX_NAMES_PER_LIST`` (ITEMS, a ``ListOf``,
+    says which list)."""
     if len(values) > MAX_NAMES_PER_LIST:
-        raise ModelError(_("%d %s are too many; give at most %d")
-                         % (len(values), plural, MAX_NAMES_PER_LIST))
+        raise ModelError(items.too_many(len(values), MAX_NAMES_PER_LIST))
     return [checked_name(value, what) for value in values]
 
 
@@ -153,7 +153,7 @@ class DotServerData(ServerAddressData):
         return DotServer.from_parts(checked_name(self.address, _("address")), self.port or None,
                                     checked_name(self.name, _("TLS name")),
                                     checked_names(self.domains, _("domain"),
-                                                  _("routed domains")), self.tls)
+                                                  ListOf.ROUTED_DOMAINS), self.tls)
 
 
 class ConfigurationData(TypeChecked, DBusData):
@@ -232,8 +232,8 @@ class ConfigurationData(TypeChecked, DBusData):
             "resolve_mode": checked_name(self.resolve_mode, _("resolve mode")),
             "backend": checked_name(self.backend, _("backend")),
             "search_domains": checked_names(self.search_domains, _("search domain"),
-                                            _("search domains")),
-            "ca_names": checked_names(self.ca_names, _("--ca name"), _("--ca names"))}
+                                            ListOf.SEARCH_DOMAINS),
+            "ca_names": checked_names(self.ca_names, _("--ca name"), ListOf.CA_NAMES)}
 
 
 class ServerCheckData(ServerAddressData):

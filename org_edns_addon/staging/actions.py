@@ -34,10 +34,6 @@ from org_edns_addon.staging.plan import ActionKind
 log = logging.getLogger(__name__)
 
 
-class CommandError(StagingError):
-    """A command run for an action failed."""
-
-
 class CommandRunner:
     """The one place commands run; tests may pass a recorder."""
 
@@ -47,14 +43,11 @@ class CommandRunner:
             result = subprocess.run(list(argv), stdin=subprocess.DEVNULL,
                                     capture_output=True, text=True, check=False)
         except OSError as error:
-            raise CommandError(_("cannot run %s: %s") % (argv[0], error.strerror or error)) \
-                from None
+            raise StagingError(_("cannot run %s: %s") % (argv[0], error_text(error))) from None
         if result.returncode != 0:
             output = (result.stderr or result.stdout).strip().splitlines()
-            raise CommandError(_("%s failed with exit code %d%s") % (
+            raise StagingError(_("%s failed with exit code %d%s") % (
                 " ".join(argv), result.returncode, ": " + output[-1] if output else ""))
-
-
 
 
 # What systemd takes as a unit name (unit_name_is_valid() in src/basic/unit-name.c): plain

@@ -364,9 +364,12 @@ class _Transaction:
 def _outcome(root, restored, problems):
     """What the root holds after a roll-back, as a sentence."""
     listed = ", ".join(root.shown(path) for path in restored)
-    if problems:
+    if problems and restored:
         return _("the roll-back is incomplete: %s; restored to their previous state: %s") % (
-            "; ".join(problems), listed or "none")
+            "; ".join(problems), listed)
+    if problems:
+        return _("the roll-back is incomplete: %s; no file was restored to its previous "
+                 "state") % "; ".join(problems)
     if restored:
         return _("nothing was applied: restored to their previous state: %s") % listed
     return _("nothing was applied: no file had been replaced yet")

@@ -74,8 +74,18 @@ def write_config(module, config):
 
 
 def write_editor(module, editor):
-    """Add the certificates added in EDITOR that the module does not have yet (an earlier
-    write may have added some), then write its configuration; a refusal becomes EditError."""
+    """Write EDITOR's configuration, then add the certificates added in it that the module
+    does not have yet (an earlier write may have added some); a refusal becomes EditError.
+
+    The configuration goes first: the module takes it whole or refuses it whole, so a
+    refused one leaves the module as it was, certificates included (the module takes a
+    ``--ca`` name before its certificate; until it comes, ``Validate`` says so). The
+    editor checked each certificate with the module's own rules, so the module refuses
+    one only when something else changed it since it was read (another client, the
+    clock): then the configuration it had is put back, and certificates added before
+    that one in this write stay, named by no ``--ca``."""
+    before = module.Configuration
+    write_config(module, editor.config)
     present = {data.filename: data.cert for data in CertificateData.from_structure_list(
         module.Certificates)}
     for cert in editor.added_certificates:
@@ -84,9 +94,17 @@ def write_editor(module, editor):
         try:
             module.AddCertificate(cert.filename, cert.pem)
         except DBusError as error:
+            _put_back(module, before)
             raise EditError(_("the installer refused the certificate %s: %s")
                             % (cert.filename, error)) from None
-    write_config(module, editor.config)
+
+
+def _put_back(module, configuration):
+    """Set the module's CONFIGURATION again (a structure it gave), after a later refusal."""
+    try:
+        module.Configuration = configuration
+    except DBusError as error:
+        log.warning("Could not put back the configuration: %s", error)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""Hostile DNS-over-TLS servers, for attacking ``edns-addon check``.
+"""DNS-over-TLS servers that misbehave, for the tests of ``edns-addon check``.
 
 A ``HostileDotServer`` is a real TLS server (Python's ``ssl``) in a thread of
 the test process, listening in the network it is given (a ``lab.dotlab``

@@ -9,10 +9,10 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""An apply stopped in the middle of replacing files, then attacked, then interrupted.
+"""An apply stopped in the middle of replacing files, its disk filled, then interrupted.
 
 Run inside a private mount namespace (it mounts a small tmpfs), as
-``python3 -m tests.apply_attacks MOUNTPOINT OLD_KS NEW_KS VARIANT``; prints one
+``python3 -m tests.interrupted_apply MOUNTPOINT OLD_KS NEW_KS VARIANT``; prints one
 JSON object for the test to judge. VARIANT ``full-disk`` fills the filesystem
 while the apply is stopped; ``lose-a-backup`` also removes the second name that
 apply keeps of one old file. Then SIGTERM, SIGCONT: the roll-back runs on a
@@ -94,7 +94,7 @@ def fill(directory):
                     return written
 
 
-def attack(mountpoint, old_ks, new_ks, variant):
+def interrupt_apply(mountpoint, old_ks, new_ks, variant):
     subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", mountpoint], check=True)
     root = os.path.join(mountpoint, "root")
     report = {"attempts": 0}
@@ -147,4 +147,4 @@ def attack(mountpoint, old_ks, new_ks, variant):
 
 
 if __name__ == "__main__":
-    attack(*sys.argv[1:])
+    interrupt_apply(*sys.argv[1:])

@@ -401,6 +401,7 @@ class _ServerProbe:
         self.handshake_ms = None
         self.outgoing_bytes = b""
         self.answer = b""
+        self.answer_waited = 0.0  # how long the last read while asking had waited here
         self.refusal = None      # the verification error, while its certificate is read
 
     # The loop's calls.
@@ -555,7 +556,13 @@ class _ServerProbe:
         except OSError as error:
             self._broken(error)
             return
-        self._exclude(now - ready_at if waited is None else waited)
+        waited = now - ready_at if waited is None else waited
+        if self.stage is _Stage.ASKING:
+            # What waits here while the answer is awaited (TLS 1.3 session tickets) is not
+            # late on the server's account: only the read that completes the answer is.
+            self.answer_waited = waited
+        else:
+            self._exclude(waited)
         if data:
             self.incoming.write(data)
         else:
@@ -643,6 +650,7 @@ class _ServerProbe:
             if len(self.answer) >= _DNS_LENGTH_BYTES:
                 length = int.from_bytes(self.answer[:_DNS_LENGTH_BYTES], "big")
                 if len(self.answer) >= _DNS_LENGTH_BYTES + length:
+                    self._exclude(self.answer_waited)
                     rtt_ms = self._elapsed_ms()
                     wire = self.answer[_DNS_LENGTH_BYTES:_DNS_LENGTH_BYTES + length]
                     self._finish(_judge_answer(self.server, self.query, wire, self.name,

@@ -368,9 +368,24 @@ def _never_queried(server):
     return server.address.is_loopback
 
 
-def _unserved_zone_error(zone, servers, backend):
-    """Why ZONE, whose every server (SERVERS) is one the resolver never queries, has no DNS."""
+def _unserved_zone_error(zone, servers, backend, plaintext_unused=False):
+    """Why ZONE, whose every server the resolver uses (SERVERS) is one it never queries,
+    has no DNS; PLAINTEXT_UNUSED: the zone's plaintext servers are not among them."""
     uris = ", ".join(server.uri() for server in servers)
+    if plaintext_unused:
+        return P_("%(zone)s would have no DNS: dnsconfd uses only the DoT servers of a zone "
+                  "that has any, never its plaintext ones, and the DoT server for them, "
+                  "%(servers)s, is on loopback, which dnsconfd's Unbound never queries "
+                  "(dnsconfd writes 'do-not-query-address: 127.0.0.1/8' and Unbound's "
+                  "default 'do-not-query-localhost: yes' also excludes ::1); give the "
+                  "server's own address on the network instead",
+                  "%(zone)s would have no DNS: dnsconfd uses only the DoT servers of a zone "
+                  "that has any, never its plaintext ones, and the DoT servers for them, "
+                  "%(servers)s, are on loopback, which dnsconfd's Unbound never queries "
+                  "(dnsconfd writes 'do-not-query-address: 127.0.0.1/8' and Unbound's "
+                  "default 'do-not-query-localhost: yes' also excludes ::1); give the "
+                  "servers' own addresses on the network instead",
+                  len(servers)) % {"zone": zone, "servers": uris}
     if backend == Backend.DNSCONFD:
         return P_("%(zone)s would have no DNS: the only server for them, %(servers)s, is "
                   "on loopback, which dnsconfd's Unbound never queries (dnsconfd writes "
@@ -497,12 +512,21 @@ class EdnsConfig:
                   for domain, servers in self.routed_domains().items()]
         return zones
 
+    def _used_servers(self, servers):
+        """Those of a zone's SERVERS that its resolver uses: with dnsconfd, the DoT servers
+        of a zone that has any (``_plaintext_behind_dot``), else all of them."""
+        if self.backend == Backend.DNSCONFD:
+            return tuple(server for server in servers if server.tls) or servers
+        return servers
+
     def _unserved_zones(self):
-        """{servers: [zone, …]} of the zones that have servers, none of them ever queried."""
+        """{(used servers, whether plaintext ones are left unused): [zone, …]} of the zones
+        that have servers, none of those their resolver uses ever queried."""
         unserved = {}
         for zone, servers in self._zones():
-            if servers and all(_never_queried(server) for server in servers):
-                unserved.setdefault(servers, []).append(zone)
+            used = self._used_servers(servers)
+            if used and all(_never_queried(server) for server in used):
+                unserved.setdefault((used, used != servers), []).append(zone)
         return unserved
 
     def problems(self, header_lineno=None, all_servers_read=True):
@@ -530,10 +554,11 @@ class EdnsConfig:
             error(_("every server is routed with domain=; add at least one server without "
                   "domain= to serve all other names"), header_lineno)
         unserved = self._unserved_zones() if all_servers_read else {}
-        for servers, zones in unserved.items():
-            error(_unserved_zone_error(" and ".join(zones), servers, self.backend),
+        for (servers, plaintext_unused), zones in unserved.items():
+            error(_unserved_zone_error(" and ".join(zones), servers, self.backend,
+                                       plaintext_unused),
                   servers[0].lineno, servers[0].filename)
-        in_unserved_zone = {server for servers in unserved for server in servers}
+        in_unserved_zone = {server for servers, _unused in unserved for server in servers}
         seen = {}
         for server in self.servers:
             where = (server.lineno, server.filename)

@@ -60,6 +60,9 @@ NO_DNS = ("%s would have no DNS: the only server for them, %s, is on loopback, w
           "Unbound never queries (dnsconfd writes 'do-not-query-address: 127.0.0.1/8' and "
           "Unbound's default 'do-not-query-localhost: yes' also excludes ::1); give the "
           "server's own address on the network instead")
+NO_DNS_PLAINTEXT_UNUSED = (
+    "%s would have no DNS: dnsconfd uses only the DoT servers of a zone that has any, never "
+    "its plaintext ones, and the DoT server for them, %s, is on loopback")
 LAB = "dns+tls://192.0.2.60#dot.lab.example domain=lab.example"
 
 ROWS = [
@@ -122,6 +125,16 @@ ROWS = [
         beside=(GOOD, "dns+tls://192.0.2.60#dot.lab.example domain=lab.example"),
         warns=BEHIND_DOT % ("dns+udp://192.0.2.98", "lab.example",
                             "dns+tls://192.0.2.60#dot.lab.example")),
+    # So a loopback DoT server with a usable plaintext server beside it leaves its zone
+    # with no DNS, for all names or a routed domain: refused.
+    Row(USED_SERVERS + "test_get_used_servers_protocol", "dns+tls://127.0.0.2#dot.corp.example",
+        BACKUP, beside=("dns+udp://192.0.2.99",),
+        refuses=NO_DNS_PLAINTEXT_UNUSED % ("all names", "dns+tls://127.0.0.2#dot.corp.example")),
+    Row(USED_SERVERS + "test_get_used_servers_protocol",
+        "dns+tls://[::1]#dot.lab.example domain=lab.example", BACKUP,
+        beside=(GOOD, "dns+udp://192.0.2.98 domain=lab.example"),
+        refuses=NO_DNS_PLAINTEXT_UNUSED % ("the names in lab.example",
+                                           "dns+tls://[::1]#dot.lab.example")),
     # Alone in its zone, a plaintext server is used (forward-tls-upstream: no).
     Row("dnsconfd src/dns_managers/unbound_manager.c generate_forward_zones",
         "dns+udp://192.0.2.98 domain=lab.example", BACKUP, accepts="dns+udp://192.0.2.98"),

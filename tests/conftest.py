@@ -210,3 +210,18 @@ def assert_sentence(result, code, *fragments):
     assert "Traceback" not in result.stderr
     for fragment in fragments:
         assert fragment in result.stderr, result.stderr
+
+
+def sticky_directory_with_a_planted_link(tmp_path):
+    """A world-writable sticky directory (as /tmp) holding "out", another user's symlink
+    to a file of ours: (the directory, the link, the file)."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    planted = shared / "out"
+    planted.symlink_to(victim)
+    if os.geteuid() == 0:
+        os.lchown(planted, 1234, 1234)   # another user's link
+    return shared, planted, victim

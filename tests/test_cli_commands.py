@@ -24,7 +24,7 @@ import pytest
 
 from lab.kickstarts import edns_kickstart
 from org_edns_addon import constants as c
-from tests.conftest import REPO, assert_sentence, run_cli
+from tests.conftest import REPO, assert_sentence, run_cli, sticky_directory_with_a_planted_link
 
 SERVER = "dns+tls://192.0.2.53#dot.example\n"
 
@@ -65,15 +65,7 @@ def test_an_output_symlink_planted_in_a_sticky_directory_is_refused_by_name(outp
     """A world-writable sticky directory (as /tmp), where another user planted OUT as a
     symlink to a file of ours: the command refuses it, naming the link and its target,
     and neither the link nor the file changes; a plain OUT there is written."""
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    shared.chmod(0o1777)
-    victim = tmp_path / "victim"
-    victim.write_text("precious\n")
-    planted = shared / "out"
-    planted.symlink_to(victim)
-    if os.geteuid() == 0:
-        os.lchown(planted, 1234, 1234)   # another user's link
+    shared, planted, victim = sticky_directory_with_a_planted_link(tmp_path)
 
     result = run_cli(*output_command, "-o", planted)
 

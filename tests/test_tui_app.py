@@ -22,7 +22,7 @@ import pytest
 
 from lab.kickstarts import certificate_section
 from lab import certs
-from tests.conftest import REPO, assert_sentence, run_cli
+from tests.conftest import REPO, assert_sentence, run_cli, sticky_directory_with_a_planted_link
 
 PROMPT = "Please make a selection from the above"
 
@@ -348,21 +348,6 @@ def test_ctrl_d_with_edits_not_saved_asks_before_ending(tmp_path, answer):
 
 # --- where it writes: -o, or the kickstart it edits ----------------------------------------
 
-def _sticky_directory_with_a_planted_link(tmp_path):
-    """A world-writable sticky directory (as /tmp) holding "out", another user's symlink
-    to a file of ours; (the directory, the link, the file)."""
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    shared.chmod(0o1777)
-    victim = tmp_path / "victim"
-    victim.write_text("precious\n")
-    planted = shared / "out"
-    planted.symlink_to(victim)
-    if os.geteuid() == 0:
-        os.lchown(planted, 1234, 1234)   # another user's link
-    return shared, planted, victim
-
-
 LINK_REFUSED = ("cannot write %s: it is a symbolic link (to %s); refusing to replace what it "
                 "points to: remove the link or give another path")
 
@@ -372,7 +357,7 @@ def test_an_output_symlink_planted_in_a_sticky_directory_is_refused_by_name(term
     """As overlay -o, convert -o and updates-img -o (tests/test_cli_commands.py): the link
     is refused by name, before the screens when it is there at the start, and when it is
     planted during the session, at saving; neither the link nor its file changes."""
-    shared, planted, victim = _sticky_directory_with_a_planted_link(tmp_path)
+    shared, planted, victim = sticky_directory_with_a_planted_link(tmp_path)
     kickstart = tmp_path / "ks.cfg"
     kickstart.write_text("%addon org_edns_addon\ndns+tls://192.0.2.53#dot.example\n%end\n")
     for argv in (("tui", kickstart, "-o", planted), ("tui", planted), ("tui", "-o", planted)):
@@ -398,7 +383,7 @@ def test_an_output_symlink_planted_in_a_sticky_directory_is_refused_by_name(term
 
 def test_a_kickstart_edited_in_place_in_a_sticky_directory_is_written(terminal, tmp_path):
     # tui KICKSTART writes KICKSTART itself: a regular file there is replaced.
-    shared, _planted, _victim = _sticky_directory_with_a_planted_link(tmp_path)
+    shared, _planted, _victim = sticky_directory_with_a_planted_link(tmp_path)
     in_place = shared / "ks.cfg"
     in_place.write_text("%addon org_edns_addon\ndns+tls://192.0.2.53#dot.example\n%end\n")
     terminal.start("tui", str(in_place))

@@ -96,14 +96,21 @@ def test_a_configuration_the_module_refuses_leaves_it_as_it_was(edns_proxy):
     assert read_config(proxy) == written
 
 
-def test_a_configuration_the_module_refuses_adds_none_of_the_editors_certificates(
-        edns_proxy, test_ca):
-    proxy, _ = edns_proxy
+def written_editor_adding_a_certificate(proxy, test_ca):
+    """An editor of the module with a server written to it and a certificate added but not
+    yet written: (the editor, the configuration the module holds)."""
     editor = read_editor(proxy)
     editor.add_server("dns+tls://192.0.2.53#dot.example")
     write_editor(proxy, editor)
     written = read_config(proxy)
     editor.add_certificate(read_ca_pem(test_ca.pem), "corp-ca.pem")
+    return editor, written
+
+
+def test_a_configuration_the_module_refuses_adds_none_of_the_editors_certificates(
+        edns_proxy, test_ca):
+    proxy, _ = edns_proxy
+    editor, written = written_editor_adding_a_certificate(proxy, test_ca)
     # A search domain no editor makes, smuggled past it: the module refuses the whole.
     editor.state.set_kickstart(replace(editor.config, searches=("not a domain",)),
                                editor.certificates)
@@ -118,11 +125,7 @@ def test_a_configuration_the_module_refuses_adds_none_of_the_editors_certificate
 def test_a_certificate_refused_after_the_configuration_puts_the_configuration_back(
         edns_proxy, test_ca):
     proxy, _ = edns_proxy
-    editor = read_editor(proxy)
-    editor.add_server("dns+tls://192.0.2.53#dot.example")
-    write_editor(proxy, editor)
-    written = read_config(proxy)
-    editor.add_certificate(read_ca_pem(test_ca.pem), "corp-ca.pem")
+    editor, written = written_editor_adding_a_certificate(proxy, test_ca)
     editor.set_resolve_mode("backup")
     # Another client takes the name after the editor read the module.
     other = certs.make_ca("Other CA")

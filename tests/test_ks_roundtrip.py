@@ -168,7 +168,7 @@ def server_line(draw, plaintext_allowed, default_route, link_local_allowed,
     domains = [] if default_route else draw(st.lists(dns_name, max_size=3, unique_by=str.lower))
     comment = draw(st.sampled_from(["", "   # a comment", "\t"]))
     line = server + (" domain=" + ",".join(domains) if domains else "") + comment
-    return host, line
+    return host, line, tls and default_route
 
 
 @st.composite
@@ -196,10 +196,15 @@ def kickstart(draw):
                                 loopback_allowed=False))]
     servers += draw(st.lists(server_line(plaintext_allowed, draw(st.booleans()),
                                          link_local_allowed), max_size=4))
-    hosts = [host.lower() for host, _ in servers]
+    hosts = [host.lower() for host, _, _ in servers]
     assume(len(set(hosts)) == len(hosts))
+    # dnsconfd uses only the DoT servers of a zone that has any: all of those on loopback
+    # (a plaintext server for all names beside them) leave it with no DNS, refused.
+    dot_for_all = [host for host, _, dot_for_all_names in servers if dot_for_all_names]
+    assume(backend == "unbound" or not dot_for_all or not all(
+        ipaddress.ip_address(host.split("%")[0]).is_loopback for host in dot_for_all))
     spelling = draw(st.sampled_from([ADDON, "%edns"]))
-    return ca_names, edns_section(*[line for _, line in servers], options=" ".join(options),
+    return ca_names, edns_section(*[line for _, line, _ in servers], options=" ".join(options),
                                   spelling=spelling)
 
 

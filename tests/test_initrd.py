@@ -262,13 +262,20 @@ def test_a_kickstart_with_errors_writes_no_overlay(write_ks, tmp_path):
     assert not (tmp_path / "o.img").exists()
 
 
-@pytest.fixture
-def dracut_image(write_ks, test_ca, tmp_path):
-    """A real dracut initramfs of a staged target (host dracut, /etc overlaid by the target's)."""
+@pytest.fixture(scope="module")
+def dracut_image(test_ca, tmp_path_factory):
+    """A real dracut initramfs of a staged target (host dracut, /etc overlaid by the target's),
+    built once for the tests that read it (xdist_group DRACUT_IMAGE keeps them on one worker)."""
     require_tools("dracut", "lsinitrd")
     require_namespaces()
+    tmp_path = tmp_path_factory.mktemp("dracut-image")
     target = tmp_path / "target"
     target.mkdir()
+
+    def write_ks(text):
+        path = tmp_path / "ks.cfg"
+        path.write_text(text)
+        return str(path)
     data = staging_input(write_ks, edns_kickstart(test_ca.pem))
     staging_apply.stage(data, "target", str(target))
     work, temporary = tmp_path / "work", tmp_path / "dracut-tmp"
@@ -283,7 +290,11 @@ def dracut_image(write_ks, test_ca, tmp_path):
     return image, target
 
 
+DRACUT_IMAGE = pytest.mark.xdist_group("dracut_image")
+
+
 @pytest.mark.root
+@DRACUT_IMAGE
 def test_dracut_puts_the_ca_bundle_and_dot_config_into_the_target_initramfs(dracut_image):
     image, target = dracut_image
     listing = subprocess.run(["lsinitrd", str(image)], capture_output=True, text=True,
@@ -297,6 +308,7 @@ def test_dracut_puts_the_ca_bundle_and_dot_config_into_the_target_initramfs(drac
 
 
 @pytest.mark.root
+@DRACUT_IMAGE
 def test_an_overlay_appended_to_a_dracut_image_lands_over_it(dracut_image, overlay_image,
                                                              tmp_path):
     image, _ = dracut_image

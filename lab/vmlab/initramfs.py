@@ -92,12 +92,15 @@ def run_in_overlay(tree, layers, argv, out_dir, upper=None, timeout=DRACUT_SECON
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def dracut(tree, layers, out_path, modules=None, add=(), kernel_options=(), upper=None):
-    """Build OUT_PATH with the tree's dracut in LAYERS over TREE; return seconds taken."""
+def dracut(tree, layers, out_path, modules=None, add=(), kernel_options=(), upper=None,
+           compress="zstd"):
+    """Build OUT_PATH with the tree's dracut in LAYERS over TREE; return seconds taken.
+    COMPRESS is dracut's --compress: a program, with its options if any ("zstd" is dracut's
+    own zstd -15)."""
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     argv = ["dracut", "--force", "--no-hostonly", "--no-hostonly-cmdline", "--quiet",
-            "--compress=zstd", "--kver", trixie_tree.kernel_release(tree),
+            "--compress=" + compress, "--kver", trixie_tree.kernel_release(tree),
             "--add-drivers", " ".join(GUEST_DRIVERS)]
     if modules is not None:
         argv += ["--modules", " ".join(modules)]

@@ -11,6 +11,7 @@
 
 """Shared fixtures: kickstart files on disk, fresh certificates, the CLI as a process."""
 
+import atexit
 import os
 import signal
 import subprocess
@@ -136,15 +137,46 @@ needs_certificate_type = pytest.mark.skipif(
 ASCII_LOCALE = {"LC_ALL": "C", "LANG": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"}
 
 
+# run_cli's fork servers (tests/cli_server.py), started at their first use in each pytest
+# process, one pair for each environment a run is asked in (a fixture may set DISPLAY, for
+# one), up to three; EDNS_TEST_FRESH_PROCESSES=1 has every run start its own interpreter.
+_CLI_SERVERS = {}
+_CLI_LISTING = []
+
+
+def _cli_server(environment):
+    if os.environ.get("EDNS_TEST_FRESH_PROCESSES") == "1":
+        return None
+    from tests import cli_server
+    key = frozenset(cli_server.started_alike(environment).items())
+    if key not in _CLI_SERVERS and len(_CLI_SERVERS) < 3:
+        if not _CLI_LISTING:
+            listing = tempfile.NamedTemporaryFile("r", prefix="edns-cli-server.")
+            cli_server.list_libraries(listing.name, environment)
+            _CLI_LISTING.append(listing)
+        _CLI_SERVERS[key] = cli_server.Client(environment, _CLI_LISTING[0].name)
+        atexit.register(_CLI_SERVERS[key].stop)
+    return _CLI_SERVERS.get(key)
+
+
 def run_cli(*args, input=None, cwd=None, prefix=(), env=None, module="org_edns_addon.cli"):
     """Run `edns-addon ARGS` as a real process (`python3 -m MODULE ARGS`, after the command
-    words PREFIX, if any), with ENV added to the environment; return the CompletedProcess."""
+    words PREFIX, if any), with ENV added to the environment; return the CompletedProcess.
+    A run of the command alone in the suite's own environment is forked from a server that
+    has the libraries loaded (tests/cli_server.py says what that does not have); any
+    other starts its own interpreter."""
     environment = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep +
                        os.environ.get("PYTHONPATH", ""))
     environment.update(env or {})
-    result = subprocess.run([*prefix, sys.executable, "-m", module, *map(str, args)],
-                            input=input, capture_output=True, text=True, env=environment,
+    server = _cli_server(environment) if module == "org_edns_addon.cli" and not prefix \
+        else None
+    if server:
+        result = server.run(module, [str(arg) for arg in args], environment, input=input,
                             cwd=cwd, timeout=120)
+    else:
+        result = subprocess.run([*prefix, sys.executable, "-m", module, *map(str, args)],
+                                input=input, capture_output=True, text=True,
+                                env=environment, cwd=cwd, timeout=120)
     if module == "org_edns_addon.cli" and args and args[0] == "validate" and \
             result.returncode == 0 and not prefix:
         from tests.ks_fixtures import parse   # (registered by pytest_plugins first)

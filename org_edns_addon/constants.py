@@ -101,6 +101,13 @@ RESOLVED_UNIT = "systemd-resolved.service"
 FREEIPA_HANDOVER_UNIT = "edns-freeipa-handover.service"
 FREEIPA_HANDOVER_UNIT_PATH = SYSTEMD_ENABLE_DIR + "/" + FREEIPA_HANDOVER_UNIT
 UNBOUND_CONF_HANDED_OVER_PATH = "/etc/unbound/edns-forward.conf.freeipa"
+# --backend=dnsconfd, in an initramfs: Unbound starts only once dnsconfd has written its
+# configuration (staging/dnsconfd.py). dnsconfd's tmpfiles create that file empty at boot
+# (dnsconfd-unbound-tmpfiles.conf); systemd and dracut mark an initramfs by initrd-release.
+UNBOUND_DNSCONFD_DROPIN_PATH = (SYSTEMD_ENABLE_DIR
+                                + "/unbound.service.d/60-edns-dnsconfd-first.conf")
+DNSCONFD_UNBOUND_CONF_PATH = "/run/dnsconfd/unbound.conf"
+INITRD_RELEASE_PATH = "/etc/initrd-release"
 MV = "/usr/bin/mv"
 
 # Packages the installed system needs, per backend.

@@ -34,10 +34,14 @@ INSTALLER_FILES = {
     "etc/NetworkManager/conf.d/60-edns-global-dns.conf": 0o100644,
 }
 HOOK = initrd.PRE_PIVOT_HOOK_PATH.lstrip("/")
-OVERLAY_FILES = dict(INSTALLER_FILES, **{"edns-ks.cfg": 0o100600, HOOK: 0o100755})
+# In the initramfs alone: Unbound waits for dnsconfd's configuration (staging/dnsconfd.py).
+UNBOUND_DROPIN = c.UNBOUND_DNSCONFD_DROPIN_PATH.lstrip("/")
+OVERLAY_FILES = dict(INSTALLER_FILES, **{"edns-ks.cfg": 0o100600, HOOK: 0o100755,
+                                         UNBOUND_DROPIN: 0o100644})
 LISTED = re.compile(r"^[-dl][-rwxsStT]{9}\s")   # an `ls -l` style entry line
 OVERLAY_DIRS = ["etc", "etc/NetworkManager", "etc/NetworkManager/conf.d", "etc/pki",
-                "etc/pki/dns", "etc/pki/dns/extracted", "etc/pki/dns/extracted/pem"]
+                "etc/pki/dns", "etc/pki/dns/extracted", "etc/pki/dns/extracted/pem",
+                "etc/systemd", "etc/systemd/system", "etc/systemd/system/unbound.service.d"]
 
 
 def overlay_of(parsed):

@@ -143,7 +143,7 @@ def test_without_certificate_import_only_the_dot_bundle_is_planned(write_ks, tes
                                certificates=())
     plan = staging_plan.build_plan(data, staging_plan.Phase.TARGET, "/")
     assert sorted(files_of(plan)) == sorted([c.DOT_CA_BUNDLE_PATH, c.NM_KEYFILE_PATH,
-                                             c.DRACUT_CONF_PATH])
+                                             c.DRACUT_CONF_PATH, c.UNBOUND_DNSCONFD_DROPIN_PATH])
     assert files_of(plan)[c.DOT_CA_BUNDLE_PATH].content == test_ca.pem.encode()
 
 
@@ -169,8 +169,8 @@ def test_dracut_drop_in_names_only_modules_the_target_has(write_ks, test_ca, tmp
         plan = staging_plan.build_plan(data, staging_plan.Phase.TARGET, str(tmp_path))
         return files_of(plan)[c.DRACUT_CONF_PATH].content.decode().splitlines()
 
-    assert drop_in()[1:] == ['install_items+=" %s %s "' % (c.DOT_CA_BUNDLE_PATH,
-                                                           c.NM_KEYFILE_PATH)]
+    assert drop_in()[1:] == ['install_items+=" %s %s %s "' % (
+        c.DOT_CA_BUNDLE_PATH, c.NM_KEYFILE_PATH, c.UNBOUND_DNSCONFD_DROPIN_PATH)]
     modules = tmp_path / c.DRACUT_MODULES_DIR.lstrip("/")
     (modules / "99dnsconfd").mkdir(parents=True)
     assert drop_in()[2] == 'add_dracutmodules+=" dnsconfd "'
@@ -222,7 +222,8 @@ def test_phases_differ_in_dracut_drop_in_and_actions(write_ks, test_ca):
         "enable dnsconfd.service", "disable systemd-resolved.service"]
     assert [a.describe() for a in installer.actions] == [
         "restart dnsconfd.service", "reload NetworkManager"]
-    assert set(files_of(target)) - set(files_of(installer)) == {c.DRACUT_CONF_PATH}
+    assert set(files_of(target)) - set(files_of(installer)) == {
+        c.DRACUT_CONF_PATH, c.UNBOUND_DNSCONFD_DROPIN_PATH}
 
 
 def test_unbound_backend_enables_unbound(write_ks, test_ca):

@@ -114,6 +114,16 @@ SABOTAGES = (
                    "resolve() {\n    echo 'nameserver %s' > /etc/resolv.conf\n"
                    % site.PLAINTEXT_DNS),),
              "installer-dhcp"),
+    # dnsconfd then restarts the Unbound the lab's image started at boot, takes the stop
+    # for its cache stopping, reloads, and NetworkManager waits 5 s for network-online.
+    Sabotage("unbound-before-dnsconfd", "the overlay leaves out the unbound.service drop-in "
+             "that holds Unbound back until dnsconfd has configured it",
+             (Edit("org_edns_addon/initrd.py",
+                   "    files += (PlannedFile(c.UNBOUND_DNSCONFD_DROPIN_PATH, "
+                   "unbound_after_dnsconfd(),\n",
+                   "    files += () and (PlannedFile(c.UNBOUND_DNSCONFD_DROPIN_PATH, "
+                   "unbound_after_dnsconfd(),\n"),),
+             "installer"),
     Sabotage("no-pre-pivot-hook", "the overlay has no pre-pivot hook: the keyfile and the "
              "bundle stay in the initramfs, and stage 2 starts without them",
              (Edit("org_edns_addon/initrd.py",

@@ -27,7 +27,7 @@ def dns_config_paths(config):
     """The DoT files the initramfs needs besides the CA file."""
     if config.backend == Backend.UNBOUND:
         return [c.NM_KEYFILE_PATH, c.UNBOUND_CONF_PATH, c.RESOLV_CONF_PATH]
-    return [c.NM_KEYFILE_PATH]
+    return [c.NM_KEYFILE_PATH, c.UNBOUND_DNSCONFD_DROPIN_PATH]
 
 
 def dracut_modules_present(root, names):

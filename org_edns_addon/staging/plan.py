@@ -22,6 +22,7 @@ from org_edns_addon import constants as c
 from org_edns_addon.certificates import KickstartCertificate
 from org_edns_addon.i18n import N_, _
 from org_edns_addon.model import Backend, EdnsConfig, Phase
+from org_edns_addon.staging.dnsconfd import unbound_after_dnsconfd
 from org_edns_addon.staging.dracut import dracut_conf
 from org_edns_addon.staging.freeipa import handover_unit
 from org_edns_addon.staging.networkmanager import nm_keyfile
@@ -111,6 +112,10 @@ def build_plan(data, phase, root):
         files.append(PlannedFile(c.RESOLV_CONF_PATH, resolv_conf(config), c.FILE_MODE))
     if phase == Phase.TARGET:
         files.append(PlannedFile(c.DRACUT_CONF_PATH, dracut_conf(data, root), c.FILE_MODE))
+        if config.backend == Backend.DNSCONFD:
+            # For its initramfs (the drop-in names it); inert in the installed system.
+            files.append(PlannedFile(c.UNBOUND_DNSCONFD_DROPIN_PATH, unbound_after_dnsconfd(),
+                                     c.FILE_MODE))
         if config.backend == Backend.UNBOUND:
             files.append(PlannedFile(c.FREEIPA_HANDOVER_UNIT_PATH, handover_unit(),
                                      c.FILE_MODE))

@@ -484,37 +484,33 @@ class EdnsConfig:
         return {domain: tuple(servers) for domain, servers in routes.items()}
 
     def _plaintext_behind_dot(self):
-        """(plaintext server, its zones that a DoT server serves too, that DoT server).
-
-        dnsconfd (src/dns_managers/unbound_manager.c, get_used_servers; its
-        unittests/test_unbound_manager.c test_get_used_servers_protocol and
-        tests/prioritize_encrypted_protocols) sorts a zone's servers by priority,
-        then protocol (dns+tls above dns+udp), and hands Unbound only those of the
-        first priority and protocol; NetworkManager gives every [global-dns] server
-        the same priority.
-        """
-        zones = [(_("all names"), self.default_servers)]
-        zones += list(self.routed_domains().items())
+        """(plaintext server, the zones where a DoT server shadows it, that DoT server),
+        where the resolver is dnsconfd (``_used_servers``)."""
         shadowed = {}
-        for zone, servers in zones:
-            dot = [server for server in servers if server.tls]
+        for listed, _sentence, servers in self._zones():
+            used = self._used_servers(servers)
             for server in servers:
-                if dot and not server.tls:
-                    shadowed.setdefault(server, ([], dot[0]))[0].append(zone)
+                if server not in used:
+                    shadowed.setdefault(server, ([], used[0]))[0].append(listed)
         return [(server, names, dot) for server, (names, dot) in shadowed.items()]
 
     def _zones(self):
-        """(what a zone's names are called, its servers): all names, then each routed
-        domain, as the resolver's forward zones have them (staging/unbound.py; dnsconfd
-        one per domain of [global-dns-domain-*])."""
-        zones = [(_("all names"), self.default_servers)]
-        zones += [(_("the names in %s") % domain, servers)
+        """(a zone's names as a list names them, as a sentence does, its servers): all
+        names, then each routed domain, as the resolver's forward zones have them
+        (staging/unbound.py; dnsconfd one per domain of [global-dns-domain-*])."""
+        zones = [(_("all names"), _("all names"), self.default_servers)]
+        zones += [(domain, _("the names in %s") % domain, servers)
                   for domain, servers in self.routed_domains().items()]
         return zones
 
     def _used_servers(self, servers):
-        """Those of a zone's SERVERS that its resolver uses: with dnsconfd, the DoT servers
-        of a zone that has any (``_plaintext_behind_dot``), else all of them."""
+        """Those of a zone's SERVERS that its resolver uses: all of them, but with dnsconfd
+        only the DoT servers of a zone that has any. dnsconfd (src/dns_managers/
+        unbound_manager.c, get_used_servers; its unittests/test_unbound_manager.c
+        test_get_used_servers_protocol and tests/prioritize_encrypted_protocols) sorts a
+        zone's servers by priority, then protocol (dns+tls above dns+udp), and hands
+        Unbound only those of the first priority and protocol; NetworkManager gives every
+        [global-dns] server the same priority."""
         if self.backend == Backend.DNSCONFD:
             return tuple(server for server in servers if server.tls) or servers
         return servers
@@ -523,7 +519,7 @@ class EdnsConfig:
         """{(used servers, whether plaintext ones are left unused): [zone, …]} of the zones
         that have servers, none of those their resolver uses ever queried."""
         unserved = {}
-        for zone, servers in self._zones():
+        for _listed, zone, servers in self._zones():
             used = self._used_servers(servers)
             if used and all(_never_queried(server) for server in used):
                 unserved.setdefault((used, used != servers), []).append(zone)

@@ -102,6 +102,8 @@ def overlay_figures(kickstart, directory):
             kind = "the keyfile"
         elif planned.path.endswith(".sh"):
             kind = "the pre-pivot hook"
+        elif planned.path == c.UNBOUND_DNSCONFD_DROPIN_PATH:
+            kind = "the unbound.service drop-in"
         else:
             kind = "other files (certificates, trust)"
         count, size = kinds.get(kind, (0, 0))

@@ -17,8 +17,8 @@ NAME is the abstract socket's; LISTING a file naming the modules to load (list_l
 
 Most of what a command's process costs is the interpreter's start and the import of
 the libraries the commands use (pykickstart and the requests it imports, cryptography,
-dnspython): about 0.15 s of CPU of 0.2, run after run, 700 runs a row. This server
-starts once with run_cli's own environment, imports those libraries (never
+dnspython): about 0.15 s of CPU of 0.2, run after run, some 400 runs of run_cli a row.
+This server starts once for an environment run_cli runs in, imports those libraries (never
 org_edns_addon, which every run imports afresh), and for each request forks:
 
 - a monitor, which forks the run, answers with the run's pid, waits for it and answers
@@ -30,8 +30,9 @@ org_edns_addon, which every run imports afresh), and for each request forks:
 
 What a fresh interpreter has and a run here has not: its own hash seed (run_cli takes
 turns between two servers, so two runs in a row never share one), its own start-up
-(tests of start-up spawn `python3` themselves), and an environment other than the
-server's (run_cli spawns for those). The server ends when its parent does.
+(tests of start-up spawn `python3` themselves), and an environment other than its
+server's (run_cli has servers for three environments at most, and spawns for others).
+The server ends when its parent does.
 """
 
 import itertools

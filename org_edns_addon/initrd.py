@@ -34,9 +34,9 @@ from org_edns_addon.confinement import RootError, file_name_bytes, path_componen
 from org_edns_addon.i18n import P_, _
 from org_edns_addon.ks.convert import converted_bytes, fixed_by_conversion
 from org_edns_addon.ks.source import iter_lines
-from org_edns_addon.staging.dnsconfd import unbound_after_dnsconfd
 from org_edns_addon.staging.networkmanager import boot_options
-from org_edns_addon.staging.plan import Phase, Plan, PlannedFile, build_plan, initramfs_input
+from org_edns_addon.staging.plan import (Phase, Plan, PlannedFile, build_plan, initramfs_input,
+                                         unbound_dropin_file)
 
 # The kickstart may hold password hashes: only root reads it, in the overlay and in
 # the image file that carries it.
@@ -208,8 +208,7 @@ def overlay_plan(parsed):
     files = build_plan(data, Phase.INSTALLER, "/").files
     hook = PlannedFile(PRE_PIVOT_HOOK_PATH, pre_pivot_hook(files), PRE_PIVOT_HOOK_MODE)
     # For the initramfs alone (inert after switch-root, so the hook leaves it behind).
-    files += (PlannedFile(c.UNBOUND_DNSCONFD_DROPIN_PATH, unbound_after_dnsconfd(),
-                          c.FILE_MODE),)
+    files += (unbound_dropin_file(),)
     kickstart = PlannedFile(c.OVERLAY_KICKSTART_PATH, overlay_kickstart(parsed), KICKSTART_MODE)
     return Plan(Phase.INSTALLER, files + (hook, kickstart), ())
 

@@ -162,9 +162,9 @@ def _cli_server(environment):
 def run_cli(*args, input=None, cwd=None, prefix=(), env=None, module="org_edns_addon.cli"):
     """Run `edns-addon ARGS` as a real process (`python3 -m MODULE ARGS`, after the command
     words PREFIX, if any), with ENV added to the environment; return the CompletedProcess.
-    A run of the command alone in the suite's own environment is forked from a server that
-    has the libraries loaded (tests/cli_server.py says what that does not have); any
-    other starts its own interpreter."""
+    A run of the command alone (no PREFIX, this MODULE) is forked from a server that has
+    the libraries loaded, one for each of up to three environments (tests/cli_server.py
+    says what such a run does not have); any other starts its own interpreter."""
     environment = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep +
                        os.environ.get("PYTHONPATH", ""))
     environment.update(env or {})

@@ -119,10 +119,8 @@ SABOTAGES = (
     Sabotage("unbound-before-dnsconfd", "the overlay leaves out the unbound.service drop-in "
              "that holds Unbound back until dnsconfd has configured it",
              (Edit("org_edns_addon/initrd.py",
-                   "    files += (PlannedFile(c.UNBOUND_DNSCONFD_DROPIN_PATH, "
-                   "unbound_after_dnsconfd(),\n",
-                   "    files += () and (PlannedFile(c.UNBOUND_DNSCONFD_DROPIN_PATH, "
-                   "unbound_after_dnsconfd(),\n"),),
+                   "    files += (unbound_dropin_file(),)\n",
+                   "    files += () and (unbound_dropin_file(),)\n"),),
              "installer"),
     Sabotage("no-pre-pivot-hook", "the overlay has no pre-pivot hook: the keyfile and the "
              "bundle stay in the initramfs, and stage 2 starts without them",

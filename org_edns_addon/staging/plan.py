@@ -98,6 +98,13 @@ def _resolver_unit(config):
     return c.UNBOUND_UNIT if config.backend == Backend.UNBOUND else c.DNSCONFD_UNIT
 
 
+def unbound_dropin_file():
+    """The unbound.service drop-in that holds Unbound back in an initramfs until dnsconfd
+    has configured it (staging/dnsconfd.py): for the target's initramfs with dnsconfd, and
+    the installer's overlay."""
+    return PlannedFile(c.UNBOUND_DNSCONFD_DROPIN_PATH, unbound_after_dnsconfd(), c.FILE_MODE)
+
+
 def build_plan(data, phase, root):
     """The files and actions of PHASE for DATA (a ``StagingInput``) below ROOT."""
     phase = Phase(phase)
@@ -114,8 +121,7 @@ def build_plan(data, phase, root):
         files.append(PlannedFile(c.DRACUT_CONF_PATH, dracut_conf(data, root), c.FILE_MODE))
         if config.backend == Backend.DNSCONFD:
             # For its initramfs (the drop-in names it); inert in the installed system.
-            files.append(PlannedFile(c.UNBOUND_DNSCONFD_DROPIN_PATH, unbound_after_dnsconfd(),
-                                     c.FILE_MODE))
+            files.append(unbound_dropin_file())
         if config.backend == Backend.UNBOUND:
             files.append(PlannedFile(c.FREEIPA_HANDOVER_UNIT_PATH, handover_unit(),
                                      c.FILE_MODE))

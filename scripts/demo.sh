@@ -21,10 +21,20 @@ echo "== edns-addon validate data/examples/corp-dot.ks"
 edns-addon validate data/examples/corp-dot.ks
 
 echo
+# A top-level %edns is our tools' spelling only: stock Anaconda refuses it, so validate
+# calls it an error (exit 1) and convert rewrites it as %addon org_edns_addon.
+echo "== edns-addon validate data/examples/corp-dot-edns.ks (a top-level %edns: exit 1 expected)"
+status=0
+edns-addon validate data/examples/corp-dot-edns.ks || status=$?
+if [ "$status" -ne 1 ]; then
+    echo "demo: validate of a top-level %edns exited $status, not 1" >&2
+    exit 1
+fi
+echo
 echo "== edns-addon convert data/examples/corp-dot-edns.ks -o $OUT/corp-dot-converted.ks"
-edns-addon validate data/examples/corp-dot-edns.ks
 edns-addon convert data/examples/corp-dot-edns.ks -o "$OUT/corp-dot-converted.ks"
 diff -u data/examples/corp-dot-edns.ks "$OUT/corp-dot-converted.ks" || true
+edns-addon validate "$OUT/corp-dot-converted.ks"
 
 # Staging: the same code the installer module runs, once for the installed
 # system and once for the installer environment, each below its own root.

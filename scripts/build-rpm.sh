@@ -38,10 +38,21 @@ git ls-files -z --cached --others --exclude-standard |
     tar --null -T - --transform "s,^,$name-$version/," -czf "$top/SOURCES/$name-$version.tar.gz"
 
 options=()
+lint_options=()
 if [ -z "$(rpm --eval '%{?pyproject_wheel:yes}')" ]; then
     options=(--nodeps --load scripts/rpm-macros-debian --define "__python3 ${PYTHON:-python3}")
+    lint_options=(--config scripts/rpmlint-debian.toml)
 fi
 rpmbuild -bb --quiet "${options[@]}" --define "_topdir $top" "$spec"
 mkdir -p "$out"
 cp "$top"/RPMS/noarch/*.rpm "$out"/
 ls "$out"/*.rpm
+
+# rpmlint on the spec and both packages in one run, as Fedora's review does: the
+# rpmlintrc's filters are each for the spec or for the packages, and a filter that
+# matches nothing in the whole run is an error.
+rpms=()
+for package in $(rpmspec -q --qf '%{NAME}-%{VERSION}-%{RELEASE}.noarch.rpm\n' "$spec"); do
+    rpms+=("$out/$package")
+done
+rpmlint "${lint_options[@]}" --rpmlintrc "$name.rpmlintrc" "$spec" "${rpms[@]}"

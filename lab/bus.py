@@ -53,11 +53,20 @@ def client_bus(address):
     return AddressedMessageBus(address, error_mapper=error_mapper)
 
 
-def wait_for(predicate, timeout=TIMEOUT, what="the condition"):
-    """Run the GLib main context until PREDICATE() is true (signals arrive this way)."""
+def wait_for(predicate, timeout=TIMEOUT, what="the condition", progress=None):
+    """Run the GLib main context until PREDICATE() is true (signals arrive this way).
+
+    TIMEOUT bounds a wait that sees nothing happen: with PROGRESS (a function whose value
+    changes as the awaited work advances, such as a count of replies), it runs from the
+    last change, so a long series of steps on a loaded machine is not cut short while it
+    still advances."""
     context = GLib.MainContext.default()
     deadline = time.monotonic() + timeout
+    seen = progress() if progress else None
     while not predicate():
+        if progress is not None and progress() != seen:
+            seen = progress()
+            deadline = time.monotonic() + timeout
         if time.monotonic() > deadline:
             raise TimeoutError("timed out waiting for %s" % what)
         if not context.iteration(False):

@@ -31,12 +31,15 @@ class XvfbDisplay:
 
     def __init__(self, screen=SCREEN):
         # -displayfd: Xvfb picks a free display and writes its number once it accepts
-        # clients, so the wait below is for that line, not for a time.
+        # clients, so the wait below is for that line, not for a time. -r: no key
+        # auto-repeat; a key that xdotool holds down longer than the server's repeat delay
+        # (660 ms), as it may on a loaded machine between press and release, would
+        # otherwise be pressed again (one Tab moving the focus twice).
         read_end, write_end = os.pipe()
         try:
             self._process = subprocess.Popen(
                 ["Xvfb", "-displayfd", str(write_end), "-screen", "0", screen,
-                 "-nolisten", "tcp", "-noreset"],
+                 "-nolisten", "tcp", "-noreset", "-r"],
                 pass_fds=(write_end,), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         finally:
             os.close(write_end)

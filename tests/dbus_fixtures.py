@@ -205,7 +205,7 @@ class AsyncCalls:
         self.replies = []     # (tag, unpacked reply or None, GLib.Error or None)
         self.sent = 0
 
-    def call(self, tag, interface, method, parameters=None, timeout_ms=-1,
+    def call(self, tag, interface, method, parameters=None, timeout_ms=GLib.MAXINT,
              object_path=EDNS.object_path, destination=EDNS.service_name):
         self.sent += 1
         self._connection.call(destination, object_path, interface, method, parameters, None,
@@ -226,10 +226,13 @@ class AsyncCalls:
             self.replies.append((tag, None, error))
 
     def wait(self, count=None, timeout=TIMEOUT):
-        """Run the main context until COUNT replies (default: all sent) have arrived."""
+        """Run the main context until COUNT replies (default: all sent) have arrived; fail
+        when TIMEOUT passes without a reply. (A call itself never times out, by default:
+        replies queued behind slow ones on a loaded machine are late, not lost.)"""
         count = self.sent if count is None else count
         wait_for(lambda: len(self.replies) >= count, timeout=timeout,
-                 what="%d D-Bus replies (%d so far)" % (count, len(self.replies)))
+                 what="%d D-Bus replies (%d so far)" % (count, len(self.replies)),
+                 progress=lambda: len(self.replies))
         return self.replies
 
     def tags(self):

@@ -21,6 +21,7 @@ import locale
 import os
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -101,6 +102,12 @@ class Keyboard:
 
     def alt(self, letter):
         self.press("alt+" + letter)
+
+    def hold(self, key, seconds):
+        """Hold KEY down for SECONDS, as a loaded machine may between press and release."""
+        self._xdotool("keydown", key)
+        time.sleep(seconds)
+        self._xdotool("keyup", key)
 
     def tab(self, times=1):
         self.press(*["Tab"] * times)

@@ -318,6 +318,17 @@ def test_tab_goes_through_the_inputs_in_reading_order(shown_page, gtk):
         "ednsCheckButton", "ednsCheckView"]
 
 
+def test_a_key_held_down_past_the_repeat_delay_is_one_press(shown_page, gtk):
+    # Xvfb's auto-repeat starts after 660 ms; lab.display turns it off, so a Tab that a
+    # loaded machine holds down between xdotool's press and release moves the focus once.
+    page, window, keys = shown_page(editor_of(SERVER, ROUTED))
+    page.servers.new_entry.set_text("dns+tls://192.0.2.54#dot.example")
+    page.servers.new_entry.grab_focus()
+    settle(gtk)
+    keys.hold("Tab", 1.5)
+    assert focus_name(window.get_focus(), gtk) == "ednsAddServerButton"
+
+
 def focus_name(widget, gtk):
     """The glade id of WIDGET or of the nearest of its parents that has one."""
     while widget is not None and not gtk.Buildable.get_name(widget).startswith("edns"):

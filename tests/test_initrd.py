@@ -214,6 +214,13 @@ def test_overlay_prints_boot_options_and_both_ways_of_loading_it(overlay_ks, tmp
     assert "initrd=initrd.img,edns.img" in result.stdout
     assert "initrd /images/pxeboot/initrd.img /images/pxeboot/edns.img" in result.stdout
     assert "cat initrd.img edns.img > initrd-edns.img" in result.stdout
+    # Options and an overlay configure the initramfs; the installer must have the addon.
+    assert result.stdout.endswith("note: the installer must also have the addon, or it "
+                                  "ignores the %addon org_edns_addon section and the "
+                                  "installed system gets no encrypted DNS: add "
+                                  "inst.updates=URL-OF-updates.img (edns-addon updates-img "
+                                  "writes it), or use an installer image with the "
+                                  "edns-anaconda-addon package\n")
 
 
 def test_boot_args_prints_one_line_of_options(write_ks, test_ca):
@@ -222,6 +229,7 @@ def test_boot_args_prints_one_line_of_options(write_ks, test_ca):
     assert result.returncode == 0
     assert result.stdout.split() == networkmanager.boot_options(parse_kickstart(path).config)
     assert "routed domains (lab.example, test.lab.example)" in result.stderr
+    assert "%s: note: the installer must also have the addon" % path in result.stderr
 
 
 def test_boot_args_refuses_a_top_level_edns_which_the_installer_then_refuses(overlay_ks):

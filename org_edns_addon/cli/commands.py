@@ -160,6 +160,15 @@ def run_apply(args):
     return EXIT_OK
 
 
+def addon_in_installer_note():
+    """How the addon itself reaches the installer: boot options and an overlay configure
+    the initramfs, but only an installer that has the addon reads its section."""
+    return _("the installer must also have the addon, or it ignores the %addon "
+             "org_edns_addon section and the installed system gets no encrypted DNS: add "
+             "inst.updates=URL-OF-updates.img (edns-addon updates-img writes it), or use an "
+             "installer image with the edns-anaconda-addon package")
+
+
 def run_boot_args(args):
     from org_edns_addon import initrd
 
@@ -179,6 +188,7 @@ def run_boot_args(args):
               "domains (%s) reach the initramfs only through the overlay "
               "(edns-addon overlay), and the installer through the kickstart")
               % (args.kickstart, ", ".join(data.config.routed_domains())), file=sys.stderr)
+    print(_("%s: note: %s") % (args.kickstart, addon_in_installer_note()), file=sys.stderr)
     return EXIT_OK
 
 
@@ -235,6 +245,8 @@ def run_overlay(args):
     print(_("  PXE:    initrd=initrd.img,%s") % name)
     print(_("or append it to the installer's initrd (the kernel unpacks both, in order):"))
     print(_("  cat initrd.img %s > initrd-edns.img") % name)
+    print()
+    print(_("%s: note: %s") % (args.kickstart, addon_in_installer_note()))
     return EXIT_OK
 
 

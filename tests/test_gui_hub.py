@@ -93,7 +93,12 @@ class Hub(HubProcess):
         self._shots = shots
         anaconda = os.environ["ANACONDA_SRC"]
         overrides = glob.glob(os.path.join(WIDGETS, "lib", "python3*", "site-packages"))
+        # Anaconda sets LANG before its UI starts (DEFAULT_LANG unless the kickstart or the
+        # boot options say otherwise) and MainWindow reads it: where the suite runs without
+        # LANG, the hub gets Anaconda's default, as in the installer.
+        from pyanaconda.core.constants import DEFAULT_LANG
         env = dict(os.environ, **environment)
+        env.setdefault("LANG", DEFAULT_LANG)
         # The installed addon first: the spoke is loaded from there, as in an installer.
         # Then what the suite runs on (PYTHONPATH: python-meh, and a line's own pykickstart
         # where it has one).

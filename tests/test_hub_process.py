@@ -25,7 +25,7 @@ import sys
 import pytest
 
 from lab.display import XvfbDisplay
-from lab.hub_process import HubProcess
+from lab.hub_process import REPLY_SECONDS, HubProcess
 
 if shutil.which("Xvfb") is None:
     pytest.skip("not installed: Xvfb (Debian xvfb; run make setup)", allow_module_level=True)
@@ -101,20 +101,23 @@ def test_a_hub_that_exits_at_once_leaves_no_xvfb(tmp_path, monkeypatch):
     assert _children() <= before
 
 
-@pytest.mark.parametrize("code, raised, said", [
+@pytest.mark.parametrize("code, raised, said, reply_seconds", [
     # It answers an error where it should have started (the hub's import failed).
     ('import json, sys\nprint(json.dumps({"error": "ImportError: no meh"}), flush=True)\n'
-     'sys.stdin.read()', RuntimeError, "the hub answered an error: ImportError: no meh"),
+     'sys.stdin.read()', RuntimeError, "the hub answered an error: ImportError: no meh",
+     REPLY_SECONDS),
     # Its first reply is not the one of a started hub.
     ('import json, sys\nprint(json.dumps({"ready": True}), flush=True)\nsys.stdin.read()',
-     RuntimeError, "the hub's first reply is not"),
-    # It never answers, and does not read its input either (killed after the short wait).
-    ("import time\ntime.sleep(3600)", TimeoutError, "the hub did not answer"),
+     RuntimeError, "the hub's first reply is not", REPLY_SECONDS),
+    # It never answers, and does not read its input either: the wait for its reply ends
+    # (whatever its length, the answer never comes), then it is killed.
+    ("import time\ntime.sleep(3600)", TimeoutError, "the hub did not answer", 0.5),
 ])
-def test_a_hub_that_fails_to_start_is_stopped_with_its_xvfb(tmp_path, code, raised, said):
+def test_a_hub_that_fails_to_start_is_stopped_with_its_xvfb(tmp_path, code, raised, said,
+                                                            reply_seconds):
     before = _children()
     with pytest.raises(raised, match=said):
-        _start(tmp_path, code, reply_seconds=0.5, stop_seconds=0.5)
+        _start(tmp_path, code, reply_seconds=reply_seconds, stop_seconds=0.5)
     assert _children() <= before, "left running: %s" % sorted(_children() - before)
 
 

@@ -12,9 +12,10 @@
 """The module's installation tasks against Anaconda's Security module importing the same
 %certificate sections on the same roots (the anaconda tier).
 
-    ANACONDA_SRC=CHECKOUT PYTHONPATH=$PWD:$ANACONDA_SRC \\
-        ANACONDA_CONFIG_TMP=$ANACONDA_SRC/data/anaconda.conf \\
-        python3 benchmarks/install_tasks.py [--certificates 1,1000] [--runs N]
+    $PYTHON benchmarks/install_tasks.py [--certificates 1,1000] [--runs N]
+
+with a line's variables exported as docs/testing.md's anaconda tier says (ANACONDA_SRC,
+PYTHONPATH, ANACONDA_CONFIG_TMP, and PYTHON, the interpreter that imports pyanaconda).
 
 For each size, a kickstart with that many %certificate sections (fresh CAs; a tenth
 system trust anchors, the first 20 of the others the DoT CAs, as benchmarks/apply.py's),

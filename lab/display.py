@@ -18,6 +18,7 @@ For the GUI tests and the anaconda tier's hub; nothing here needs pytest or GTK.
 import os
 import select
 import subprocess
+import tempfile
 import time
 
 # Anaconda's smallest supported screen is 800x600; the hub and the spoke are shown on a
@@ -35,19 +36,36 @@ class XvfbDisplay:
         # auto-repeat; a key that xdotool holds down longer than the server's repeat delay
         # (660 ms), as it may on a loaded machine between press and release, would
         # otherwise be pressed again (one Tab moving the focus twice).
+        # Its messages go to a file, read if it fails to start: a pipe nobody reads while
+        # it runs would stop the server once full.
+        self._errors = tempfile.TemporaryFile()
         read_end, write_end = os.pipe()
         try:
             self._process = subprocess.Popen(
                 ["Xvfb", "-displayfd", str(write_end), "-screen", "0", screen,
                  "-nolisten", "tcp", "-noreset", "-r"],
-                pass_fds=(write_end,), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                pass_fds=(write_end,), stdout=subprocess.DEVNULL, stderr=self._errors)
+        except BaseException:
+            self._errors.close()
+            os.close(read_end)
+            raise
         finally:
             os.close(write_end)
         try:
             number = self._read_display(read_end)
+        except BaseException:
+            # Whatever went wrong (no line, a line that is no number, an interrupt), the
+            # server started above is not left running.
+            self.stop()
+            raise
         finally:
             os.close(read_end)
         self.name = ":%s" % number
+
+    @property
+    def pid(self):
+        """The PID of the Xvfb process."""
+        return self._process.pid
 
     def _read_display(self, fd):
         deadline = time.monotonic() + START_SECONDS
@@ -58,8 +76,10 @@ class XvfbDisplay:
             chunk = os.read(fd, 16) if ready else b""
             if not chunk:
                 self._process.kill()
-                error = self._process.communicate(timeout=START_SECONDS)[1]
-                raise RuntimeError("Xvfb did not start: %s" % error.decode(errors="replace"))
+                self._process.wait()
+                self._errors.seek(0)
+                raise RuntimeError("Xvfb did not start: %s"
+                                   % self._errors.read().decode(errors="replace"))
             data += chunk
         return int(data)
 
@@ -74,9 +94,12 @@ class XvfbDisplay:
         return path
 
     def stop(self):
-        self._process.terminate()
-        try:
-            self._process.wait(timeout=START_SECONDS)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()
+        """Stop the server by its PID and reap it (again: nothing)."""
+        if self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=START_SECONDS)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+        self._errors.close()

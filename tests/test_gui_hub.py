@@ -13,25 +13,26 @@
 
 The addon is installed as `make install` lays it out, and Anaconda's ``SummaryHub``
 finds its spoke there as it finds any addon's (``lab/anaconda_hub.py`` runs the hub
-in its own process on a private Xvfb display, with AnacondaWidgets built from the
-same Anaconda checkout). Keys go through the X server. Each state is photographed
+in its own process on a private Xvfb display, ``lab/hub_process.py``, with AnacondaWidgets
+built from the same Anaconda checkout and the suite's PYTHONPATH after them). Keys go
+through the X server. Each state is photographed
 (``import -window root``) into the test's directory, and into EDNS_SCREENSHOT_DIR
 when it is set. Our module runs with /etc as an overlay (``installer``), so what it
 stages when the spoke is left lands in a scratch directory.
 
-Needs pyanaconda, ANACONDA_WIDGETS (the prefix AnacondaWidgets of this Anaconda line
-was installed to, docs/testing.md), Xvfb, xdotool and imagemagick; skipped otherwise.
+Needs pyanaconda and python-meh on PYTHONPATH, ANACONDA_SRC, ANACONDA_WIDGETS (the prefix
+AnacondaWidgets of this Anaconda line was installed to, docs/testing.md), Xvfb, xdotool and
+imagemagick; skipped otherwise.
 """
 
 import glob
-import json
+import importlib.util
 import os
 import re
-import select
 import shutil
 import subprocess
 import sys
-import time
+from contextlib import ExitStack
 
 import pytest
 
@@ -39,7 +40,7 @@ from dasbus.typing import unwrap_variant
 
 from lab.bus import (TIMEOUT, client_bus, kill_pid, python_env, start_service, stop_service,
                      wait_for)
-from lab.display import XvfbDisplay
+from lab.hub_process import HubProcess
 from lab.dotlab import TLS_NAME, free_port
 from lab.kickstarts import edns_section
 from org_edns_addon.dbus.structures import ConfigurationData, DotServerData
@@ -55,6 +56,11 @@ except ImportError as error:   # pragma: no cover - depends on the machine
     pytest.skip("pyanaconda is not importable (%s); put an anaconda checkout on PYTHONPATH, "
                 "see docs/testing.md" % error, allow_module_level=True)
 
+_SOURCE = os.environ.get("ANACONDA_SRC")
+if not _SOURCE or not os.path.isdir(os.path.join(_SOURCE, "data", "dbus")):
+    pytest.skip("ANACONDA_SRC names no anaconda checkout (%r): export it, the checkout on "
+                "PYTHONPATH, see docs/testing.md" % _SOURCE,
+                allow_module_level=True)
 
 WIDGETS = os.environ.get("ANACONDA_WIDGETS")
 if not WIDGETS or not glob.glob(os.path.join(WIDGETS, "lib", "girepository-1.0",
@@ -67,92 +73,55 @@ for _tool in ("Xvfb", "xdotool", "import"):
         pytest.skip("not installed: %s (Debian xvfb, xdotool, imagemagick)" % _tool,
                     allow_module_level=True)
 
-REPLY_SECONDS = 60.0
+def _is_python_meh(spec):
+    """Whether SPEC is python-meh's ``meh`` (its ``meh/ui/gui.py``), not PyPI's unrelated one."""
+    return spec is not None and any(os.path.exists(os.path.join(location, "ui", "gui.py"))
+                                    for location in spec.submodule_search_locations or ())
 
 
-class Hub:
-    """The hub's process on its own display: commands in, JSON replies out, keys and
-    screenshots through the X server."""
+# pyanaconda's GUI imports meh.ui.gui: without python-meh the hub dies at its first import.
+if not _is_python_meh(importlib.util.find_spec("meh")):
+    pytest.skip("python-meh is not on PYTHONPATH (a checkout of rhinstaller/python-meh, not "
+                "PyPI's unrelated meh); see docs/testing.md", allow_module_level=True)
+
+
+class Hub(HubProcess):
+    """The hub's process on its own display (``lab.hub_process``), each state photographed
+    into the test's directory and EDNS_SCREENSHOT_DIR."""
 
     def __init__(self, addons_dir, environment, shots):
-        self.display = XvfbDisplay()
         self._shots = shots
         anaconda = os.environ["ANACONDA_SRC"]
         overrides = glob.glob(os.path.join(WIDGETS, "lib", "python3*", "site-packages"))
-        env = dict(self.display.environment(), **environment)
+        # Anaconda sets LANG before its UI starts (DEFAULT_LANG unless the kickstart or the
+        # boot options say otherwise) and MainWindow reads it: where the suite runs without
+        # LANG, the hub gets Anaconda's default, as in the installer.
+        from pyanaconda.core.constants import DEFAULT_LANG
+        env = dict(os.environ, **environment)
+        env.setdefault("LANG", DEFAULT_LANG)
+        # The installed addon first: the spoke is loaded from there, as in an installer.
+        # Then what the suite runs on (PYTHONPATH: python-meh, and a line's own pykickstart
+        # where it has one).
+        path = [str(addons_dir), anaconda, *overrides, str(REPO),
+                *os.environ.get("PYTHONPATH", "").split(os.pathsep)]
         env.update({
-            # The installed addon first: the spoke is loaded from there, as in an installer.
-            "PYTHONPATH": os.pathsep.join([str(addons_dir), anaconda, *overrides, str(REPO)] +
-                                          [os.environ.get("PYTHON_MEH", "")]),
+            "PYTHONPATH": os.pathsep.join(entry for entry in path if entry),
             "GI_TYPELIB_PATH": os.path.join(WIDGETS, "lib", "girepository-1.0"),
             "LD_LIBRARY_PATH": os.path.join(WIDGETS, "lib"),
             "UIPATH": os.path.join(anaconda, "pyanaconda", "ui", "gui") + "/",
             "ANACONDA_DATA": os.path.join(anaconda, "data"),
         })
-        self.log = open(shots / "hub.log", "w")
-        self._process = subprocess.Popen(
-            [sys.executable, "-m", "lab.anaconda_hub", str(addons_dir)], env=env,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
-            cwd=str(shots))
-        assert self._read() == {"started": True}
-
-    def _read(self):
-        deadline = time.monotonic() + REPLY_SECONDS
-        stream = self._process.stdout
-        while True:
-            ready, _, _ = select.select([stream], [], [], max(deadline - time.monotonic(), 0))
-            if not ready:
-                raise TimeoutError("the hub did not answer; its log:\n" + self.tail())
-            line = stream.readline()
-            if not line:
-                raise RuntimeError("the hub exited; its log:\n" + self.tail())
-            if line.startswith("{"):
-                reply = json.loads(line)
-                assert "error" not in reply, reply["error"] + "\n" + self.tail()
-                return reply
-
-    def tail(self):
-        self.log.flush()
-        with open(self.log.name) as stream:
-            return "".join(stream.readlines()[-40:])
-
-    def send(self, *words):
-        self._process.stdin.write(" ".join(words) + "\n")
-        self._process.stdin.flush()
-        return self._read()
-
-    def keys(self, *keys):
-        """Press KEYS (xdotool's names) on the window with the focus, then let it settle."""
-        subprocess.run(["xdotool", "key", "--clearmodifiers", *keys], check=True, timeout=30,
-                       env=self.display.environment())
-        return self.send("page")
-
-    def type(self, text):
-        subprocess.run(["xdotool", "type", "--delay", "0", text], check=True, timeout=30,
-                       env=self.display.environment())
-        return self.send("page")
+        super().__init__([sys.executable, "-m", "lab.anaconda_hub", str(addons_dir)], env,
+                         shots / "hub.log", cwd=str(shots))
 
     def shot(self, name):
-        path = self.display.screenshot(self._shots / (name + ".png"))
+        path = self.screenshot(self._shots / (name + ".png"))
         keep = os.environ.get("EDNS_SCREENSHOT_DIR")
         if keep:
             line = anaconda_line() or "anaconda"
             os.makedirs(keep, exist_ok=True)
             shutil.copy(path, os.path.join(keep, "%s-%s.png" % (line, name)))
         return path
-
-    def close(self):
-        try:
-            if self._process.poll() is None:
-                self._process.stdin.write("quit\n")
-                self._process.stdin.flush()
-                self._process.wait(timeout=TIMEOUT)
-        except (BrokenPipeError, subprocess.TimeoutExpired):
-            self._process.kill()
-            self._process.wait()
-        finally:
-            self.log.close()
-            self.display.stop()
 
 
 @pytest.fixture(scope="module")
@@ -197,8 +166,9 @@ def installer(addons_dir, anaconda_conf, tmp_path, lab_network):
                               "--print-address=1", "--print-pid=1", "--fork"],
                              capture_output=True, text=True, check=True, timeout=TIMEOUT)
     address, pid = started.stdout.split("\n")[:2]
-    bus = client_bus(address)
+    bus = None
     try:
+        bus = client_bus(address)
         # Our module checks the lab's servers: it runs in their network.
         with installer_modules(bus, address, conf_path, tmp_path,
                                lab_network) as (module, upper):
@@ -221,8 +191,11 @@ def installer(addons_dir, anaconda_conf, tmp_path, lab_network):
             finally:
                 stop_service(boss_process)
     finally:
-        bus.disconnect()
-        kill_pid(int(pid))
+        try:
+            if bus is not None:
+                bus.disconnect()
+        finally:
+            kill_pid(int(pid))
 
 
 def run_task(bus, path):
@@ -238,17 +211,17 @@ def run_task(bus, path):
 @pytest.fixture
 def start_hub(installer, addons_dir, tmp_path):
     """Factory: the hub over the modules of ``installer``, in ENVIRONMENT's language."""
-    hubs = []
     _, _, _, address, conf_path = installer
-
-    def start(**environment):
-        environment.update(ANACONDA_CONFIG_TMP=str(conf_path),
-                           DBUS_ANACONDA_SESSION_BUS_ADDRESS=address)
-        hubs.append(Hub(addons_dir, environment, tmp_path))
-        return hubs[-1]
-    yield start
-    for hub in hubs:
-        hub.close()
+    # Every hub closed (its process and its Xvfb stopped), even when closing one fails; a
+    # hub that fails to start has stopped both itself.
+    with ExitStack() as hubs:
+        def start(**environment):
+            environment.update(ANACONDA_CONFIG_TMP=str(conf_path),
+                               DBUS_ANACONDA_SESSION_BUS_ADDRESS=address)
+            hub = Hub(addons_dir, environment, tmp_path)
+            hubs.callback(hub.close)
+            return hub
+        yield start
 
 
 def our_selector(state):

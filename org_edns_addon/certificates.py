@@ -38,8 +38,9 @@ go (that would refuse what Anaconda takes); it refuses, by category, the
 places where a PEM file would break what the addon writes or what the
 initramfs and the system need to start:
 
-1. what this addon writes (``ADDON_WRITTEN_PATHS``, the DoT CA bundle, the
-   state directory of apply's record): on one, below one as if it were a
+1. what this addon writes or moves a file to (``constants.ADDON_WRITTEN_PATHS``,
+   derived from the paths it names: the DoT CA bundle, the FreeIPA handover's
+   destination; the state directory of apply's record): on one, below one as if it were a
    directory (it must stay a file), or where one needs a directory; nor below
    the system's trust store (``SYSTEM_CA_BUNDLE_PATH``) as a directory;
 2. the top of the file system (``--dir=/``): the initramfs's ``/init`` and
@@ -528,11 +529,6 @@ def directory_problem(directory):
     return None
 
 
-# Files the addon writes itself (rule 1 of the module's docstring): no certificate on one,
-# below one, or where one needs a directory.
-ADDON_WRITTEN_PATHS = (c.NM_KEYFILE_PATH, c.UNBOUND_CONF_PATH, c.RESOLV_CONF_PATH,
-                       c.DRACUT_CONF_PATH, c.OVERLAY_KICKSTART_PATH, c.APPLY_RECORD_PATH,
-                       c.APPLY_JOURNAL_PATH)
 # Rule 2: what the initramfs has at its top as files (dracut's modules.d/99base).
 _TOP_LEVEL_FILES = ("/init", "/shutdown")
 # Rule 3: the system's programs, libraries, kernel, boot loader; the kernel's file systems.
@@ -564,7 +560,10 @@ def _below(path, tree):
 def landing_problem(path):
     """A sentence unless a certificate may be written at PATH (below a root): the rule
     of the module's docstring, the same for every edge."""
-    for written in ADDON_WRITTEN_PATHS + (c.DOT_CA_BUNDLE_PATH,):
+    # Rule 1: every file the addon writes or moves one to (constants.ADDON_WRITTEN_PATHS,
+    # derived from the paths staging names: the FreeIPA handover unit's mv destination
+    # too, where a certificate would be replaced, or take our file into itself).
+    for written in c.ADDON_WRITTEN_PATHS:
         if path == written and written != c.DOT_CA_BUNDLE_PATH:
             return _("--dir and --filename place this certificate at %s, a file this addon "
                      "writes; choose another --dir or --filename") % path

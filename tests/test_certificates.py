@@ -12,14 +12,23 @@
 """certificates.py on real certificates generated here: what is read, refused and bundled."""
 
 import base64
+import re
+import subprocess
 
 import pytest
 
 from lab import certs
-from lab.kickstarts import certificate_section, edns_kickstart
+from lab.kickstarts import CA_FILENAME, certificate_section, edns_kickstart
+from org_edns_addon import constants as c
 from org_edns_addon.certificates import (CertificateError, build_bundle, ca_problem,
-                                         load_pem_certificates, validity_problem)
+                                         landing_problem, load_pem_certificates,
+                                         validity_problem)
+from org_edns_addon.initrd import overlay_plan
+from org_edns_addon.model import Phase
+from org_edns_addon.staging.freeipa import handover_unit
+from org_edns_addon.staging.plan import build_plan
 from tests.conftest import run_cli
+from tests.ks_fixtures import parse
 
 
 def test_every_block_of_a_bundle_is_read_with_its_line(pems):
@@ -120,6 +129,15 @@ REFUSED_PLACES = [
     ("/etc/resolv.conf/", "x.pem",
      "--dir places this certificate at /etc/resolv.conf/x.pem, below /etc/resolv.conf, a "
      "file this addon writes, which must stay a file; choose another --dir"),
+    # the FreeIPA handover unit's mv destination (--backend=unbound): a certificate there
+    # would be replaced by our Unbound file (mv -f), or take it into itself as a directory
+    ("/etc/unbound/", "edns-forward.conf.freeipa",
+     "--dir and --filename place this certificate at /etc/unbound/edns-forward.conf.freeipa, "
+     "a file this addon writes; choose another --dir or --filename"),
+    ("/etc/unbound/edns-forward.conf.freeipa/", "x.pem",
+     "--dir places this certificate at /etc/unbound/edns-forward.conf.freeipa/x.pem, below "
+     "/etc/unbound/edns-forward.conf.freeipa, a file this addon writes, which must stay a "
+     "file; choose another --dir"),
     ("/var/lib/edns-addon/", "x.pem",
      "--dir places this certificate at /var/lib/edns-addon/x.pem, in /var/lib/edns-addon, "
      "where edns-addon keeps the record of what it wrote; choose another --dir"),
@@ -203,6 +221,46 @@ def test_validate_apply_and_overlay_accept_a_place_alike(write_ks, test_ca, tmp_
                    run_cli("overlay", kickstart, "-o", tmp_path / "o.img")):
         assert result.returncode == 0, (result.stdout, result.stderr)
     assert (root / directory.lstrip("/") / "placed.pem").exists()
+
+
+@pytest.mark.parametrize("backend", ["dnsconfd", "unbound"])
+def test_every_file_the_addon_writes_or_moves_one_to_is_a_refused_place(write_ks, test_ca,
+                                                                       backend):
+    """The places rule 1 refuses are derived from the constants; here they are held against
+    what the plans write (both phases, and the overlay) and where the FreeIPA handover
+    unit moves our Unbound file."""
+    parsed = parse(write_ks(edns_kickstart(test_ca.pem, "--ca=%s --backend=%s"
+                                           % (CA_FILENAME, backend))))
+    data = parsed.staging_input()
+    written = {planned.path for phase in Phase for planned in
+               build_plan(data, phase, "/").files} | {
+                   planned.path for planned in overlay_plan(parsed).files}
+    written -= {cert.path for cert in data.certificates}
+    written -= {planned.path for planned in overlay_plan(parsed).files
+                if planned.path.startswith("/lib/")}      # the initramfs's hook: rule 3
+    unit = handover_unit().decode("ascii")
+    moved_to = re.search(r"^ExecStart=%s -f \S+ (\S+)$" % c.MV, unit, re.M).group(1)
+    assert written | {moved_to} <= set(c.ADDON_WRITTEN_PATHS)
+    for path in written | {moved_to}:
+        if path != c.DOT_CA_BUNDLE_PATH:
+            assert landing_problem(path) is not None, path
+            assert landing_problem(path + "/x.pem") is not None, path
+
+
+def test_the_handover_unit_would_replace_a_certificate_at_its_destination(tmp_path):
+    """Why the handover's destination is refused: the unit's own ExecStart (mv -f) run on a
+    root where a %certificate lay there replaces the certificate with our Unbound file."""
+    root = tmp_path / "root"
+    ours = root / c.UNBOUND_CONF_PATH.lstrip("/")
+    ours.parent.mkdir(parents=True)
+    ours.write_text("# the addon's forwarder\n")
+    certificate = root / c.UNBOUND_CONF_HANDED_OVER_PATH.lstrip("/")
+    certificate.write_text(certs.make_ca("Placed").pem)
+    command = re.search(r"^ExecStart=(.+)$", handover_unit().decode("ascii"), re.M).group(1)
+    argv = [word if not word.startswith("/etc/") else str(root) + word
+            for word in command.split()]
+    subprocess.run(argv, check=True, timeout=60)
+    assert certificate.read_text() == "# the addon's forwarder\n"
 
 
 # --- what OpenSSL's PEM reader and p11-kit take (tests/ks_fixtures.py PeerPemForms) -----

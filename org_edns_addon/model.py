@@ -64,6 +64,9 @@ _PORT = re.compile(r"^[0-9]{1,5}\Z")
 # What str.isspace() calls space, in one compiled search (a server line is checked often).
 _SPACE = re.compile(r"\s")
 _THIS_NETWORK = ipaddress.IPv4Network("0.0.0.0/8")
+# A word that reads as a host name (ASCII letters, digits, '-' and '.', with a letter):
+# what a user who names a server by its name writes where its address goes.
+_HOST_NAME = re.compile(r"^(?=.*[A-Za-z])[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.?\Z")
 
 
 def parse_address(text):
@@ -110,6 +113,33 @@ def parse_address(text):
                          "never queries; write the IPv4 address %s itself")
                          % (text, address.ipv4_mapped))
     return address
+
+
+def _server_address(text, address_text, port_text, name, tls, bare):
+    """ADDRESS_TEXT of the server TEXT as an address (``parse_address``); a host name
+    there is refused with the line that would work.
+
+    NetworkManager reads a [global-dns] server as an address (nm_dns_uri_parse), Unbound
+    a forward-addr as one (forward-host would ask for the name in plaintext first), and
+    FreeIPA's ADDR#NAME the same (IPAddressDoTForwarder): the name goes after '#', where
+    it is the name the server's certificate must hold."""
+    try:
+        return parse_address(address_text)
+    except ModelError:
+        if not _HOST_NAME.match(address_text) or address_text.rpartition(".")[2].isdigit():
+            raise
+    port = ":" + port_text if port_text is not None else ""
+    if bare:
+        fixed = "ADDR%s#%s" % (port, name or address_text)
+    elif tls:
+        fixed = "%s://ADDR%s#%s" % (TLS_SCHEME, port, name or address_text)
+    else:
+        fixed = "%s://ADDR%s" % (PLAIN_SCHEME, port)
+    raise ModelError(_("%(server)r names the server by a host name, %(host)s, and "
+                       "NetworkManager, Unbound and FreeIPA take a DNS server by its IP "
+                       "address only (the TLS name goes after '#'); write %(fixed)s, with "
+                       "ADDR the address of %(host)s") % {
+                           "server": text, "host": address_text, "fixed": fixed}) from None
 
 
 def _is_ipv6(text):
@@ -213,7 +243,7 @@ class DotServer:
                 if port_text == "" and ":" in hostport:
                     raise ModelError(_("%r has an empty port after ':'") % text)
                 port_text = port_text or None
-            address = parse_address(address_text)
+            address = _server_address(text, address_text, port_text, name, tls, bare)
         port = _parse_port(port_text) if port_text is not None else None
         if name and not tls:
             raise ModelError(_("%r is plaintext (dns+udp://) and cannot carry a TLS name; "
@@ -453,6 +483,16 @@ def _mode_plaintext(mode, backend):
     return None
 
 
+def _dot_on_port_53(server):
+    """The warning of a DoT SERVER on port 53: DNS over TLS has its own port, 853 (RFC 7858
+    section 3.1, which also forbids DoT on 53), and a resolver on 53 speaks plaintext DNS,
+    so every TLS handshake fails and the names go unresolved."""
+    return _("the DoT server %s is on port 53, plaintext DNS's port: DNS over TLS listens on "
+             "853, and RFC 7858 forbids 53 for it, where a DNS server answers in plaintext and "
+             "every TLS handshake fails; drop ':53' (853 is the default), unless this server "
+             "really speaks TLS on 53") % server.uri()
+
+
 def _first_on(server):
     if server.lineno is None:
         return ""
@@ -572,6 +612,8 @@ class EdnsConfig:
                 # server would turn TLS off for every server of its zone.
                 error(_("the plaintext server %s cannot be used with --backend=unbound; use "
                       "dns+tls://ADDR#NAME or --backend=dnsconfd") % server.uri(), *where)
+            if server.tls and server.port == PLAIN_DNS_PORT:
+                warning(_dot_on_port_53(server), *where)
             if server.is_link_local:
                 _link_local_problem(server, self.backend, error, warning)
             if _never_queried(server) and server not in in_unserved_zone:

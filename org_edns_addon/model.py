@@ -66,7 +66,8 @@ _SPACE = re.compile(r"\s")
 _THIS_NETWORK = ipaddress.IPv4Network("0.0.0.0/8")
 # A word that reads as a host name (ASCII letters, digits, '-' and '.', with a letter):
 # what a user who names a server by its name writes where its address goes.
-_HOST_NAME = re.compile(r"^(?=.*[A-Za-z])[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.?\Z")
+_HOST_NAME = re.compile(r"^(?=.{1,253}\.?\Z)(?=.*[A-Za-z])[A-Za-z0-9-]{1,63}"
+                        r"(\.[A-Za-z0-9-]{1,63})*\.?\Z")
 
 
 def parse_address(text):

@@ -26,7 +26,8 @@ from typing import Optional, Tuple
 
 from org_edns_addon.constants import DOT_PORT, PHASE_INSTALLER, PHASE_TARGET, PLAIN_DNS_PORT
 from org_edns_addon.i18n import P_, _
-from org_edns_addon.names import normalize_domains, normalize_tls_name
+from org_edns_addon.names import (UNBOUND_LOOPBACK_ZONES, normalize_domains,
+                                  normalize_tls_name, unbound_zone_of, unbound_zones_below)
 from org_edns_addon.problems import ModelError, Problem, Severity
 
 
@@ -524,6 +525,73 @@ class EdnsConfig:
                 routes.setdefault(domain, []).append(server)
         return {domain: tuple(servers) for domain, servers in routes.items()}
 
+    def unbound_zones_lifted(self):
+        """The names Unbound's own default zones (``names.UNBOUND_DEFAULT_ZONES``) would keep
+        from the routed domains, each to be a ``transparent`` local zone: a routed domain
+        in such a zone (the closest local zone then is the domain's own, without data, and
+        Unbound resolves its names through the forward zone), and every such zone inside a
+        routed domain (the zone's own name replaces its default). Unbound's zones of the
+        host's own loopback names are never lifted; names outside the routed domains stay
+        Unbound's (RFC 6303: private reverse zones are not asked of public servers)."""
+        lifted = []
+        for domain in self.routed_domains():
+            zone = unbound_zone_of(domain)
+            if zone is not None and zone not in UNBOUND_LOOPBACK_ZONES:
+                lifted.append(domain)
+            lifted += [below for below in unbound_zones_below(domain)
+                       if below not in UNBOUND_LOOPBACK_ZONES]
+        return tuple(dict.fromkeys(lifted))
+
+    def _local_zone_problems(self, error, warning):
+        """Routed domains Unbound keeps to itself (``unbound_zones_lifted``), on the line of
+        the first server routing each (with --backend=unbound, one warning a line).
+
+        dnsconfd cannot lift them: the Unbound configuration it writes holds forward zones
+        and no local-zone (2.2.2 and every release before, src/dns_managers/
+        unbound_manager.c write_configuration), and its distribution/dnsconfd-prepare.sh
+        links Fedora's unbound-as112-networks.conf into Unbound's conf.d to "revert
+        enablement of as112 domain resolution". Our Unbound file can
+        (staging/unbound.py); the installer's initramfs speaks through dnsconfd whatever
+        --backend says."""
+        lifted = {}
+        for domain, servers in self.routed_domains().items():
+            where = (servers[0].lineno, servers[0].filename)
+            zone = unbound_zone_of(domain)
+            if zone in UNBOUND_LOOPBACK_ZONES:
+                error(_("domain=%s is the host's own loopback names (RFC 6761, 6303), which "
+                        "Unbound answers itself with either backend and never forwards; drop "
+                        "it from domain=") % domain, *where)
+                continue
+            below = [name for name in unbound_zones_below(domain)
+                     if name not in UNBOUND_LOOPBACK_ZONES]
+            if zone is None and not below:
+                continue
+            if self.backend == Backend.UNBOUND:
+                lifted.setdefault(where, []).extend([domain] if zone is not None else below)
+            elif zone is not None:
+                error(_("the names in %(domain)s never reach %(server)s: %(zone)s is a zone "
+                        "Unbound answers itself (NXDOMAIN for every name: special-use names "
+                        "and the reverse zones of private addresses, RFC 6761, 6303 and 8375), "
+                        "and dnsconfd writes no local-zone into Unbound's configuration to "
+                        "lift it; use --backend=unbound, whose Unbound file lifts it for the "
+                        "routed domains") % {"domain": domain, "server": servers[0].uri(),
+                                             "zone": zone}, *where)
+            else:
+                warning(_("the names in %(zones)s, inside domain=%(domain)s, never reach "
+                          "%(server)s: Unbound answers those zones itself (NXDOMAIN, RFC 6303), "
+                          "and dnsconfd writes no local-zone into Unbound's configuration to "
+                          "lift them; use --backend=unbound, whose Unbound file lifts them")
+                        % {"zones": ", ".join(below), "domain": domain,
+                           "server": servers[0].uri()}, *where)
+        for where, names in lifted.items():
+            warning(_("the names in %s, which Unbound keeps to itself by default (special-use "
+                      "names and the reverse zones of private addresses, RFC 6761, 6303 and "
+                      "8375), are forwarded by this addon's Unbound (it writes a transparent "
+                      "local-zone for them); the installer's initramfs, which speaks through "
+                      "dnsconfd whatever --backend says, gives them NXDOMAIN: name no host "
+                      "there in the installer's boot options (inst.ks=, inst.repo=)")
+                    % ", ".join(names), *where)
+
     def _plaintext_behind_dot(self):
         """(plaintext server, the zones where a DoT server shadows it, that DoT server),
         where the resolver is dnsconfd (``_used_servers``)."""
@@ -632,6 +700,7 @@ class EdnsConfig:
                         "route it with domain= to names that no DoT server serves")
                         % (server.uri(), " and ".join(zones), dot.uri()),
                         server.lineno, server.filename)
+        self._local_zone_problems(error, warning)
         plaintext = _mode_plaintext(self.resolve_mode, self.backend)
         if plaintext is not None:
             warning(plaintext, header_lineno)

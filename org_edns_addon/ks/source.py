@@ -224,13 +224,9 @@ class FileLines:
         # not blank or a comment before handing it to the section.
         self.splits_first_line = reader.in_section
 
-    @property
-    def filename(self):
-        return self._part.filename
-
-    @property
-    def lineno(self):
-        return self._part.lineno
+    # The file and number of the line last read (a %ksappend'ed file's, while it is read).
+    filename = property(lambda self: self._part.filename)
+    lineno = property(lambda self: self._part.lineno)
 
     def __iter__(self):
         return self

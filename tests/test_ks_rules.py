@@ -256,7 +256,7 @@ def test_a_link_local_server_with_its_interface_is_accepted_by_the_unbound_forwa
 
 def test_a_dot_server_on_port_53_is_a_warning_on_its_line(write_ks):
     # RFC 7858 section 3.1: DoT on 853 by default, and never on 53, where a DNS server
-    # answers in plaintext (tests/test_peer_unbound.py: Unbound's handshakes fail there).
+    # answers in plaintext (NetworkManager takes it: tests/test_peer_networkmanager.py).
     text = "text\n" + edns_section(GOOD, "dns+tls://192.0.2.54:53#dot.corp.example")
     path = write_ks(text)
     assert messages(path) == ["%s:%d: warning: the DoT server dns+tls://192.0.2.54:53#dot.corp."

@@ -55,8 +55,8 @@ clean:
 DOMAIN = $(shell PYTHONPATH=$(CURDIR) $(PYTHON) -c 'from org_edns_addon.constants import TRANSLATION_DOMAIN as d; print(d)')
 POT ?= po/$(DOMAIN).pot
 XGETTEXT_SOURCES = $(shell find org_edns_addon -name '*.py' -o -name '*.glade' | LC_ALL=C sort)
-.PHONY: potfile update-po
-potfile:
+.PHONY: potfile update-po check-po
+potfile: check-po
 	xgettext --from-code=UTF-8 --keyword=_ --keyword=N_ --keyword=P_:1,2 \
 	    --add-comments=TRANSLATORS: --package-name=$(DOMAIN) --sort-by-file \
 	    --output=$(POT).new $(XGETTEXT_SOURCES)
@@ -69,6 +69,16 @@ potfile:
 update-po: potfile
 	@for po in po/*.po; do [ -f "$$po" ] || continue; \
 	    msgmerge --quiet --update --backup=none "$$po" $(POT) && echo "update-po: $$po"; done
+	@$(MAKE) --no-print-directory check-po
+
+# Every po/LANG.po as make install, the updates image and the RPM compile it (packaging.py):
+# msgfmt --check, so that a translation whose placeholders do not fit its sentence's
+# (one %s too many or too few, a %(name)s renamed) is refused by name here already.
+check-po:
+	@for po in po/*.po; do [ -f "$$po" ] || continue; \
+	    msgfmt --check --output-file=/dev/null "$$po" || { \
+	        echo "check-po: $$po is not a valid translation" >&2; exit 1; }; \
+	    echo "check-po: $$po"; done
 
 .PHONY: updates.img install rpm
 

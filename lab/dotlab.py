@@ -348,13 +348,14 @@ def with_staged_etc(root, argv):
 
 
 def start_unbound(workdir, config_text, address, port, process_class=UnboundProcess,
-                  network=HOST_NETWORK, staged_root=None, **fields):
+                  network=HOST_NETWORK, staged_root=None, unbound=(UNBOUND,), **fields):
     """Start Unbound on CONFIG_TEXT in WORKDIR; return once ADDRESS@PORT accepts.
 
     CONFIG_TEXT must hold the ``server:`` settings that make Unbound run in the
     foreground unprivileged (``_run_settings``). It runs in NETWORK, and with
-    STAGED_ROOT's /etc over /etc if given. Raises RuntimeError with Unbound's
-    log if it exits or does not listen within STARTUP_SECONDS.
+    STAGED_ROOT's /etc over /etc if given. UNBOUND is the command that runs it (another
+    release's binary). Raises RuntimeError with Unbound's log if it exits or does not
+    listen within STARTUP_SECONDS.
     """
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
@@ -363,7 +364,7 @@ def start_unbound(workdir, config_text, address, port, process_class=UnboundProc
         raise RuntimeError("something already listens on %s@%d; stop it first" % (address, port))
     config_path = workdir / "unbound.conf"
     config_path.write_text(config_text)
-    argv = [UNBOUND, "-d", "-c", str(config_path)]
+    argv = [*unbound, "-d", "-c", str(config_path)]
     if staged_root is not None:
         argv = with_staged_etc(staged_root, argv)
     with open(workdir / "stderr", "wb") as stderr:
@@ -406,18 +407,19 @@ def start_dot_upstream(workdir, address, cert_path, key_path, records=ZONE_RECOR
                        zone=ZONE, tls_name=TLS_NAME, port=None, network=HOST_NETWORK):
     """Start Unbound as a DoT-only server on ADDRESS (a free port unless PORT).
 
-    It answers RECORDS authoritatively for ZONE (NXDOMAIN for other names
-    there, REFUSED below REFUSED_ZONE), does not serve plain UDP or TCP, and
-    logs every query it gets.
+    It answers RECORDS authoritatively for ZONE (a name, or a tuple of them; NXDOMAIN
+    for other names there, REFUSED below REFUSED_ZONE), does not serve plain UDP or TCP,
+    and logs every query it gets.
     """
     workdir = Path(workdir)
     port = port or free_port(address, network)
+    zones = (zone,) if isinstance(zone, str) else tuple(zone)
     text = _run_settings(workdir, address, port) + "\n".join([
         "  tls-port: %d" % port,
         '  tls-service-key: "%s"' % key_path,
         '  tls-service-pem: "%s"' % cert_path,
         "  do-udp: no",
-        '  local-zone: "%s" static' % zone,
+    ] + ['  local-zone: "%s" static' % name for name in zones] + [
         '  local-zone: "%s." refuse' % REFUSED_ZONE,
     ] + ['  local-data: "%s"' % record for record in records]) + "\n"
     return start_unbound(workdir, text, address, port, process_class=DotUpstream,
@@ -442,7 +444,8 @@ def _special_use_zones(zones):
 
 
 def start_forwarder(workdir, config_text, address, port=None,
-                    plain_zones: Sequence[str] = (ZONE,), network=HOST_NETWORK):
+                    plain_zones: Sequence[str] = (ZONE,), network=HOST_NETWORK,
+                    unbound=(UNBOUND,)):
     """Start Unbound as a local forwarder from CONFIG_TEXT, as an installed system would.
 
     CONFIG_TEXT is what the system's Unbound would read (``server:`` with
@@ -450,7 +453,7 @@ def start_forwarder(workdir, config_text, address, port=None,
     after the settings a test run needs, so it must not set ``interface`` to an
     address another test uses. ``plain_zones`` are special-use zones (like
     ``test.``) that Unbound would otherwise answer itself instead of forwarding. It
-    runs in NETWORK.
+    runs in NETWORK, as the command UNBOUND.
     """
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
@@ -459,7 +462,7 @@ def start_forwarder(workdir, config_text, address, port=None,
     included.write_text(config_text)
     text = _run_settings(workdir, address, port) + _special_use_zones(plain_zones) + \
         'include: "%s"\n' % included
-    return start_unbound(workdir, text, address, port, network=network)
+    return start_unbound(workdir, text, address, port, network=network, unbound=unbound)
 
 
 # ---------------------------------------------------------------------------

@@ -38,8 +38,9 @@ go (that would refuse what Anaconda takes); it refuses, by category, the
 places where a PEM file would break what the addon writes or what the
 initramfs and the system need to start:
 
-1. what this addon writes (``ADDON_WRITTEN_PATHS``, the DoT CA bundle, the
-   state directory of apply's record): on one, below one as if it were a
+1. what this addon writes or moves a file to (``constants.ADDON_WRITTEN_PATHS``,
+   derived from the paths it names: the DoT CA bundle, the FreeIPA handover's
+   destination; the state directory of apply's record): on one, below one as if it were a
    directory (it must stay a file), or where one needs a directory; nor below
    the system's trust store (``SYSTEM_CA_BUNDLE_PATH``) as a directory;
 2. the top of the file system (``--dir=/``): the initramfs's ``/init`` and
@@ -155,7 +156,8 @@ _BEGIN = re.compile(r"-----BEGIN (.+)-----\Z")
 # SSL_CTX_load_verify_locations and Unbound's tls-cert-bundle (util/net_help.c
 # connect_sslctx_create): PEM_STRING_X509, PEM_STRING_X509_OLD, PEM_STRING_X509_TRUSTED.
 _TRUSTED = "TRUSTED CERTIFICATE"
-_CERTIFICATE_LABELS = ("CERTIFICATE", "X509 CERTIFICATE", _TRUSTED)
+_X509_OLD = "X509 CERTIFICATE"
+_CERTIFICATE_LABELS = ("CERTIFICATE", _X509_OLD, _TRUSTED)
 # OpenSSL's PEM reader wants the BEGIN and END lines at the start of a line;
 # only ASCII whitespace is whitespace to it.
 _ASCII_SPACE = " \t\r\n\f\v"
@@ -183,9 +185,12 @@ class PassedOver:
 @dataclass(frozen=True)
 class PemText:
     """What OpenSSL's PEM reader takes of a text: the certificate ``blocks``, and the
-    blocks it passes over without a word (``passed_over``, ``PassedOver``s)."""
+    blocks it passes over without a word (``passed_over``, ``PassedOver``s); read as
+    p11-kit reads an anchor, ``indented`` are the lines (0-based) of the ``-----BEGIN``
+    lines it takes and OpenSSL would not, for their indentation."""
     blocks: Tuple[CertificateBlock, ...]
     passed_over: Tuple[PassedOver, ...] = ()
+    indented: Tuple[int, ...] = ()
 
 
 def load_pem_certificates(text):
@@ -193,7 +198,7 @@ def load_pem_certificates(text):
     return read_pem(text).blocks
 
 
-def read_pem(text):
+def read_pem(text, anchor=False):
     """Parse every certificate block of TEXT (str or bytes) in one pass, as OpenSSL's
     ``PEM_X509_INFO_read_bio`` reads a CA file, into a ``PemText``: text outside the
     blocks is passed over, ``CERTIFICATE``, ``X509 CERTIFICATE`` and ``TRUSTED
@@ -205,7 +210,16 @@ def read_pem(text):
     A UTF-8 byte order mark on the first line OpenSSL reads for a block (the text's
     first line, or the line after a block's END line) is dropped, as OpenSSL 3's
     ``sanitize_line`` (crypto/pem/pem_lib.c) drops it; a BEGIN line that any other
-    non-ASCII character hides is a block OpenSSL passes over (``PassedOver``)."""
+    non-ASCII character hides is a block OpenSSL passes over (``PassedOver``), and so is
+    one that is indented: OpenSSL's ``get_name`` compares the line's start with
+    ``-----BEGIN `` (the body's lines may be indented, ``EVP_DecodeUpdate`` skips the
+    whitespace; an indented END line ends no block).
+
+    ANCHOR: TEXT goes to the system trust's anchors, which p11-kit reads
+    (``update-ca-trust extract``): its PEM parser (common/pem.c ``pem_find_begin``,
+    ``pem_find_end``) finds the BEGIN and END lines wherever they start, so an indented
+    block is read (its BEGIN line in ``PemText.indented``), and an ``X509 CERTIFICATE``
+    block is passed over (trust/parser.c ``on_pem_block``)."""
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -228,6 +242,7 @@ def read_pem(text):
                 always=True)
     blocks = []
     passed_over = []
+    indented = []
     start = None
     # OpenSSL reads a file a block at a time (one PEM_read_bio each): the first line of
     # each read may start with a byte order mark.
@@ -239,6 +254,13 @@ def read_pem(text):
                 stripped = stripped[len(_BYTE_ORDER_MARK):]
             first_of_read = False
             match = _BEGIN.match(stripped)
+            if not match and stripped[:1].isspace() and stripped.isascii() and \
+                    _BEGIN.match(stripped.lstrip(_ASCII_SPACE)):
+                if anchor:
+                    match = _BEGIN.match(stripped.lstrip(_ASCII_SPACE))
+                    indented.append(number)
+                else:
+                    passed_over.append(PassedOver(number, _indented_begin()))
             if match:
                 start, label, body = number, match.group(1), []
             elif "-----BEGIN " in stripped and not stripped.isascii():
@@ -250,12 +272,20 @@ def read_pem(text):
             # Base64 and the END line are ASCII: OpenSSL refuses the block, and with it
             # the file.
             _refuse_non_ascii(stripped, number)
-        elif stripped == "-----END %s-----" % label:
+        elif stripped == "-----END %s-----" % label or (
+                anchor and stripped.lstrip(_ASCII_SPACE) == "-----END %s-----" % label):
             block = _block(label, start, body)
-            if block is not None:
+            # p11-kit takes only CERTIFICATE and TRUSTED CERTIFICATE blocks (trust/parser.c
+            # on_pem_block) and passes over an X509 CERTIFICATE one, which OpenSSL reads.
+            if block is not None and not (anchor and label == _X509_OLD):
                 blocks.append(block)
             start = None
             first_of_read = True
+        elif stripped.lstrip(_ASCII_SPACE) == "-----END %s-----" % label:
+            raise CertificateError(_("the -----END line of %s is indented, and OpenSSL reads "
+                                     "it only at the start of a line (this block never "
+                                     "ends); remove the spaces before it")
+                                   % _shown(lines[start]), number)
         elif stripped.lstrip(_ASCII_SPACE).startswith("-----"):
             break   # a BEGIN or a foreign END inside the block: this block never ends
         else:
@@ -267,7 +297,7 @@ def read_pem(text):
         if passed_over:
             raise CertificateError(passed_over[0].message, passed_over[0].line, empty=True)
         raise _no_certificate()
-    return PemText(tuple(blocks), tuple(passed_over))
+    return PemText(tuple(blocks), tuple(passed_over), tuple(indented))
 
 
 def _no_certificate():
@@ -283,6 +313,12 @@ def _hidden_begin(line):
     return _("OpenSSL never reads this PEM block: the non-ASCII character U+%04X hides its "
              "-----BEGIN line (a byte order mark is taken only before the first block and "
              "right after an -----END line); remove that character") % _first_non_ascii(line)
+
+
+def _indented_begin():
+    return _("OpenSSL never reads this PEM block: its -----BEGIN line is indented, and OpenSSL "
+             "reads one only at the start of a line; remove the spaces before -----BEGIN "
+             "and -----END")
 
 
 def _refuse_non_ascii(line, number):
@@ -528,11 +564,6 @@ def directory_problem(directory):
     return None
 
 
-# Files the addon writes itself (rule 1 of the module's docstring): no certificate on one,
-# below one, or where one needs a directory.
-ADDON_WRITTEN_PATHS = (c.NM_KEYFILE_PATH, c.UNBOUND_CONF_PATH, c.RESOLV_CONF_PATH,
-                       c.DRACUT_CONF_PATH, c.OVERLAY_KICKSTART_PATH, c.APPLY_RECORD_PATH,
-                       c.APPLY_JOURNAL_PATH)
 # Rule 2: what the initramfs has at its top as files (dracut's modules.d/99base).
 _TOP_LEVEL_FILES = ("/init", "/shutdown")
 # Rule 3: the system's programs, libraries, kernel, boot loader; the kernel's file systems.
@@ -564,7 +595,10 @@ def _below(path, tree):
 def landing_problem(path):
     """A sentence unless a certificate may be written at PATH (below a root): the rule
     of the module's docstring, the same for every edge."""
-    for written in ADDON_WRITTEN_PATHS + (c.DOT_CA_BUNDLE_PATH,):
+    # Rule 1: every file the addon writes or moves one to (constants.ADDON_WRITTEN_PATHS,
+    # derived from the paths staging names: the FreeIPA handover unit's mv destination
+    # too, where a certificate would be replaced, or take our file into itself).
+    for written in c.ADDON_WRITTEN_PATHS:
         if path == written and written != c.DOT_CA_BUNDLE_PATH:
             return _("--dir and --filename place this certificate at %s, a file this addon "
                      "writes; choose another --dir or --filename") % path
@@ -632,6 +666,29 @@ def placement_problems(filename, directory, cert_type):
     return [problem for problem in problems if problem]
 
 
+def _directory_of(directory, cert_type):
+    """The directory a certificate of DIRECTORY (``--dir``) and CERT_TYPE goes to, as one
+    absolute path without a trailing '/'."""
+    directory = CERT_TYPE_DIRS.get(cert_type) or directory
+    return "/" + "/".join(part for part in directory.split("/") if part not in ("", "."))
+
+
+def is_anchor_place(directory, cert_type):
+    """Whether a certificate of DIRECTORY (``--dir``) and CERT_TYPE goes to the anchors
+    directory (``KickstartCertificate.is_anchor``), whose files p11-kit reads."""
+    return _directory_of(directory, cert_type) == CERT_TYPE_DIRS[CERT_TYPE_ANCHOR]
+
+
+def indented_anchor_warning():
+    """What an anchor's indented PEM block is to the peers that read it."""
+    return _("p11-kit reads this indented PEM block into the system trust (update-ca-trust), "
+             "but OpenSSL reads a -----BEGIN line only at the start of a line, and "
+             "Anaconda's initramfs appends an anchor's text as it is to the CA bundle "
+             "OpenSSL reads there (dracut/parse-kickstart on the main and rhel-10 lines): in "
+             "the installer's initramfs it authenticates nothing; remove the spaces before "
+             "-----BEGIN and -----END")
+
+
 @dataclass(frozen=True)
 class KickstartCertificate:
     """Any one ``%certificate``, a CA or not: where it goes, its PEM text and its parsed
@@ -677,15 +734,13 @@ class KickstartCertificate:
         ``--type=anchor`` or (where pykickstart has no ``--type``, as on EL9) by a ``--dir``
         that is that directory, the way anchors were placed before ``--type``. Every anchor
         gets ``update-ca-trust extract`` and joins the DoT trust without ``--ca``."""
-        return self.path.rsplit("/", 1)[0] == CERT_TYPE_DIRS[CERT_TYPE_ANCHOR]
+        return is_anchor_place(self.directory, self.cert_type)
 
     @property
     def path(self):
         """Where the file goes below a root: the ``--type`` place, else ``--dir``, as
         Anaconda's Security module places it (``certificates/installation.py``)."""
-        directory = CERT_TYPE_DIRS.get(self.cert_type) or self.directory
-        parts = [part for part in directory.split("/") if part not in ("", ".")]
-        return "/" + "/".join(parts + [self.filename])
+        return _directory_of(self.directory, self.cert_type).rstrip("/") + "/" + self.filename
 
     def file_content(self):
         """The bytes of the file: the body and one newline, as Anaconda writes it."""

@@ -215,3 +215,17 @@ MAX_DBUS_CALL_BYTES = 2 * MAX_PEM_BYTES
 ECHO_MAX_CHARS = 80
 # A D-Bus error message longer than this is cut (a client calls Validate() for every problem).
 MAX_DBUS_ERROR_CHARS = 4096
+
+# Every file this addon writes, or moves one to, below a root: each ``*_PATH`` above
+# (staging's plans, the FreeIPA handover unit's ``mv`` destination, the overlay's
+# kickstart, apply's record and journal), derived here so that a new one is covered the
+# day it is named, but those that are other programs' files, which the addon only reads
+# or looks for. No %certificate may land on one, below one, or where one needs a
+# directory (certificates.landing_problem); the DoT CA bundle is the one a certificate
+# may itself be.
+_OTHER_PROGRAMS_PATHS = ("SYSTEM_CA_BUNDLE_PATH", "FREEIPA_UNBOUND_CONF_PATH",
+                         "FREEIPA_NM_CONF_PATH", "DNSCONFD_UNBOUND_CONF_PATH",
+                         "INITRD_RELEASE_PATH")
+ADDON_WRITTEN_PATHS = tuple(sorted(value for name, value in list(globals().items())
+                                   if name.endswith("_PATH")
+                                   and name not in _OTHER_PROGRAMS_PATHS))

@@ -13,7 +13,9 @@
 
 ``_()`` translates when called, so a language chosen in the installer after
 start-up applies; ``N_()`` only marks a string translated later; ``P_()`` picks
-the singular or plural form of a sentence for a count. Every user interface
+the singular or plural form of a sentence for a count. What they return formats
+as the original sentence where a translation's placeholders do not fit
+(``Translated``), so no catalogue can make formatting a sentence raise. Every user interface
 (the text and graphical spokes, the command line) translates through here, in
 the domain ``TRANSLATION_DOMAIN``, from the catalogues below ``locale_dir()``.
 """
@@ -37,11 +39,49 @@ def _current():
 def _(text):
     if not text:
         return text
-    return _current().gettext(text)
+    return _checked(_current().gettext(text), text)
 
 
 def P_(singular, plural, count):
-    return _current().ngettext(singular, plural, count)
+    # gettext's own choice without a catalogue (GNUTranslations.ngettext's fallback).
+    return _checked(_current().ngettext(singular, plural, count),
+                    singular if count == 1 else plural)
+
+
+def _checked(translated, original):
+    """TRANSLATED, formatting as ORIGINAL where its own placeholders do not fit."""
+    if translated is original or translated == original:
+        return original
+    return Translated(translated, original)
+
+
+class Translated(str):
+    """A translated sentence that never breaks what formats it: where its placeholders do
+    not fit the values (a catalogue with one ``%s`` too many or too few, a ``%(name)s``
+    renamed, a ``%d`` for a name), it formats as the original sentence does.
+
+    Every sentence the user sees is formatted after it is translated, in the middle of
+    what it reports: a step of ``apply`` between its files and its actions, a D-Bus
+    reply, a screen. A catalogue is checked when it is built (``msgfmt --check``, which
+    judges only the entries marked ``python-format``); one built otherwise, or edited
+    afterwards, must cost a sentence in English, never a half-done installation."""
+
+    def __new__(cls, translated, original):
+        sentence = super().__new__(cls, translated)
+        sentence.original = original
+        return sentence
+
+    def __mod__(self, values):
+        try:
+            return str.__mod__(self, values)
+        except (TypeError, ValueError, KeyError, IndexError):
+            return str.__mod__(self.original, values)
+
+    def format(self, *args, **kwargs):
+        try:
+            return str.format(self, *args, **kwargs)
+        except (ValueError, KeyError, IndexError, AttributeError):
+            return str.format(self.original, *args, **kwargs)
 
 
 def N_(text):

@@ -26,7 +26,8 @@ from typing import Optional, Tuple
 
 from org_edns_addon.constants import DOT_PORT, PHASE_INSTALLER, PHASE_TARGET, PLAIN_DNS_PORT
 from org_edns_addon.i18n import P_, _
-from org_edns_addon.names import normalize_domains, normalize_tls_name
+from org_edns_addon.names import (UNBOUND_LOOPBACK_ZONES, normalize_domains,
+                                  normalize_tls_name, unbound_zone_of, unbound_zones_below)
 from org_edns_addon.problems import ModelError, Problem, Severity
 
 
@@ -64,6 +65,10 @@ _PORT = re.compile(r"^[0-9]{1,5}\Z")
 # What str.isspace() calls space, in one compiled search (a server line is checked often).
 _SPACE = re.compile(r"\s")
 _THIS_NETWORK = ipaddress.IPv4Network("0.0.0.0/8")
+# A word that reads as a host name (ASCII letters, digits, '-' and '.', with a letter):
+# what a user who names a server by its name writes where its address goes.
+_HOST_NAME = re.compile(r"^(?=.{1,253}\.?\Z)(?=.*[A-Za-z])[A-Za-z0-9-]{1,63}"
+                        r"(\.[A-Za-z0-9-]{1,63})*\.?\Z")
 
 
 def parse_address(text):
@@ -110,6 +115,33 @@ def parse_address(text):
                          "never queries; write the IPv4 address %s itself")
                          % (text, address.ipv4_mapped))
     return address
+
+
+def _server_address(text, address_text, port_text, name, tls, bare):
+    """ADDRESS_TEXT of the server TEXT as an address (``parse_address``); a host name
+    there is refused with the line that would work.
+
+    NetworkManager reads a [global-dns] server as an address (nm_dns_uri_parse), Unbound
+    a forward-addr as one (forward-host would ask for the name in plaintext first), and
+    FreeIPA's ADDR#NAME the same (IPAddressDoTForwarder): the name goes after '#', where
+    it is the name the server's certificate must hold."""
+    try:
+        return parse_address(address_text)
+    except ModelError:
+        if not _HOST_NAME.match(address_text) or address_text.rpartition(".")[2].isdigit():
+            raise
+    port = ":" + port_text if port_text is not None else ""
+    if bare:
+        fixed = "ADDR%s#%s" % (port, name or address_text)
+    elif tls:
+        fixed = "%s://ADDR%s#%s" % (TLS_SCHEME, port, name or address_text)
+    else:
+        fixed = "%s://ADDR%s" % (PLAIN_SCHEME, port)
+    raise ModelError(_("%(server)r names the server by a host name, %(host)s, and "
+                       "NetworkManager, Unbound and FreeIPA take a DNS server by its IP "
+                       "address only (the TLS name goes after '#'); write %(fixed)s, with "
+                       "ADDR the address of %(host)s") % {
+                           "server": text, "host": address_text, "fixed": fixed}) from None
 
 
 def _is_ipv6(text):
@@ -213,7 +245,7 @@ class DotServer:
                 if port_text == "" and ":" in hostport:
                     raise ModelError(_("%r has an empty port after ':'") % text)
                 port_text = port_text or None
-            address = parse_address(address_text)
+            address = _server_address(text, address_text, port_text, name, tls, bare)
         port = _parse_port(port_text) if port_text is not None else None
         if name and not tls:
             raise ModelError(_("%r is plaintext (dns+udp://) and cannot carry a TLS name; "
@@ -453,6 +485,16 @@ def _mode_plaintext(mode, backend):
     return None
 
 
+def _dot_on_port_53(server):
+    """The warning of a DoT SERVER on port 53: DNS over TLS has its own port, 853 (RFC 7858
+    section 3.1, which also forbids DoT on 53), and a resolver on 53 speaks plaintext DNS,
+    so every TLS handshake fails and the names go unresolved."""
+    return _("the DoT server %s is on port 53, plaintext DNS's port: DNS over TLS listens on "
+             "853, and RFC 7858 forbids 53 for it, where a DNS server answers in plaintext and "
+             "every TLS handshake fails; drop ':53' (853 is the default), unless this server "
+             "really speaks TLS on 53") % server.uri()
+
+
 def _first_on(server):
     if server.lineno is None:
         return ""
@@ -482,6 +524,73 @@ class EdnsConfig:
             for domain in server.domains:
                 routes.setdefault(domain, []).append(server)
         return {domain: tuple(servers) for domain, servers in routes.items()}
+
+    def unbound_zones_lifted(self):
+        """The names Unbound's own default zones (``names.UNBOUND_DEFAULT_ZONES``) would keep
+        from the routed domains, each to be a ``transparent`` local zone: a routed domain
+        in such a zone (the closest local zone then is the domain's own, without data, and
+        Unbound resolves its names through the forward zone), and every such zone inside a
+        routed domain (the zone's own name replaces its default). Unbound's zones of the
+        host's own loopback names are never lifted; names outside the routed domains stay
+        Unbound's (RFC 6303: private reverse zones are not asked of public servers)."""
+        lifted = []
+        for domain in self.routed_domains():
+            zone = unbound_zone_of(domain)
+            if zone is not None and zone not in UNBOUND_LOOPBACK_ZONES:
+                lifted.append(domain)
+            lifted += [below for below in unbound_zones_below(domain)
+                       if below not in UNBOUND_LOOPBACK_ZONES]
+        return tuple(dict.fromkeys(lifted))
+
+    def _local_zone_problems(self, error, warning):
+        """Routed domains Unbound keeps to itself (``unbound_zones_lifted``), on the line of
+        the first server routing each (with --backend=unbound, one warning a line).
+
+        dnsconfd cannot lift them: the Unbound configuration it writes holds forward zones
+        and no local-zone (2.2.2 and every release before, src/dns_managers/
+        unbound_manager.c write_configuration), and its distribution/dnsconfd-prepare.sh
+        links Fedora's unbound-as112-networks.conf into Unbound's conf.d to "revert
+        enablement of as112 domain resolution". Our Unbound file can
+        (staging/unbound.py); the installer's initramfs speaks through dnsconfd whatever
+        --backend says."""
+        lifted = {}
+        for domain, servers in self.routed_domains().items():
+            where = (servers[0].lineno, servers[0].filename)
+            zone = unbound_zone_of(domain)
+            if zone in UNBOUND_LOOPBACK_ZONES:
+                error(_("domain=%s is the host's own loopback names (RFC 6761, 6303), which "
+                        "Unbound answers itself with either backend and never forwards; drop "
+                        "it from domain=") % domain, *where)
+                continue
+            below = [name for name in unbound_zones_below(domain)
+                     if name not in UNBOUND_LOOPBACK_ZONES]
+            if zone is None and not below:
+                continue
+            if self.backend == Backend.UNBOUND:
+                lifted.setdefault(where, []).extend([domain] if zone is not None else below)
+            elif zone is not None:
+                error(_("the names in %(domain)s never reach %(server)s: %(zone)s is a zone "
+                        "Unbound answers itself (NXDOMAIN for every name: special-use names "
+                        "and the reverse zones of private addresses, RFC 6761, 6303 and 8375), "
+                        "and dnsconfd writes no local-zone into Unbound's configuration to "
+                        "lift it; use --backend=unbound, whose Unbound file lifts it for the "
+                        "routed domains") % {"domain": domain, "server": servers[0].uri(),
+                                             "zone": zone}, *where)
+            else:
+                warning(_("the names in %(zones)s, inside domain=%(domain)s, never reach "
+                          "%(server)s: Unbound answers those zones itself (NXDOMAIN, RFC 6303), "
+                          "and dnsconfd writes no local-zone into Unbound's configuration to "
+                          "lift them; use --backend=unbound, whose Unbound file lifts them")
+                        % {"zones": ", ".join(below), "domain": domain,
+                           "server": servers[0].uri()}, *where)
+        for where, names in lifted.items():
+            warning(_("the names in %s, which Unbound keeps to itself by default (special-use "
+                      "names and the reverse zones of private addresses, RFC 6761, 6303 and "
+                      "8375), are forwarded by this addon's Unbound (it writes a transparent "
+                      "local-zone for them); the installer's initramfs, which speaks through "
+                      "dnsconfd whatever --backend says, gives them NXDOMAIN: name no host "
+                      "there in the installer's boot options (inst.ks=, inst.repo=)")
+                    % ", ".join(names), *where)
 
     def _plaintext_behind_dot(self):
         """(plaintext server, the zones where a DoT server shadows it, that DoT server),
@@ -572,6 +681,8 @@ class EdnsConfig:
                 # server would turn TLS off for every server of its zone.
                 error(_("the plaintext server %s cannot be used with --backend=unbound; use "
                       "dns+tls://ADDR#NAME or --backend=dnsconfd") % server.uri(), *where)
+            if server.tls and server.port == PLAIN_DNS_PORT:
+                warning(_dot_on_port_53(server), *where)
             if server.is_link_local:
                 _link_local_problem(server, self.backend, error, warning)
             if _never_queried(server) and server not in in_unserved_zone:
@@ -589,6 +700,7 @@ class EdnsConfig:
                         "route it with domain= to names that no DoT server serves")
                         % (server.uri(), " and ".join(zones), dot.uri()),
                         server.lineno, server.filename)
+        self._local_zone_problems(error, warning)
         plaintext = _mode_plaintext(self.resolve_mode, self.backend)
         if plaintext is not None:
             warning(plaintext, header_lineno)

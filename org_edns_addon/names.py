@@ -153,3 +153,49 @@ def normalize_tls_name(text):
 def normalize_domains(domains, what=_A_DOMAIN):
     """Each of DOMAINS through ``normalize_dns_name`` (with '_' allowed), in order."""
     return [normalize_dns_name(domain, what, underscore=True) for domain in domains]
+
+
+# The zones Unbound answers itself unless told otherwise (services/localzone.c
+# local_zone_enter_defaults, util/as112.c as112_zone_array; the same from 1.17, Debian 12's,
+# to 1.26, Debian 13's, but for resolver.arpa and service.arpa, added in 1.24): a name
+# in one gets NXDOMAIN at once (localhost's names their loopback address), whatever
+# forward zone names it, with any backend. A ``local-zone`` of the name ends that: a
+# more specific one (the routed domain, ``transparent``) takes the names below it
+# (local_zones_lookup finds the closest zone), and an equal one replaces the default
+# (lz_exists). tests/test_peer_unbound_local_zones.py holds the list against both
+# Unbound releases.
+UNBOUND_LOOPBACK_ZONES = (
+    "localhost",
+    "127.in-addr.arpa",
+    "1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.ip6.arpa",
+)
+UNBOUND_SPECIAL_USE_ZONES = ("test", "invalid", "onion", "home.arpa", "resolver.arpa",
+                             "service.arpa")
+# RFC 6303's and RFC 6761's reverse zones (AS112), those of documentation addresses too;
+# ``unblock-lan-zones: yes`` removes them all, for every forward zone.
+UNBOUND_AS112_ZONES = tuple(
+    ["10.in-addr.arpa"] + ["%d.172.in-addr.arpa" % octet for octet in range(16, 32)]
+    + ["168.192.in-addr.arpa", "0.in-addr.arpa"]
+    + ["%d.100.in-addr.arpa" % octet for octet in range(64, 128)]
+    + ["254.169.in-addr.arpa", "2.0.192.in-addr.arpa", "100.51.198.in-addr.arpa",
+       "113.0.203.in-addr.arpa", "255.255.255.255.in-addr.arpa",
+       ".".join(["0"] * 32) + ".ip6.arpa", "d.f.ip6.arpa", "8.e.f.ip6.arpa", "9.e.f.ip6.arpa",
+       "a.e.f.ip6.arpa", "b.e.f.ip6.arpa", "8.b.d.0.1.0.0.2.ip6.arpa"])
+UNBOUND_DEFAULT_ZONES = UNBOUND_LOOPBACK_ZONES + UNBOUND_SPECIAL_USE_ZONES + \
+    UNBOUND_AS112_ZONES
+
+
+def is_below(domain, zone):
+    """Whether DOMAIN (a normalized name) is ZONE or a name in it."""
+    return domain == zone or domain.endswith("." + zone)
+
+
+def unbound_zone_of(domain):
+    """The default zone of Unbound's that DOMAIN is, or is a name in; None if none."""
+    return next((zone for zone in UNBOUND_DEFAULT_ZONES if is_below(domain, zone)), None)
+
+
+def unbound_zones_below(domain):
+    """Unbound's default zones strictly below DOMAIN, in their order."""
+    return tuple(zone for zone in UNBOUND_DEFAULT_ZONES
+                 if zone != domain and is_below(zone, domain))

@@ -129,6 +129,40 @@ def trust_can_authenticate(ca_names, certificates, now=None):
     return can_authenticate((block for cert in chosen for block in cert.blocks), now)
 
 
+def _check_one_file_name(certificates, ca_names, add):
+    """Two %certificate sections of one --filename are refused only where that breaks
+    something: at one path, where Anaconda writes both and the later replaces the earlier
+    (pyanaconda/modules/security/certificates/installation.py and dracut/parse-kickstart
+    ``_dump_certificate``: "already exists, replacing"), or named by --ca, which then
+    does not say which one authenticates the DNS servers. In two directories, neither
+    named, Anaconda writes both (and parse-kickstart carries them to stage 2 apart, below
+    /run/install/certificates/path/DIR/). Returns {file name: its first certificate}."""
+    first = {}
+    at = {}
+    for cert in certificates:
+        earlier = at.get(cert.path) or (first.get(cert.filename)
+                                        if cert.filename in ca_names else None)
+        if earlier is not None:
+            add(Severity.ERROR, _one_file_name_message(cert, earlier, cert.path in at), cert)
+        first.setdefault(cert.filename, cert)
+        at.setdefault(cert.path, cert)
+    return first
+
+
+def _one_file_name_message(cert, earlier, same_path):
+    origin = earlier.origin
+    first_on = _(" (first on %(file)s:%(line)d)") % {"file": origin.filename,
+                                                     "line": origin.lineno} if origin else ""
+    if same_path:
+        return _("a second %%certificate at %(path)s%(first)s: Anaconda writes both there, "
+                 "the later replacing the earlier; give each certificate its own --filename "
+                 "or --dir") % {"path": cert.path, "first": first_on}
+    return _("a second %%certificate --filename=%(filename)s%(first)s, and --ca names "
+             "%(filename)s: it does not say which one authenticates the DNS servers; give "
+             "each certificate its own --filename") % {"filename": cert.filename,
+                                                        "first": first_on}
+
+
 def trust_problems(config, certificates, configured=True, known_names=None, now=None):
     """Every problem of CERTIFICATES with CONFIG, as ``Problem``s located where each
     certificate was read (no location for a problem of ``--ca`` itself).
@@ -143,23 +177,8 @@ def trust_problems(config, certificates, configured=True, known_names=None, now=
         filename, lineno = cert.where(line) if cert is not None else (None, None)
         found.append(Problem(severity, message, lineno, filename))
 
-    first = {}
-    for cert in certificates:
-        if cert.filename in first:
-            origin = first[cert.filename].origin
-            if origin:
-                message = _("a second %%certificate --filename=%(filename)s (first on "
-                            "%(file)s:%(line)d); give each certificate its own file name") % {
-                                "filename": cert.filename, "file": origin.filename,
-                                "line": origin.lineno}
-            else:
-                message = _("a second %%certificate --filename=%s; give each certificate "
-                            "its own file name") % cert.filename
-            add(Severity.ERROR, message, cert)
-        else:
-            first[cert.filename] = cert
-
     ca_names = config.ca_names if configured else ()
+    first = _check_one_file_name(certificates, ca_names, add)
     known = set(known_names if known_names is not None else first)
     for name in dict.fromkeys(ca_names):
         if name in known:

@@ -37,6 +37,7 @@ DEBIAN_PACKAGES=(
     xvfb gir1.2-gtk-3.0       # the graphical spoke's page on a real GTK 3, on a private display
     xdotool                   # key presses through the X server (XTEST) in the GTK tests
     busybox                   # a shell for update-ca-trust stand-ins chrooted in a staged root
+    p11-kit                   # trust: p11-kit reads an anchor as update-ca-trust does
 )
 
 missing=()

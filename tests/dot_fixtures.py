@@ -37,6 +37,9 @@ Fixtures
                               upstreams on port 853: ``upstream`` (198.51.100.2, the zone
                               ``test.``) and ``routed_upstream`` (198.51.100.3, only
                               ``ROUTED_ZONE``).
+  ``private_zone_upstream`` (session)  a third upstream in ``dot_lab``'s network, on
+                              198.51.100.4, serving ``PRIVATE_ZONES`` (names in zones
+                              Unbound answers itself: home.arpa, 168.192.in-addr.arpa).
   ``staged_resolver`` (function)  a factory ``(kickstart_text) -> (UnboundProcess, root)``:
                               stages the kickstart into a fresh root and runs its local
                               resolver in ``dot_lab``; stopped at teardown.
@@ -57,7 +60,9 @@ from org_edns_addon import constants as c
 from tests.staging_fixtures import require_namespaces
 
 # What the lab's routed upstream answers (and nothing else).
-ROUTED_ZONE = "routed.test"
+# Not in a zone Unbound answers itself (names.UNBOUND_DEFAULT_ZONES), which no dnsconfd
+# forwards (tests/test_peer_unbound_local_zones.py).
+ROUTED_ZONE = "routed.example"
 ROUTED_ANSWER_NAME = "www." + ROUTED_ZONE
 ROUTED_ANSWER_ADDRESS = "192.0.2.81"
 
@@ -141,6 +146,27 @@ def dot_lab(tmp_path_factory, dot_pki):
         for upstream in started:
             upstream.stop()
         network.stop()
+
+
+# Names Unbound keeps to itself (names.UNBOUND_DEFAULT_ZONES) that real networks use: RFC
+# 8375's home.arpa and the reverse zone of RFC 1918 space, served by an upstream of the lab.
+PRIVATE_ZONES = ("corp.home.arpa", "168.192.in-addr.arpa")
+PRIVATE_ANSWERS = {("host.corp.home.arpa", "A"): "192.0.2.90",
+                   ("5.1.168.192.in-addr.arpa", "PTR"): "host.corp.home.arpa."}
+
+
+@pytest.fixture(scope="session")
+def private_zone_upstream(tmp_path_factory, dot_pki, dot_lab):
+    """A DoT upstream in ``dot_lab``'s network answering PRIVATE_ANSWERS in PRIVATE_ZONES."""
+    cert_path, key_path = dot_pki.files("server")
+    records = tuple("%s. 300 IN %s %s" % (name, kind, value)
+                    for (name, kind), value in PRIVATE_ANSWERS.items())
+    upstream = start_dot_upstream(tmp_path_factory.mktemp("upstream-private"), lab_host(4),
+                                  cert_path, key_path, records=records,
+                                  zone=tuple(zone + "." for zone in PRIVATE_ZONES),
+                                  port=c.DOT_PORT, network=dot_lab.network)
+    yield upstream
+    upstream.stop()
 
 
 @pytest.fixture

@@ -19,9 +19,12 @@ memory, is tested on both in test_dbus_handler.py.)
 Needs an anaconda checkout on PYTHONPATH (see docs/testing.md); skipped otherwise.
 """
 
+import json
 import logging
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -50,17 +53,19 @@ from lab.dotlab import TLS_NAME, free_port
 from org_edns_addon import constants as c
 from org_edns_addon.dbus.identifiers import EDNS
 from org_edns_addon.dbus.errors import InvalidConfigurationError
+from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.model import DotServer
 from org_edns_addon.service import edns as edns_module
 from org_edns_addon.service.edns import EdnsService
 from org_edns_addon.service.installation import StageEncryptedDnsTask
 from org_edns_addon.staging.plan import Phase
-from tests.anaconda_fixtures import (EDNS_SECTION, SECURITY_SERVICE, boss_kickstart_manager,
-                                     boss_read, kickstart)
-from tests.conftest import run_cli
+from tests.anaconda_fixtures import (BOSS_COMMANDS, EDNS_SECTION, SECURITY_SERVICE,
+                                     boss_kickstart_manager, boss_read, kickstart)
+from tests.conftest import REPO, run_cli
 from tests.dbus_fixtures import (AsyncCalls, call_check_servers, give_silent_server,
                                  plain_structures, validation)
 from tests.ks_fixtures import line_of
+from tests.staging_fixtures import require_namespaces
 
 
 def test_boss_split_gives_the_module_only_its_sections(test_ca, tmp_path):
@@ -85,6 +90,74 @@ def test_boss_split_gives_the_module_only_its_sections(test_ca, tmp_path):
     assert service.ca_names == ("dns-ca.pem",)
     assert service.search_domains == ("corp.example",)
     assert [cert.filename for cert in service.certificates] == ["dns-ca.pem"]
+
+
+def test_the_boss_drops_an_addon_section_of_a_close_name_which_validate_refuses(test_ca,
+                                                                               tmp_path):
+    """Anaconda's boss hands a module the %addon sections of its names alone: one of a
+    misspelled name reaches no module, and the system is installed without encrypted DNS.
+    Our own tools, which read the whole file, say so on its line."""
+    path = tmp_path / "ks.cfg"
+    text = kickstart(test_ca.pem).replace("%addon org_edns_addon", "%addon org_ends_addon")
+    path.write_text(text)
+    service = EdnsService()
+    elements = SplitKickstartParser(makeVersion(), VALID_SECTIONS_ANACONDA).split(str(path))
+    ours = elements.get_and_process_elements(commands=service.kickstart_command_names,
+                                             sections=service.kickstart_section_names,
+                                             addons=service.kickstart_addon_names)
+    assert [element.name for element in ours] == ["certificate"]
+    validated = run_cli("validate", path)
+    assert validated.returncode == 1
+    assert "%s:%d: error: %%addon org_ends_addon is not this addon's name" % (
+        path, line_of(text, "%addon")) in validated.stdout
+
+
+def test_the_security_module_writes_one_file_name_in_two_directories_as_validate_takes_it(
+        tmp_path):
+    """Anaconda's ImportCertificatesTask writes each %certificate at its --dir: one file
+    name in two directories gives two files, and a second one at the same path replaces
+    the first (what validate refuses: tests/test_ks_rules.py)."""
+    from pyanaconda.modules.common.structures.security import CertificateData
+    from pyanaconda.modules.security.certificates.installation import ImportCertificatesTask
+
+    given = []
+    for directory, pem in (("/etc/pki/dns", "first"), ("/etc/pki/tls/corp", "second"),
+                           ("/etc/pki/dns", "third")):
+        data = CertificateData()
+        data.filename, data.dir, data.cert = "corp.pem", directory, pem
+        given.append(data)
+    ImportCertificatesTask(str(tmp_path), given).run()
+    assert (tmp_path / "etc/pki/dns/corp.pem").read_text() == "third\n"
+    assert (tmp_path / "etc/pki/tls/corp/corp.pem").read_text() == "second\n"
+
+
+def test_parse_kickstart_writes_a_certificate_of_a_ksappended_file(test_ca, tmp_path):
+    """The checkout's dracut/parse-kickstart, run as it is (lab/installer_sequence.py, in a
+    private mount namespace), preprocesses %ksappend: the %certificate of the appended file
+    is written at its --dir and carried to stage 2, as our reader counts it."""
+    require_namespaces("--mount")
+    part = tmp_path / "site.ks"
+    part.write_text(certificate_section(test_ca.pem))
+    main = tmp_path / "ks.cfg"
+    main.write_text(BOSS_COMMANDS + "%%ksappend %s\n" % part + EDNS_SECTION)
+    code = ("import json, sys\nfrom lab.installer_sequence import run_parse_kickstart\n"
+            "print(json.dumps(run_parse_kickstart(json.loads(sys.argv[1]), sys.argv[2])))")
+    job = json.dumps({"anaconda_src": os.environ["ANACONDA_SRC"], "kickstart": str(main)})
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    done = subprocess.run(["unshare", "--mount", "--propagation", "private", sys.executable,
+                           "-c", code, job, str(scratch)], capture_output=True, text=True,
+                          timeout=300, env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                              [str(REPO), os.environ.get("PYTHONPATH", "")])))
+    assert done.returncode == 0, done.stderr
+    written = json.loads(done.stdout)["written"]
+    pem = test_ca.pem.rstrip("\n") + "\n"
+    assert written["/etc/pki/dns/dns-ca.pem"] == pem
+    assert written["/run/install/certificates/path/etc/pki/dns/dns-ca.pem"] == pem
+    parsed = parse_kickstart(str(main))
+    assert parsed.errors == []
+    assert [(cert.path, cert.origin.filename) for cert in parsed.certificates] == [
+        ("/etc/pki/dns/dns-ca.pem", str(part))]
 
 
 def test_module_on_the_bus_reads_the_kickstart_the_boss_sends(start_module, bus, test_ca,

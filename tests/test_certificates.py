@@ -12,14 +12,24 @@
 """certificates.py on real certificates generated here: what is read, refused and bundled."""
 
 import base64
+import re
+import subprocess
 
 import pytest
 
 from lab import certs
-from lab.kickstarts import certificate_section, edns_kickstart
+from lab.kickstarts import CA_FILENAME, certificate_section, edns_kickstart
+from org_edns_addon import constants as c
 from org_edns_addon.certificates import (CertificateError, build_bundle, ca_problem,
-                                         load_pem_certificates, validity_problem)
+                                         landing_problem, load_pem_certificates,
+                                         read_pem, validity_problem)
+from org_edns_addon.initrd import overlay_plan
+from org_edns_addon.model import Phase
+from org_edns_addon.staging.freeipa import handover_unit
+from org_edns_addon.staging.plan import build_plan
 from tests.conftest import run_cli
+from tests.ks_fixtures import parse
+from tests.staging_fixtures import require_namespaces, require_tools
 
 
 def test_every_block_of_a_bundle_is_read_with_its_line(pems):
@@ -120,6 +130,15 @@ REFUSED_PLACES = [
     ("/etc/resolv.conf/", "x.pem",
      "--dir places this certificate at /etc/resolv.conf/x.pem, below /etc/resolv.conf, a "
      "file this addon writes, which must stay a file; choose another --dir"),
+    # the FreeIPA handover unit's mv destination (--backend=unbound): a certificate there
+    # would be replaced by our Unbound file (mv -f), or take it into itself as a directory
+    ("/etc/unbound/", "edns-forward.conf.freeipa",
+     "--dir and --filename place this certificate at /etc/unbound/edns-forward.conf.freeipa, "
+     "a file this addon writes; choose another --dir or --filename"),
+    ("/etc/unbound/edns-forward.conf.freeipa/", "x.pem",
+     "--dir places this certificate at /etc/unbound/edns-forward.conf.freeipa/x.pem, below "
+     "/etc/unbound/edns-forward.conf.freeipa, a file this addon writes, which must stay a "
+     "file; choose another --dir"),
     ("/var/lib/edns-addon/", "x.pem",
      "--dir places this certificate at /var/lib/edns-addon/x.pem, in /var/lib/edns-addon, "
      "where edns-addon keeps the record of what it wrote; choose another --dir"),
@@ -205,6 +224,46 @@ def test_validate_apply_and_overlay_accept_a_place_alike(write_ks, test_ca, tmp_
     assert (root / directory.lstrip("/") / "placed.pem").exists()
 
 
+@pytest.mark.parametrize("backend", ["dnsconfd", "unbound"])
+def test_every_file_the_addon_writes_or_moves_one_to_is_a_refused_place(write_ks, test_ca,
+                                                                       backend):
+    """The places rule 1 refuses are derived from the constants; here they are held against
+    what the plans write (both phases, and the overlay) and where the FreeIPA handover
+    unit moves our Unbound file."""
+    parsed = parse(write_ks(edns_kickstart(test_ca.pem, "--ca=%s --backend=%s"
+                                           % (CA_FILENAME, backend))))
+    data = parsed.staging_input()
+    written = {planned.path for phase in Phase for planned in
+               build_plan(data, phase, "/").files} | {
+                   planned.path for planned in overlay_plan(parsed).files}
+    written -= {cert.path for cert in data.certificates}
+    written -= {planned.path for planned in overlay_plan(parsed).files
+                if planned.path.startswith("/lib/")}      # the initramfs's hook: rule 3
+    unit = handover_unit().decode("ascii")
+    moved_to = re.search(r"^ExecStart=%s -f \S+ (\S+)$" % c.MV, unit, re.M).group(1)
+    assert written | {moved_to} <= set(c.ADDON_WRITTEN_PATHS)
+    for path in written | {moved_to}:
+        if path != c.DOT_CA_BUNDLE_PATH:
+            assert landing_problem(path) is not None, path
+            assert landing_problem(path + "/x.pem") is not None, path
+
+
+def test_the_handover_unit_would_replace_a_certificate_at_its_destination(tmp_path):
+    """Why the handover's destination is refused: the unit's own ExecStart (mv -f) run on a
+    root where a %certificate lay there replaces the certificate with our Unbound file."""
+    root = tmp_path / "root"
+    ours = root / c.UNBOUND_CONF_PATH.lstrip("/")
+    ours.parent.mkdir(parents=True)
+    ours.write_text("# the addon's forwarder\n")
+    certificate = root / c.UNBOUND_CONF_HANDED_OVER_PATH.lstrip("/")
+    certificate.write_text(certs.make_ca("Placed").pem)
+    command = re.search(r"^ExecStart=(.+)$", handover_unit().decode("ascii"), re.M).group(1)
+    argv = [word if not word.startswith("/etc/") else str(root) + word
+            for word in command.split()]
+    subprocess.run(argv, check=True, timeout=60)
+    assert certificate.read_text() == "# the addon's forwarder\n"
+
+
 # --- what OpenSSL's PEM reader and p11-kit take (tests/ks_fixtures.py PeerPemForms) -----
 
 FORMS = ["comments", "text", "trusted"]
@@ -252,3 +311,78 @@ def test_a_trusted_certificate_whose_trust_settings_are_cut_is_refused_as_openss
     with pytest.raises(CertificateError, match="the TRUSTED CERTIFICATE block is not a "
                                                "certificate followed by its trust settings"):
         load_pem_certificates(text)
+
+
+# --- an indented PEM, as each reader of its path reads it ----------------------------------
+
+def _indented(pem, body_only=False):
+    lines = pem.rstrip("\n").split("\n")
+    if body_only:
+        return "\n".join([lines[0]] + ["    " + line for line in lines[1:-1]] + [lines[-1]])
+    return "\n".join("    " + line for line in lines)
+
+
+def test_openssl_reads_indented_base64_but_no_indented_begin_line_and_neither_do_we(
+        peer_pem_forms):
+    """OpenSSL's PEM reader (what reads a CA file other than an anchor: Unbound's
+    tls-cert-bundle, update-ca-trust's output) takes a BEGIN line only at the start of a
+    line (crypto/pem/pem_lib.c get_name) and skips the whitespace of base64 lines."""
+    body_only = _indented(peer_pem_forms.ca.pem, body_only=True)
+    whole = _indented(peer_pem_forms.ca.pem)
+    assert peer_pem_forms.openssl_verifies_with(body_only.encode("ascii"))
+    assert not peer_pem_forms.openssl_verifies_with(whole.encode("ascii"))
+    [block] = read_pem(body_only).blocks
+    assert block.fingerprint == load_pem_certificates(peer_pem_forms.ca.pem)[0].fingerprint
+    with pytest.raises(CertificateError) as refused:
+        read_pem(whole)
+    assert (refused.value.line, refused.value.message) == (0, (
+        "OpenSSL never reads this PEM block: its -----BEGIN line is indented, and OpenSSL "
+        "reads one only at the start of a line; remove the spaces before -----BEGIN and "
+        "-----END"))
+
+
+P11KIT_TRUST_MODULE = "/usr/share/p11-kit/modules/p11-kit-trust.module"
+
+
+def p11kit_anchors(tmp_path, name, text):
+    """The anchors p11-kit's trust module lists from an anchors directory holding only NAME
+    with TEXT: this machine's trust module, in a private mount namespace where its module
+    file reads that directory alone (the trust module's ``paths=`` option)."""
+    require_tools("trust")
+    require_namespaces("--mount")
+    anchors = tmp_path / "p11" / "anchors"
+    anchors.mkdir(parents=True)
+    (anchors / name).write_text(text)
+    module = tmp_path / "p11-kit-trust.module"
+    module.write_text("module: p11-kit-trust.so\ntrust-policy: yes\n"
+                      "x-init-reserved: paths=%s\n" % anchors.parent)
+    listed = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+         'mount --bind "$1" %s && exec trust list --filter=ca-anchors' % P11KIT_TRUST_MODULE,
+         "sh", str(module)], capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    return re.findall(r"^\s*label: (.+)$", listed.stdout, re.M)
+
+
+def test_p11kit_reads_an_indented_anchor_and_so_do_we_with_a_warning(peer_pem_forms, tmp_path):
+    """p11-kit's PEM parser (common/pem.c pem_find_begin, pem_find_end) finds the BEGIN and
+    END lines wherever they start: update-ca-trust takes an indented anchor."""
+    whole = _indented(peer_pem_forms.ca.pem)
+    assert p11kit_anchors(tmp_path, "corp.pem", whole + "\n") == ["Peer Forms CA"]
+    read = read_pem(whole, anchor=True)
+    assert [block.subject for block in read.blocks] == ["CN=Peer Forms CA"]
+    assert read.indented == (0,)
+
+
+def test_p11kit_passes_over_an_x509_certificate_block_of_an_anchor_and_so_do_we(
+        peer_pem_forms, tmp_path):
+    """p11-kit takes only CERTIFICATE and TRUSTED CERTIFICATE blocks (trust/parser.c
+    on_pem_block); OpenSSL also reads the old X509 CERTIFICATE label."""
+    old = peer_pem_forms.ca.pem.replace("-----BEGIN CERTIFICATE-----",
+                                        "-----BEGIN X509 CERTIFICATE-----").replace(
+        "-----END CERTIFICATE-----", "-----END X509 CERTIFICATE-----")
+    assert p11kit_anchors(tmp_path, "corp.pem", old) == []
+    assert peer_pem_forms.openssl_verifies_with(old.encode("ascii"))
+    assert len(read_pem(old).blocks) == 1
+    with pytest.raises(CertificateError, match="no -----BEGIN CERTIFICATE----- block is found"):
+        read_pem(old, anchor=True)

@@ -22,7 +22,7 @@ from org_edns_addon import constants as c
 from org_edns_addon.ks.source import without_text_of
 from org_edns_addon.ks.result import Include
 from tests.conftest import run_cli
-from tests.ks_fixtures import parse
+from tests.ks_fixtures import line_of, parse
 
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"
 
@@ -308,3 +308,98 @@ def test_the_same_check_in_the_kickstart_itself_quotes_the_value(tmp_path, pems,
     result = run_cli("validate", main)
     assert [line for line in result.stdout.lower().splitlines()
             if words.lower() in line and secret.lower() in line], result.stdout
+
+
+# --- %ksappend, as pykickstart's preprocessor puts a file in place of its line -----------
+# Anaconda's initramfs reads the kickstart through pykickstart's preprocessKickstart
+# (dracut/parse-kickstart process_kickstart), and stage 2 reads what it made
+# (/run/install/ks.cfg; pyanaconda/kickstart.py parseKickstart: "preprocessing the
+# kickstart file has already been handled in initramfs").
+
+def read_as_the_initramfs_does(path):
+    """(the preprocessed text, pykickstart's handler of it): pykickstart's own
+    preprocessKickstart, then its parser as dracut/parse-kickstart sets it up
+    (errorsAreFatal and missingIncludeIsFatal off, %addon a NullSection)."""
+    from pykickstart.parser import KickstartParser, preprocessKickstart
+    from pykickstart.sections import NullSection
+    from pykickstart.version import makeVersion
+
+    processed = preprocessKickstart(str(path))
+    handler = makeVersion()
+    parser = KickstartParser(handler, errorsAreFatal=False, missingIncludeIsFatal=False)
+    parser.registerSection(NullSection(handler, sectionOpen="%addon"))
+    parser.readKickstart(processed)
+    with open(processed, encoding="utf-8") as text:
+        return text.read(), handler
+
+
+def test_kickstart_text_put_in_place_keeps_its_own_lines(tmp_path, pems):
+    # (Test and file names hold no word of the sentences: a problem in another file than
+    # the kickstart never repeats a run of that file's line, its path included.)
+    part = tmp_path / "site.ks"
+    part.write_text("# the site's CA and DNS\n" + certificate_section(pems.ca.pem)
+                    + edns_section(GOOD, "dns+tls://192.0.2.54", options="--ca=dns-ca.pem"))
+    main = tmp_path / "ks.cfg"
+    main.write_text("text\n%%ksappend %s\nrootpw --lock\n" % part)
+
+    result = parse(str(main))
+    processed, handler = read_as_the_initramfs_does(main)
+
+    # The installer reads the file's text where the line was, the line itself gone.
+    assert processed == "text\n" + part.read_text() + "rootpw --lock\n"
+    assert [(cert.filename, cert.dir, cert.cert) for cert in handler.certificates] == [
+        (cert.filename, cert.directory, cert.pem) for cert in result.certificates]
+    assert result.certificates[0].origin.filename == str(part)
+    header = line_of(part.read_text(), ADDON)
+    assert [(place.filename, place.lineno) for place in result.edns_places] == [
+        (str(part), header)]
+    assert [str(problem) for problem in result.problems] == [
+        "%s:%d: error: the DoT server ... has no TLS name, so it cannot be authenticated; "
+        "append #NAME as in its certificate, like ...#dot.example" % (part, header + 2)]
+
+
+def test_a_nested_one_warns(tmp_path, pems):
+    # Only the kickstart itself is preprocessed.
+    (tmp_path / "ca.ks").write_text(certificate_section(pems.ca.pem))
+    included = tmp_path / "inner.ks"
+    included.write_text("%%ksappend %s\n" % (tmp_path / "ca.ks"))
+    main = tmp_path / "ks.cfg"
+    main.write_text("text\n%%include %s\n" % included + edns_section(GOOD))
+
+    result = parse(str(main))
+    _processed, handler = read_as_the_initramfs_does(main)
+
+    assert handler.certificates == [] and result.certificates == []
+    assert [str(problem) for problem in result.problems] == [
+        "%s:1: warning: %%ksappend is followed only in the kickstart file itself (the installer "
+        "preprocesses that file alone, and ignores this line); move it there, or use %%include"
+        % included]
+
+
+def test_a_ksappend_of_a_missing_file_is_an_error_where_the_installer_stops(tmp_path):
+    from pykickstart.errors import KickstartError
+    from pykickstart.parser import preprocessKickstart
+
+    main = tmp_path / "ks.cfg"
+    main.write_text("text\n%%ksappend %s\n" % (tmp_path / "missing.ks") + edns_section(GOOD))
+    with pytest.raises(KickstartError, match="Unable to open %ksappend file"):
+        preprocessKickstart(str(main))
+    assert [str(problem) for problem in parse(str(main)).errors] == [
+        "%s:2: error: %%ksappend %s: cannot read the file: No such file or directory; the "
+        "installer stops reading the kickstart here (pykickstart's preprocessor: \"Unable to "
+        "open %%ksappend file\")" % (main, tmp_path / "missing.ks")]
+
+
+def test_a_ksappended_file_without_a_final_line_break_joins_the_next_line(tmp_path, pems):
+    part = tmp_path / "ca.ks"
+    part.write_text(certificate_section(pems.ca.pem).rstrip("\n"))
+    main = tmp_path / "ks.cfg"
+    main.write_text("%%ksappend %s\n" % part + edns_section(GOOD, options="--ca=dns-ca.pem"))
+
+    processed, _handler = read_as_the_initramfs_does(main)
+
+    assert "\n%end" + ADDON + " --ca=dns-ca.pem\n" in processed
+    assert [str(problem) for problem in parse(str(main)).errors] == [
+        "%s:%d: error: the file does not end with a line break, and %%ksappend puts its text "
+        "in place of its line as it is: the installer reads this line and line 2 of %s as "
+        "one; end the file with a line break" % (part, part.read_text().count("\n") + 1, main)]

@@ -21,7 +21,8 @@ import shlex
 import pytest
 
 from lab.kickstarts import ADDON, anchor_options, certificate_section, edns_section
-from tests.conftest import CERTIFICATE_TYPE, PYKICKSTART_REQUIRES_DIR, needs_certificate_type
+from tests.conftest import (CERTIFICATE_TYPE, PYKICKSTART_REQUIRES_DIR, needs_certificate_type,
+                            run_cli)
 from tests.ks_fixtures import line_of, messages, only_error, parse
 
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"
@@ -110,8 +111,22 @@ def test_a_search_domain_that_could_break_a_config_line_is_refused(write_ks, sea
 
 @pytest.mark.parametrize("server, message", [
     ("https://192.0.2.53#dot.corp.example", "unknown scheme 'https'"),
-    ("dns+tls://dns.corp.example#dns.corp.example", "'dns.corp.example' is not an IPv4 or "
-                                                   "IPv6 address"),
+    # NetworkManager (nm_dns_uri_parse), Unbound (forward-addr) and FreeIPA
+    # (IPAddressDoTForwarder) take an address: the line that would work is said.
+    ("dns+tls://dns.corp.example#dns.corp.example", "'dns+tls://dns.corp.example#dns.corp."
+     "example' names the server by a host name, dns.corp.example, and NetworkManager, Unbound "
+     "and FreeIPA take a DNS server by its IP address only (the TLS name goes after '#'); "
+     "write dns+tls://ADDR#dns.corp.example, with ADDR the address of dns.corp.example"),
+    ("dns+tls://dot.corp.example", "'dns+tls://dot.corp.example' names the server by a host "
+     "name, dot.corp.example, and NetworkManager"),
+    ("dns+tls://dot.corp.example:8853", "'dns+tls://dot.corp.example:8853' names the server "
+     "by a host name, dot.corp.example, and NetworkManager, Unbound and FreeIPA take a DNS "
+     "server by its IP address only (the TLS name goes after '#'); write "
+     "dns+tls://ADDR:8853#dot.corp.example, with ADDR the address of dot.corp.example"),
+    ("dot.corp.example#dot.corp.example", "'dot.corp.example#dot.corp.example' names the "
+     "server by a host name, dot.corp.example, and NetworkManager, Unbound and FreeIPA take a "
+     "DNS server by its IP address only (the TLS name goes after '#'); write "
+     "ADDR#dot.corp.example, with ADDR the address of dot.corp.example"),
     ("dns+tls://192.0.2.300#dot.corp.example", "'192.0.2.300' is not an IPv4 or IPv6 address"),
     ("dns+tls://2001:db8::53#dot.corp.example", "the IPv6 address in "
                                                 "'dns+tls://2001:db8::53#dot.corp.example' "
@@ -239,6 +254,19 @@ def test_a_link_local_server_with_its_interface_is_accepted_by_the_unbound_forwa
     assert server.unbound_forward_addr() == "fe80::53%eth0@8853#dot.corp.example"
 
 
+def test_a_dot_server_on_port_53_is_a_warning_on_its_line(write_ks):
+    # RFC 7858 section 3.1: DoT on 853 by default, and never on 53, where a DNS server
+    # answers in plaintext (NetworkManager takes it: tests/test_peer_networkmanager.py).
+    text = "text\n" + edns_section(GOOD, "dns+tls://192.0.2.54:53#dot.corp.example")
+    path = write_ks(text)
+    assert messages(path) == ["%s:%d: warning: the DoT server dns+tls://192.0.2.54:53#dot.corp."
+                              "example is on port 53, plaintext DNS's port: DNS over TLS "
+                              "listens on 853, and RFC 7858 forbids 53 for it, where a DNS "
+                              "server answers in plaintext and every TLS handshake fails; "
+                              "drop ':53' (853 is the default), unless this server really "
+                              "speaks TLS on 53" % (path, line_of(text, "192.0.2.54"))]
+
+
 def test_a_dot_server_without_a_tls_name_is_refused_on_its_line(write_ks):
     text = "text\n" + edns_section(GOOD, "dns+tls://192.0.2.54:853")
     path = write_ks(text)
@@ -341,6 +369,27 @@ def test_a_top_level_edns_section_is_an_error_that_offers_convert(write_ks):
     text = "text\n" + edns_section(GOOD, spelling="%edns")
     path = write_ks(text)
     assert messages(path) == [TOP_LEVEL % (path, path)]
+
+
+@pytest.mark.parametrize("name", ["org_ends_addon", "org_edns-addon", "ORG_EDNS_ADDON",
+                                  "org_dns_addon", "org_edns_addons", "org_edns", "edns"])
+def test_an_addon_name_close_to_ours_is_an_error_on_its_line(write_ks, name):
+    # Anaconda's boss hands a module only the %addon sections of its names
+    # (tests/test_anaconda_module.py splits such a kickstart with the boss's own parser):
+    # this one would be dropped, and the system installed without encrypted DNS.
+    text = "text\n" + edns_section(GOOD).replace(ADDON, "%addon " + name)
+    path = write_ks(text)
+    assert_one_error(path, text, "%addon", "%%addon %s is not this addon's name, and Anaconda "
+                     "hands a section only to the addon it names: it skips this one and "
+                     "installs without encrypted DNS; did you mean %s?" % (name, ADDON))
+
+
+@pytest.mark.parametrize("name", ["com_redhat_kdump", "org_fedora_oscap", "com_redhat_oscap",
+                                  "org_fedora_hello_world"])
+def test_the_addons_people_install_are_not_taken_for_ours(write_ks, name):
+    path = write_ks("text\n%%addon %s --enable\nsomething\n%%end\n" % name)
+    assert messages(path) == ["%s: warning: no %s section; encrypted DNS is not configured"
+                              % (path, ADDON)]
 
 
 def test_a_kickstart_without_the_section_gets_a_warning_naming_the_file(write_ks):
@@ -569,13 +618,81 @@ def test_type_anchor_where_pykickstart_lacks_it_is_an_error_on_its_line(write_ks
     assert only_error(path) == "%s:1: error: unrecognized arguments: --type=anchor" % path
 
 
-def test_two_certificates_with_one_file_name_are_an_error_at_the_second(write_ks, pems):
+# Anaconda writes every %certificate at its place, a later one at the same path replacing
+# the earlier (its Security module's and dracut/parse-kickstart's _dump_certificate:
+# "already exists, replacing"; tests/test_anaconda_module.py runs the Security module's).
+def test_two_certificates_at_one_path_are_an_error_at_the_second(write_ks, pems):
     text = (certificate_section(pems.ca.pem) + certificate_section(pems.second_ca.pem)
             + edns_section(GOOD))
     path = write_ks(text)
-    assert_one_error(path, text, "%certificate", "a second %%certificate --filename=dns-ca.pem "
-                     "(first on %s:1); give each certificate its own file name" % path,
-                     occurrence=2)
+    assert_one_error(path, text, "%certificate", "a second %%certificate at /etc/pki/dns/"
+                     "dns-ca.pem (first on %s:1): Anaconda writes both there, the later "
+                     "replacing the earlier; give each certificate its own --filename or --dir"
+                     % path, occurrence=2)
+
+
+def test_one_file_name_in_two_directories_is_written_twice_as_anaconda_does(write_ks, pems,
+                                                                           tmp_path):
+    text = (certificate_section(pems.ca.pem, "corp.pem", "--dir=/etc/pki/dns/")
+            + certificate_section(pems.second_ca.pem, "corp.pem", "--dir=/etc/pki/tls/corp/")
+            + edns_section(GOOD))
+    path = write_ks(text)
+    assert messages(path) == []
+    root = tmp_path / "root"
+    root.mkdir()
+    assert run_cli("apply", path, "--root", root).returncode == 0
+    assert (root / "etc/pki/dns/corp.pem").read_text() == pems.ca.pem.rstrip("\n") + "\n"
+    assert (root / "etc/pki/tls/corp/corp.pem").read_text() == \
+        pems.second_ca.pem.rstrip("\n") + "\n"
+
+
+def test_one_file_name_in_two_directories_named_by_ca_is_an_error_at_the_second(write_ks,
+                                                                               pems):
+    text = (certificate_section(pems.ca.pem, "corp.pem", "--dir=/etc/pki/dns/")
+            + certificate_section(pems.second_ca.pem, "corp.pem", "--dir=/etc/pki/tls/corp/")
+            + edns_section(GOOD, options="--ca=corp.pem"))
+    path = write_ks(text)
+    assert_one_error(path, text, "%certificate", "a second %%certificate --filename=corp.pem "
+                     "(first on %s:1), and --ca names corp.pem: it does not say which one "
+                     "authenticates the DNS servers; give each certificate its own --filename"
+                     % path, occurrence=2)
+
+
+def test_an_indented_anchor_is_taken_as_p11kit_takes_it_with_a_warning(write_ks, pems):
+    # Its file is read by p11-kit (update-ca-trust), which finds an indented BEGIN line
+    # (tests/test_certificates.py runs p11-kit's trust on one); OpenSSL, which reads what
+    # Anaconda's initramfs appends of it to its CA bundle, does not.
+    pem = "\n".join("  " + line for line in pems.ca.pem.splitlines()) + "\n"
+    text = certificate_section(pems.ca.pem) + certificate_section(
+        pem, "corp-root.pem", anchor_options()) + edns_section(GOOD, options="--ca=dns-ca.pem")
+    path = write_ks(text)
+    assert messages(path) == ["%s:%d: warning: p11-kit reads this indented PEM block into the "
+                              "system trust (update-ca-trust), but OpenSSL reads a -----BEGIN "
+                              "line only at the start of a line, and Anaconda's initramfs "
+                              "appends an anchor's text as it is to the CA bundle OpenSSL "
+                              "reads there (dracut/parse-kickstart on the main and rhel-10 "
+                              "lines): in the installer's initramfs it authenticates nothing; "
+                              "remove the spaces before -----BEGIN and -----END"
+                              % (path, line_of(text, "  -----BEGIN"))]
+    [anchor] = [cert for cert in parse(path).certificates if cert.is_anchor]
+    assert [block.subject for block in anchor.blocks] == ["CN=Corp DNS CA"]
+
+
+def test_an_indented_ca_for_the_dns_servers_is_an_error_on_its_begin_line(write_ks, pems):
+    pem = "\n".join("  " + line for line in pems.ca.pem.splitlines()) + "\n"
+    text = certificate_section(pem) + edns_section(GOOD, options="--ca=dns-ca.pem")
+    path = write_ks(text)
+    assert_one_error(path, text, "  -----BEGIN", "OpenSSL never reads this PEM block: its "
+                     "-----BEGIN line is indented, and OpenSSL reads one only at the start of "
+                     "a line; remove the spaces before -----BEGIN and -----END")
+
+
+def test_a_certificate_without_dir_named_by_ca_is_one_error_on_its_header(write_ks, pems):
+    # Its --filename is there, refused on its own line: --ca names no missing section.
+    text = certificate_section(pems.ca.pem, "corp.pem", "") + \
+        edns_section(GOOD, options="--ca=corp.pem")
+    path = write_ks(text)
+    assert_one_error(path, text, "%certificate", MISSING_DIR)
 
 
 @pytest.mark.parametrize("options, message", [

@@ -484,10 +484,17 @@ def test_each_translation_is_compiled_into_the_locale_directory(source_copy, tmp
     assert GERMAN_MO.lstrip("/") in listing.split()
 
 
-def test_a_translation_that_drops_a_placeholder_is_refused_by_name(source_copy, tmp_path):
-    broken = german_po().replace('msgstr[0] "%d Fehler"', 'msgstr[0] "Fehler"')
+@pytest.mark.parametrize("given, broken", [
+    ('msgstr[0] "%d Fehler"', 'msgstr[0] "Fehler"'),                     # one too few
+    ('like %s#dot.example"', 'like %s#dot.example %s"'),                  # one too many
+    ('"%(count)d DoT-Server, %(mode)s"', '"%(anzahl)d DoT-Server, %(mode)s"'),  # renamed
+], ids=["drops a placeholder", "adds a placeholder", "renames a placeholder"])
+def test_a_translation_whose_placeholders_do_not_fit_is_refused_by_name(source_copy, tmp_path,
+                                                                      given, broken):
+    assert given in german_po()
     po = source_copy / "po" / "de.po"
-    po.write_text(broken, encoding="utf-8")
+    po.write_text(german_po().replace(given, broken, 1), encoding="utf-8")
+    shutil.copy(REPO / "Makefile", source_copy / "Makefile")
     out = tmp_path / "out"
     out.mkdir()
     for result in both_builds(source_copy, out):
@@ -495,6 +502,15 @@ def test_a_translation_that_drops_a_placeholder_is_refused_by_name(source_copy, 
         assert "%s is not a valid translation: " % po in result.stderr, result.stderr
         assert "Traceback" not in result.stderr
     assert not (out / "updates.img").exists() and not (out / "root").exists()
+    # make potfile and make update-po check every catalogue the same way.
+    checked = subprocess.run(["make", "--no-print-directory", "check-po"], cwd=source_copy,
+                             capture_output=True, text=True, timeout=120)
+    assert checked.returncode != 0
+    assert "check-po: po/de.po is not a valid translation" in checked.stderr, checked.stderr
+    po.write_text(german_po(), encoding="utf-8")
+    checked = subprocess.run(["make", "--no-print-directory", "check-po"], cwd=source_copy,
+                             capture_output=True, text=True, timeout=120)
+    assert (checked.returncode, checked.stdout) == (0, "check-po: po/de.po\n"), checked.stderr
 
 
 def test_the_text_ui_loads_in_an_image_without_gtk():

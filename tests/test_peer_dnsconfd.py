@@ -54,6 +54,7 @@ BEHIND_DOT = "dnsconfd never uses the plaintext server %s for %s, which the DoT 
     "fallback to plaintext"
 LISTEN = "dnsconfd src/dns_managers/unbound_manager.c generate_listen_address"
 FORWARD_ZONES = "dnsconfd src/dns_managers/unbound_manager.c generate_forward_zones"
+CONFIGURATION = "dnsconfd src/dns_managers/unbound_manager.c write_configuration"
 LOOPBACK = ("dnsconfd's Unbound never queries the loopback server dns+tls://%s#dot.corp.example: "
             "dnsconfd writes 'do-not-query-address: 127.0.0.1/8'")
 NO_DNS = ("%s would have no DNS: the only server for them, %s, is on loopback, which dnsconfd's "
@@ -66,6 +67,16 @@ NO_DNS_PLAINTEXT_UNUSED = (
 LAB = "dns+tls://192.0.2.60#dot.lab.example domain=lab.example"
 
 ROWS = [
+    # dnsconfd's Unbound configuration holds no local-zone (write_configuration), so a
+    # routed domain in a zone Unbound answers itself never reaches its server
+    # (test_peer_unbound_local_zones.py asks dnsconfd's Unbound of our keyfile).
+    Row(CONFIGURATION, "dns+tls://192.0.2.60#dot.lab.example domain=corp.home.arpa",
+        refuses="the names in corp.home.arpa never reach dns+tls://192.0.2.60#dot.lab.example:"
+        " home.arpa is a zone Unbound answers itself"),
+    Row(CONFIGURATION, "dns+tls://192.0.2.60#dot.lab.example domain=1.168.192.in-addr.arpa",
+        refuses="168.192.in-addr.arpa is a zone Unbound answers itself"),
+    Row(CONFIGURATION, "dns+tls://192.0.2.60#dot.lab.example domain=172.in-addr.arpa",
+        warns="the names in 16.172.in-addr.arpa, 17.172.in-addr.arpa"),
     # The plugin sends a [global-dns] server as address bytes only (no "interface"), so
     # the scope of a link-local server is lost in every mode ...
     Row(PLUGIN, LINK_LOCAL, refuses=NO_INTERFACE),

@@ -59,6 +59,7 @@ IFNAME_KERNEL = "NetworkManager src/libnm-glib-aux/nm-shared-utils.c nm_utils_if
 IFNAME_NAMES = TEST_GENERAL + " test_connection_normalize_infiniband (iface_name)"
 RESERVED = "cannot be an interface name: Linux reserves '.' and '..'"
 LINK_LOCAL_UNBOUND = "is used by this addon's Unbound forwarder"
+DOT_ON_53 = "is on port 53, plaintext DNS's port"
 
 ROWS = [
     # test_dns_uri_parse, the accepted ones (t_dns_1)
@@ -66,7 +67,9 @@ ROWS = [
     Row(URI_PARSE, "dns+tls://1.2.3.4#name", accepts="dns+tls://1.2.3.4#name"),
     Row(URI_PARSE, "dns+tls://1.2.3.4#a.b.c", accepts="dns+tls://1.2.3.4#a.b.c"),
     Row(URI_PARSE, "dns+tls://1.2.3.4:53", refuses=NO_NAME),
-    Row(URI_PARSE, "dns+tls://1.2.3.4:53#foobar", accepts="dns+tls://1.2.3.4:53#foobar"),
+    # NetworkManager takes DoT on 53; RFC 7858 forbids it, and we warn (test_ks_rules.py).
+    Row(URI_PARSE, "dns+tls://1.2.3.4:53#foobar", accepts="dns+tls://1.2.3.4:53#foobar",
+        warns=DOT_ON_53),
     Row(URI_PARSE, "dns+tls://192.168.120.250:99", refuses=NO_NAME),
     Row(URI_PARSE, "dns+udp://8.8.8.8:65535", refuses=PLAINTEXT),
     Row(URI_PARSE, "dns+udp://8.8.8.8:65535", BACKUP, accepts="dns+udp://8.8.8.8:65535"),
@@ -135,7 +138,8 @@ ROWS = [
     # A bare ADDR:PORT is not NetworkManager's (nor FreeIPA's) spelling; we read it
     # and write the URI NetworkManager reads.
     Row(URI_PARSE, "192.168.0.1:53", BACKUP, accepts="dns+udp://192.168.0.1"),
-    Row(URI_PARSE, "192.168.0.1:53#example.com", accepts="dns+tls://192.168.0.1:53#example.com"),
+    Row(URI_PARSE, "192.168.0.1:53#example.com", accepts="dns+tls://192.168.0.1:53#example.com",
+        warns=DOT_ON_53),
     Row(URI_PARSE, "fe80::18%19", BACKUP, refuses=BRACKETS_ONLY),
     Row(URI_PARSE, "fe80::18%lo", BACKUP, refuses=BRACKETS_ONLY),
     Row(URI_PARSE, "[fe80::18]:53", BACKUP, refuses=NEEDS_INTERFACE),
@@ -161,7 +165,7 @@ ROWS = [
     # nm-initrd-generator's rd.net.dns= cases
     Row(CMDLINE_READER, "dns+tls://8.8.8.8", refuses=NO_NAME),
     Row(CMDLINE_READER, "1.1.1.1", refuses=PLAINTEXT),
-    Row(CMDLINE_READER, "foobar", refuses="'foobar' is not an IPv4 or IPv6 address"),
+    Row(CMDLINE_READER, "foobar", refuses="'foobar' names the server by a host name, foobar"),
     Row(CMDLINE_READER, "dns+tls://[fd01::1]:35#name", accepts="dns+tls://[fd01::1]:35#name"),
     # Anaconda's own end-to-end tests boot with these rd.net.dns= values.
     Row(KICKSTART_TESTS + "dns-global-exclusive-tls.sh",

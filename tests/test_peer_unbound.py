@@ -35,6 +35,7 @@ from tests.staging_fixtures import require_tools, unbound_checkconf
 from tests.ks_fixtures import parse
 
 DONOTQ = "unbound iterator/iter_donotq.c donotq_apply_cfg"
+LOCAL_ZONES = "unbound services/localzone.c local_zone_enter_defaults"
 CHECKCONF = "unbound smallapp/unbound-checkconf.c donotquerylocalhostcheck"
 AUTH_NAME = "unbound util/net_help.c authextstrtoaddr, set_auth_name_on_ssl"
 UNBOUND = "--backend=unbound"
@@ -97,6 +98,17 @@ ROWS = [
     Row("unbound doc/unbound.conf.rst forward-zone name",
         "dns+tls://192.0.2.60#dot.corp.example domain=_msdcs.corp.example", UNBOUND,
         accepts="192.0.2.60@853#dot.corp.example"),
+    # A routed domain in a zone Unbound answers itself: our file opens it with a local
+    # zone of its own (test_peer_unbound_local_zones.py resolves through it), and the
+    # installer's initramfs, which speaks through dnsconfd, still keeps it closed.
+    Row(LOCAL_ZONES, "dns+tls://192.0.2.60" + NAME + " domain=corp.home.arpa", UNBOUND,
+        accepts="192.0.2.60@853" + NAME, warns="the names in corp.home.arpa, which Unbound "
+        "keeps to itself by default"),
+    Row(LOCAL_ZONES, "dns+tls://192.0.2.60" + NAME + " domain=10.in-addr.arpa", UNBOUND,
+        accepts="192.0.2.60@853" + NAME, warns="the names in 10.in-addr.arpa, which"),
+    Row(LOCAL_ZONES, "dns+tls://192.0.2.60" + NAME + " domain=localhost", UNBOUND,
+        refuses="domain=localhost is the host's own loopback names (RFC 6761, 6303), which "
+        "Unbound answers itself with either backend and never forwards"),
     # Addresses Unbound queries are written as ADDR@PORT#NAME.
     Row(DONOTQ, "dns+tls://192.0.2.53" + NAME, UNBOUND, accepts="192.0.2.53@853" + NAME),
     Row(DONOTQ, "dns+tls://[2001:db8::53]:8853" + NAME, UNBOUND,

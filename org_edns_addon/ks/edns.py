@@ -197,3 +197,31 @@ class EdnsData(KickstartObject):
 def is_our_addon(args):
     """True if a ``%addon`` header's words name this addon."""
     return len(args) > 1 and args[1] == ADDON_NAME
+
+
+# How alike (difflib's ratio, case aside) a name must be to ours to be taken for a typo of
+# it: org_ends_addon, org_edns-addon, org_dns_addon, ORG_EDNS_ADDON are, and the addons
+# people install are far from it (com_redhat_kdump 0.40, org_fedora_oscap 0.53,
+# org_fedora_hello_world 0.44).
+_TYPO_RATIO = 0.8
+
+
+def misspelled_addon(args):
+    """The error for a ``%addon`` header (ARGS, its words) naming an addon that is not
+    ours but close to it, else None.
+
+    Anaconda's boss hands each module only the ``%addon`` sections of the names it
+    claims (pyanaconda/modules/boss/kickstart_manager/kickstart_manager.py
+    ``_distribute_to_modules``, ``KickstartAddons``) and drops the others without a
+    word: the installation would run without encrypted DNS."""
+    import difflib
+
+    if len(args) < 2 or args[1] == ADDON_NAME:
+        return None
+    name = args[1]
+    close = difflib.SequenceMatcher(None, name.lower(), ADDON_NAME).ratio() >= _TYPO_RATIO
+    if not close and "edns" not in name.lower():
+        return None
+    return _("%%addon %s is not this addon's name, and Anaconda hands a section only to "
+             "the addon it names: it skips this one and installs without encrypted DNS; "
+             "did you mean %%addon %s?") % (name, ADDON_NAME)

@@ -238,10 +238,64 @@ class KickstartReader(KickstartParser):
             self.errorsCount += 1
             self.add_problem(Severity.ERROR, error_text(error))
 
+    def ksappend(self, line, followed):
+        """The file (path, text) the ``%ksappend`` LINE names, read as pykickstart's
+        preprocessor reads it (parser._preprocessStateMachine: the word after the first
+        space, a URL or a file), or None after saying why. FOLLOWED False: LINE is not of
+        the kickstart file itself, which alone is preprocessed; pykickstart then ignores
+        it among commands (and a section takes it as a line of its body)."""
+        if not followed:
+            if not self.in_section:
+                self.add_problem(Severity.WARNING, _(
+                    "%ksappend is followed only in the kickstart file itself (the installer "
+                    "preprocesses that file alone, and ignores this line); move it there, or "
+                    "use %include"))
+            return None
+        words = line.strip().split(" ")
+        # parse-kickstart calls the preprocessor outside any try: what it raises stops
+        # the initramfs's reading of the whole kickstart.
+        if len(words) < 2:
+            self.add_problem(Severity.ERROR, _(
+                "%ksappend names no file after a space, and the installer stops reading the "
+                "kickstart here (pykickstart's preprocessor: \"Illegal url for %ksappend\"); "
+                "write %ksappend /path/of/the/file.ks"))
+            return None
+        location = words[1]
+        if is_url(location):
+            self.add_problem(Severity.WARNING, _("%%ksappend %s is a URL and is not followed "
+                                                 "here; check that file separately") % location)
+            return None
+        path = location if os.path.isabs(location) else \
+            os.path.join(os.path.dirname(self.result.filename), location)
+        if self._includes_followed >= MAX_INCLUDES:
+            self.add_problem(Severity.ERROR, _include_limit("%ksappend", location))
+            return None
+        self._includes_followed += 1
+        try:
+            text, size = read_kickstart_text(path, MAX_KICKSTART_BYTES - self._bytes_read,
+                                             regular_only=True)
+        except KickstartReadError as error:
+            self.add_problem(Severity.ERROR, _(
+                "%%ksappend %s: %s; the installer stops reading the kickstart here "
+                "(pykickstart's preprocessor: \"Unable to open %%ksappend file\")")
+                % (location, error.message))
+            return None
+        self._bytes_read += size
+        self.files_read.append(path)
+        return path, text
+
+    def appended_without_line_break(self, where, line, following):
+        """A file %ksappend put in place ended at WHERE (its LINE) without a line break,
+        before the kickstart's line FOLLOWING (file, line)."""
+        self.add_problem_at(Severity.ERROR, _(
+            "the file does not end with a line break, and %%ksappend puts its text in place "
+            "of its line as it is: the installer reads this line and line %d of %s as one; "
+            "end the file with a line break") % (following[1], following[0]), where, line)
+
     def readKickstartFromString(self, s, reset=True):
         if reset:
             self._reset()
-        source = FileLines(self, self.current_file, s)
+        source = FileLines(self, self.current_file, s, appends=not self._sources)
         self._sources.append(source)
         try:
             self._stateMachine(source)
@@ -309,9 +363,7 @@ class KickstartReader(KickstartParser):
                    "fewer levels, or flatten the kickstart (ksflatten)") % (path,
                                                                           MAX_INCLUDE_DEPTH)
         if self._includes_followed >= MAX_INCLUDES:
-            return _("%%include %s: more than %d files are included in all (a file included "
-                   "from several places counts each time); include fewer, or flatten the "
-                   "kickstart (ksflatten)") % (path, MAX_INCLUDES)
+            return _include_limit("%include", path)
         return None
 
     def _read_file(self, f, reset, limit, regular_only):
@@ -325,6 +377,12 @@ class KickstartReader(KickstartParser):
             self.readKickstartFromString(text, reset=reset)
         finally:
             self._reading.pop()
+
+
+def _include_limit(word, path):
+    return _("%(word)s %(path)s: more than %(limit)d files are included in all (a file "
+             "included from several places counts each time); include fewer, or flatten the "
+             "kickstart (ksflatten)") % {"word": word, "path": path, "limit": MAX_INCLUDES}
 
 
 def make_handler():

@@ -23,7 +23,8 @@ from typing import Callable
 from pykickstart.constants import KS_SCRIPT_POST
 
 from org_edns_addon.certificates import CertificateError, KickstartCertificate, \
-    passed_over_warning, placement_problems, read_pem
+    indented_anchor_warning, is_anchor_place, passed_over_warning, placement_problems, \
+    read_pem
 from org_edns_addon import constants as c
 from org_edns_addon.constants import ADDON_SECTION_OPEN, SECTION_OPEN
 from org_edns_addon.i18n import _
@@ -47,8 +48,10 @@ def certificate_value(data, place, body_places, add, unread=None):
     problems = placement_problems(data.filename, data.dir, cert_type)
     for message in problems:
         add(Severity.ERROR, message, header)
+    # Read as what reads the file there reads it: p11-kit an anchor, OpenSSL any other.
+    anchor = not problems and is_anchor_place(data.dir, cert_type)
     try:
-        read = read_pem(data.cert)
+        read = read_pem(data.cert, anchor=anchor)
     except CertificateError as error:
         inside = error.line is not None and 0 <= error.line < len(body_places)
         where = body_places[error.line] if inside else header
@@ -62,6 +65,8 @@ def certificate_value(data, place, body_places, add, unread=None):
         return None
     if problems:
         return None
+    for line in read.indented:
+        add(Severity.WARNING, indented_anchor_warning(), body_places[line])
     return KickstartCertificate(data.filename, data.cert, read.blocks, data.dir, cert_type,
                                 origin=place, body_places=body_places,
                                 passed_over=read.passed_over)

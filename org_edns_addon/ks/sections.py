@@ -28,7 +28,7 @@ from pykickstart.sections import CertificateSection, PackageSection, Section
 from org_edns_addon.constants import ADDON_SECTION_OPEN, MAX_PEM_BYTES, SECTION_OPEN
 from org_edns_addon.fileio import error_text
 from org_edns_addon.i18n import _
-from org_edns_addon.ks.edns import is_our_addon
+from org_edns_addon.ks.edns import is_our_addon, misspelled_addon
 from org_edns_addon.ks.rules import certificate_value
 from org_edns_addon.ks.source import LinePlaces
 from org_edns_addon.problems import SectionPlace, Severity
@@ -70,8 +70,23 @@ class TrackedCertificateSection(CertificateSection):
         filename, lineno = self._reader.position
         self._header_line = self._reader.current_line
         self._reader.check_header_comment()
-        super().handleHeader(lineno, args)
+        try:
+            super().handleHeader(lineno, args)
+        except Exception:
+            self._note_refused_name(args)
+            raise
         self._place = SectionPlace(filename, lineno, "%certificate")
+
+    def _note_refused_name(self, args):
+        """A header refused for its other options (pykickstart 3.73 and later refuse one
+        without --dir or --type themselves) still gives its --filename: a --ca naming it
+        names a %certificate that is there, refused on its own line, not a missing one."""
+        try:
+            namespace, _extras = self._getParser().parse_known_args(args[1:])
+        except Exception:  # noqa: BLE001 (the header's own error is reported already)
+            return
+        if namespace.filename:
+            self._reader.result.certificate_names.append(namespace.filename)
 
     def handleLine(self, line):
         # The "" that ends an %include'd file adds no line to the certificate text.
@@ -152,6 +167,9 @@ class AddonSection(Section):
     def handleHeader(self, lineno, args):
         super().handleHeader(lineno, args)
         self.ours = is_our_addon(args)
+        typo = misspelled_addon(args)
+        if typo:
+            self._reader.add_problem(Severity.ERROR, typo)
         if self.ours:
             self._reader.open_edns(ADDON_SECTION_OPEN)
             self.handler.edns.handle_header(args[2:], lineno)

@@ -20,6 +20,7 @@ the ``%include`` line itself names the file it includes).
 """
 
 import bisect
+import itertools
 import os
 import re
 import stat
@@ -182,49 +183,104 @@ def without_values(message, values, kept=()):
     return "".join(shown) + message[done:]
 
 
+class _Part:
+    """The lines of one file as FileLines hands them over, and the number of the last."""
+
+    def __init__(self, filename, text):
+        self.filename = filename
+        self.lines = iter_lines(text)
+        self.lineno = 0
+        self.last = None
+
+
+# pykickstart's preprocessor (parser._preprocessStateMachine) takes a line of the kickstart
+# itself for %ksappend when it starts so once stripped.
+KSAPPEND = "%ksappend"
+
+
 class FileLines:
     """The lines of one file, handed to pykickstart one at a time (with its put-back),
     knowing their file and the number of the line last read.
 
     pykickstart's own line counters are local to its state machine and restart
     in an ``%include``d file; this one is the single source of ``FILE:LINE``.
+
+    APPENDS (the kickstart file itself): each ``%ksappend`` line gives way to the lines
+    of the file it names, each with that file's name and number, as Anaconda reads the
+    kickstart after pykickstart's preprocessor put that file's text in its place
+    (dracut/parse-kickstart ``preprocessKickstart``; stage 2 reads what it made). The
+    reader's ``ksappend`` says which file, or None.
     """
 
-    def __init__(self, reader, filename, text):
+    def __init__(self, reader, filename, text, appends=False):
         self._reader = reader
-        self._lines = iter_lines(text)
+        self._parts = [_Part(filename, text)]
+        self._part = self._parts[0]
+        self._appends = appends
         self._put_back = None
         self._ended = False
-        self.filename = filename
-        self.lineno = 0
         self.line = ""
         # In a file included inside a section, pykickstart splits the first line that is
         # not blank or a comment before handing it to the section.
         self.splits_first_line = reader.in_section
 
+    # The file and number of the line last read (a %ksappend'ed file's, while it is read).
+    filename = property(lambda self: self._part.filename)
+    lineno = property(lambda self: self._part.lineno)
+
     def __iter__(self):
         return self
 
     def put(self, line):
-        self._put_back = line
-        self.lineno -= 1
+        self._put_back = (line, self._part)
+        self._part.lineno -= 1
 
     def __next__(self):
         if self._put_back is not None:
-            line, self._put_back = self._put_back, None
-            self.lineno += 1
+            (line, self._part), self._put_back = self._put_back, None
+            self._part.lineno += 1
             return line
         if self._ended:
             raise StopIteration
-        self.lineno += 1
-        line = next(self._lines, None)
-        if line is None:
-            # The "" that tells pykickstart the file ended (as its own reader gives it).
-            self._ended = True
-            self.line = ""
-            return ""
-        self.line = line
-        return self._reader.admit(self, line)
+        while True:
+            part = self._parts[-1]
+            line = next(part.lines, None)
+            if line is None and len(self._parts) > 1:
+                self._parts.pop()
+                self._joined_lines(part)
+                continue
+            part.lineno += 1
+            self._part = part
+            if line is None:
+                # The "" that tells pykickstart the file ended (as its own reader gives it).
+                self._ended = True
+                self.line = ""
+                return ""
+            part.last = line
+            self.line = line
+            if line.strip().startswith(KSAPPEND):
+                appended = self._reader.ksappend(line, followed=self._appends
+                                                 and len(self._parts) == 1)
+                if appended is not None:
+                    self._parts.append(_Part(*appended))
+                    continue
+                if self._appends and len(self._parts) == 1:
+                    continue   # the preprocessor drops the line, whatever it read
+            return self._reader.admit(self, line)
+
+    def _joined_lines(self, part):
+        """PART, a file %ksappend put in place, ended: without a line break at its end, its
+        last line and the kickstart's next one are one line to the installer (the
+        preprocessor joins the texts as they are)."""
+        if part.last is None or part.last.endswith(("\n", "\r")):
+            return
+        main = self._parts[0]
+        following = next(main.lines, None)
+        if following is None:
+            return
+        main.lines = itertools.chain([following], main.lines)
+        self._reader.appended_without_line_break((part.filename, part.lineno), part.last,
+                                                 (main.filename, main.lineno + 1))
 
 
 class LinePlaces(Sequence):

@@ -83,8 +83,10 @@ class Action:
     argument: Optional[str] = None
 
     def describe(self):
-        text = _(_ACTION_TEXT[self.kind])
-        return text % self.argument if "%s" in text else text
+        # Whether there is a value to put in is the original sentence's to say: a
+        # translation without its %s still gets it (i18n.Translated falls back).
+        original = _ACTION_TEXT[self.kind]
+        return _(original) % self.argument if "%s" in original else _(original)
 
 
 @dataclass(frozen=True)

@@ -41,8 +41,12 @@ def unbound_conf(data):
              # unbound.conf validates, and a private zone under a signed public parent
              # would then be bogus (SERVFAIL) with this backend and resolve with dnsconfd.
              # The DoT servers are authenticated by the kickstart's CA instead.
-             '    module-config: "iterator"',
-             ""]
+             '    module-config: "iterator"']
+    # Unbound answers its default zones itself, forward zone or not (services/localzone.c
+    # local_zone_enter_defaults): a routed domain among them is opened by a local zone of
+    # its own, which holds no data (EdnsConfig.unbound_zones_lifted).
+    lines += ['    local-zone: "%s." transparent' % zone for zone in config.unbound_zones_lifted()]
+    lines.append("")
     lines += _forward_zone(".", config.default_servers)
     for domain, servers in config.routed_domains().items():
         lines.append("")

@@ -396,7 +396,9 @@ def test_apply_after_uninstall_names_what_puts_the_root_right(host, name, backen
     refused = system.apply()
     if first.error is not None:
         # FreeIPA still counts itself installed: uninstall it again, as the refusal says.
-        assert "run it again if it stopped with 'No such file name in the index'" in \
+        assert "its uninstall stopped half-way ('No such file name in the index'): its " \
+            "Unbound forwarder is gone" in refused.stderr
+        assert "run ipa-client-install --uninstall again, which completes it" in \
             refused.stderr
         assert system.client("uninstall").error is None
         refused = system.apply()

@@ -175,8 +175,17 @@ def refuse_beside_freeipa_dns_over_tls(plan, root):
     if not present:
         return
     unbound = any(planned.path == c.UNBOUND_CONF_PATH for planned in plan.files)
-    if freeipa_client_configured(root):
-        if unbound and c.FREEIPA_UNBOUND_CONF_PATH in present:
+    configured = freeipa_client_configured(root)
+    if configured and c.FREEIPA_UNBOUND_CONF_PATH not in present:
+        raise StagingError(_(
+            "nothing was written: %s exists and FreeIPA's client counts itself installed "
+            "here, but its uninstall stopped half-way ('No such file name in the index'): "
+            "its Unbound forwarder is gone and what it set aside from %s was never put "
+            "back; run ipa-client-install --uninstall again, which completes it, and apply "
+            "again, which then names what it left behind")
+            % (root.shown(present[0]), root.shown(c.UNBOUND_CONF_DIR) + "/"))
+    if configured:
+        if unbound:
             clash = _("with this addon's %s beside it unbound-checkconf refuses both "
                       "('interface: %s present twice') and Unbound keeps one forward zone "
                       "for '.' of the two") % (root.shown(c.UNBOUND_CONF_PATH),
@@ -190,14 +199,15 @@ def refuse_beside_freeipa_dns_over_tls(plan, root):
             "here: it runs encrypted DNS (ipa-client-install --dns-over-tls), its own "
             "Unbound on %s forwarding every name to the IPA server, and %s; keep one of the "
             "two: drop the encrypted DNS section, or uninstall FreeIPA's client "
-            "(ipa-client-install --uninstall; run it again if it stopped with 'No such file "
-            "name in the index') and apply again, which then names what its uninstall left "
-            "behind") % (root.shown(present[0]), c.UNBOUND_LISTEN_ADDRESS, clash))
+            "(ipa-client-install --uninstall) and apply again, which then names what its "
+            "uninstall left behind") % (root.shown(present[0]), c.UNBOUND_LISTEN_ADDRESS,
+                                        clash))
     raise StagingError(_(
-        "nothing was written: %s exists: FreeIPA's client was uninstalled here (or its "
-        "installation rolled back), and no release of ipa-client-install removes its "
-        "NetworkManager dns=none file nor, before 4.12's bae780843, its Unbound forwarder, "
-        "nor puts back what it set aside from %s when its uninstall stops with 'No such "
-        "file name in the index'; remove and put back those files, then apply again: %s")
+        "nothing was written: %s exists: FreeIPA's client has left this system "
+        "(uninstalled, or its installation rolled back), but its uninstall removes neither "
+        "its NetworkManager dns=none file nor, in 4.12 builds before its commit bae780843, "
+        "its Unbound forwarder, and where it stopped with 'No such file name in the index' "
+        "it did not put back what it had set aside from %s; remove and put back those "
+        "files, then apply again: %s")
         % (root.shown(present[0]), root.shown(c.UNBOUND_CONF_DIR) + "/",
            leftover_commands(root)))

@@ -76,6 +76,11 @@ FREEIPA_NM_CONF_PATH = NM_CONF_DIR + "/zzz-ipa.conf"
 # uninstall may fail to read back (staging/freeipa.py).
 FREEIPA_SYSRESTORE_DIR = "/var/lib/ipa-client/sysrestore"
 FREEIPA_SYSRESTORE_INDEX_PATH = FREEIPA_SYSRESTORE_DIR + "/sysrestore.index"
+# Whether its client counts itself installed (ipalib/facts.py is_ipa_client_configured):
+# its state file (ipalib/sysrestore.py SYSRESTORE_STATEFILE), else its default.conf
+# (ipaplatform/base/paths.py IPA_DEFAULT_CONF).
+FREEIPA_SYSRESTORE_STATE_PATH = FREEIPA_SYSRESTORE_DIR + "/sysrestore.state"
+FREEIPA_DEFAULT_CONF_PATH = "/etc/ipa/default.conf"
 UNBOUND_CONF_DIR = "/etc/unbound/conf.d"
 DRACUT_CONF_PATH = "/etc/dracut.conf.d/60-edns.conf"
 # What apply owns below a root (staging/record.py): the record of what the last apply

@@ -170,7 +170,7 @@ def test_apply_refuses_a_root_where_freeipas_client_counts_itself_installed(
         write_ks, tmp_path, backend, clash):
     root = freeipa_root(tmp_path, {
         c.FREEIPA_UNBOUND_CONF_PATH: FREEIPA_UNBOUND_CONF, c.FREEIPA_NM_CONF_PATH: FREEIPA_NM_CONF,
-        c.FREEIPA_SYSRESTORE_DIR + "/sysrestore.state": CONFIGURED})
+        c.FREEIPA_SYSRESTORE_STATE_PATH: CONFIGURED})
     before = tree_digest(root)
     path, result = _apply(write_ks, root, "--backend=" + backend)
     assert result.returncode == 1
@@ -199,7 +199,7 @@ def test_apply_after_freeipas_client_left_names_the_commands_that_clean_up(
     FreeIPA's own code to this state)."""
     root = freeipa_root(tmp_path, {
         c.FREEIPA_NM_CONF_PATH: FREEIPA_NM_CONF,
-        c.FREEIPA_SYSRESTORE_DIR + "/sysrestore.state": "[installation]\ncomplete = False\n",
+        c.FREEIPA_SYSRESTORE_STATE_PATH: "[installation]\ncomplete = False\n",
         c.FREEIPA_SYSRESTORE_INDEX_PATH: "[files]\n%s = 33188,0,0,%s/unbound.conf\n%s = "
         "33188,0,0,%s\n" % (SET_ASIDE_KEY, c.UNBOUND_CONF_DIR, "cd" * 32 + "-edns-forward.conf",
                             c.UNBOUND_CONF_PATH),

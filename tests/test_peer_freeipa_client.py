@@ -226,6 +226,27 @@ def test_each_state_does_what_its_row_says(name):
     assert re.search(r"try:\n\s+uninstall\(options\)\n\s+except Exception as ex:", install)
 
 
+@pytest.mark.parametrize("name", DOT_STATES)
+def test_the_paths_we_read_are_freeipas(name):
+    require_freeipa()
+    ref = freeipa.state(name).ref
+    paths = freeipa.source(ref, "ipaplatform/base/paths.py")
+    sysrestore = freeipa.source(ref, "ipalib/sysrestore.py")
+    for attribute, ours in (("IPA_CLIENT_SYSRESTORE", c.FREEIPA_SYSRESTORE_DIR),
+                            ("UNBOUND_CONFIG_DIR", c.UNBOUND_CONF_DIR + "/"),
+                            ("UNBOUND_CONF", c.FREEIPA_UNBOUND_CONF_PATH),
+                            ("NETWORK_MANAGER_IPA_CONF", c.FREEIPA_NM_CONF_PATH),
+                            ("IPA_DEFAULT_CONF", c.FREEIPA_DEFAULT_CONF_PATH)):
+        found = re.search(r"^    %s = [\"']%s[\"']$" % (attribute, re.escape(ours)), paths,
+                          re.M)
+        # UNBOUND_CONFIG_DIR came with the setting aside (bae780843).
+        assert found or (attribute == "UNBOUND_CONFIG_DIR"
+                         and not freeipa.state(name).sets_conf_d_aside), attribute
+    for constant, ours in (("SYSRESTORE_INDEXFILE", c.FREEIPA_SYSRESTORE_INDEX_PATH),
+                           ("SYSRESTORE_STATEFILE", c.FREEIPA_SYSRESTORE_STATE_PATH)):
+        assert '%s = "%s"' % (constant, ours.rsplit("/", 1)[1]) in sysrestore, constant
+
+
 def test_every_4_13_tag_takes_the_steps_of_4_13_0():
     require_freeipa()
     first = freeipa.state("4.13-tags").ref

@@ -125,11 +125,12 @@ def freeipa_client_configured(root):
     is_ipa_client_configured decides: its state's [installation] complete (True while
     enrolled, and after an uninstall that stopped half-way), else any file it set aside
     or /etc/ipa/default.conf. Its uninstall refuses to run where this is False."""
-    state = _read_ini(root, c.FREEIPA_SYSRESTORE_DIR + "/sysrestore.state")
+    state = _read_ini(root, c.FREEIPA_SYSRESTORE_STATE_PATH)
     complete = state.get("installation", "complete", fallback=None)
     if complete is not None:
         return complete == "True"
-    return bool(set_aside_files(root, everywhere=True)) or _present(root, "/etc/ipa/default.conf")
+    return bool(set_aside_files(root, everywhere=True)) or _present(root,
+                                                                    c.FREEIPA_DEFAULT_CONF_PATH)
 
 
 def set_aside_files(root, everywhere=False):
@@ -153,11 +154,15 @@ def set_aside_files(root, everywhere=False):
     return sorted(found, key=lambda item: item[1])
 
 
+def _freeipa_files(root):
+    return [path for path in (c.FREEIPA_UNBOUND_CONF_PATH, c.FREEIPA_NM_CONF_PATH)
+            if _present(root, path)]
+
+
 def leftover_commands(root):
     """The shell commands that remove what FreeIPA's client left in ROOT once it no longer
     counts itself installed, and put back what it set aside, paths as the user gives them."""
-    present = [path for path in (c.FREEIPA_UNBOUND_CONF_PATH, c.FREEIPA_NM_CONF_PATH)
-               if _present(root, path)]
+    present = _freeipa_files(root)
     commands = []
     if present:
         commands.append("rm -f " + " ".join(shlex.quote(root.shown(path)) for path in present))
@@ -170,8 +175,7 @@ def leftover_commands(root):
 def refuse_beside_freeipa_dns_over_tls(plan, root):
     """Raise StagingError if ROOT (a ConfinedRoot) holds FreeIPA's DoT forwarder, or what
     its client left of it; the message names what puts the root right."""
-    present = [path for path in (c.FREEIPA_UNBOUND_CONF_PATH, c.FREEIPA_NM_CONF_PATH)
-               if _present(root, path)]
+    present = _freeipa_files(root)
     if not present:
         return
     unbound = any(planned.path == c.UNBOUND_CONF_PATH for planned in plan.files)

@@ -60,7 +60,7 @@ class BranchState:
 STATES = (
     BranchState("4.12-tags", "release-4-12-5", "no release-4-12-N tag has 46ef43b2a",
                 False, False, False, False, False),
-    # EL9's and EL10's first builds with DNS over TLS.
+    # ipa-4-12, which EL's builds come from, with DNS over TLS and before the set-aside.
     BranchState("4.12-dot", "bae780843^", "46ef43b2a Add DNS over TLS support; "
                 "7b4317979, 5db3bfafe (--no-dnssec-validation)",
                 True, False, False, False, False),

@@ -19,7 +19,7 @@ resolv.conf at 127.0.0.55. By branch state (lab/freeipa.py, STATES):
 
 - No 4.12 release tag has DNS over TLS.
 - The ipa-4-12 branch from 46ef43b2a ("Add DNS over TLS support") to bae780843
-  (EL's first builds with it) writes its file beside ours: unbound-checkconf
+  (the branch EL builds come from) writes its file beside ours: unbound-checkconf
   refuses the pair ("interface: 127.0.0.55 present twice") and Unbound keeps our
   forward zone for ".". Its uninstall touches no Unbound file.
 - From bae780843 on (the ipa-4-12 tip, every 4.13 tag and ipa-4-13) it first

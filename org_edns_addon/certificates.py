@@ -40,8 +40,9 @@ initramfs and the system need to start:
 
 1. what this addon writes or moves a file to (``constants.ADDON_WRITTEN_PATHS``,
    derived from the paths it names: the DoT CA bundle, the copy the FreeIPA
-   handover unit puts back; the state directory of apply's record): on one, below one as if it were a
-   directory (it must stay a file), or where one needs a directory; nor below
+   handover unit puts back; the state directory of apply's record): on one,
+   below one as if it were a directory (it must stay a file), or where one
+   needs a directory; nor below
    the system's trust store (``SYSTEM_CA_BUNDLE_PATH``) as a directory;
 2. the top of the file system (``--dir=/``): the initramfs's ``/init`` and
    ``/shutdown``, the top-level directories and their usr-merge symlinks;

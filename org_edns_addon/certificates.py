@@ -39,9 +39,10 @@ places where a PEM file would break what the addon writes or what the
 initramfs and the system need to start:
 
 1. what this addon writes or moves a file to (``constants.ADDON_WRITTEN_PATHS``,
-   derived from the paths it names: the DoT CA bundle, the FreeIPA handover's
-   destination; the state directory of apply's record): on one, below one as if it were a
-   directory (it must stay a file), or where one needs a directory; nor below
+   derived from the paths it names: the DoT CA bundle, the copy the FreeIPA
+   handover unit puts back; the state directory of apply's record): on one,
+   below one as if it were a directory (it must stay a file), or where one
+   needs a directory; nor below
    the system's trust store (``SYSTEM_CA_BUNDLE_PATH``) as a directory;
 2. the top of the file system (``--dir=/``): the initramfs's ``/init`` and
    ``/shutdown``, the top-level directories and their usr-merge symlinks;
@@ -596,8 +597,8 @@ def landing_problem(path):
     """A sentence unless a certificate may be written at PATH (below a root): the rule
     of the module's docstring, the same for every edge."""
     # Rule 1: every file the addon writes or moves one to (constants.ADDON_WRITTEN_PATHS,
-    # derived from the paths staging names: the FreeIPA handover unit's mv destination
-    # too, where a certificate would be replaced, or take our file into itself).
+    # derived from the paths staging names: the copy the FreeIPA handover unit puts back
+    # too, where a certificate would be replaced, or would be put into conf.d as ours).
     for written in c.ADDON_WRITTEN_PATHS:
         if path == written and written != c.DOT_CA_BUNDLE_PATH:
             return _("--dir and --filename place this certificate at %s, a file this addon "

@@ -71,6 +71,17 @@ RESOLV_CONF_PATH = "/etc/resolv.conf"
 # Unbound forwarder on 127.0.0.55 and NetworkManager dns=none.
 FREEIPA_UNBOUND_CONF_PATH = "/etc/unbound/conf.d/zzz-ipa.conf"
 FREEIPA_NM_CONF_PATH = NM_CONF_DIR + "/zzz-ipa.conf"
+# Where it keeps what it set aside (ipaplatform/base/paths.py IPA_CLIENT_SYSRESTORE) and
+# the index of those files (ipalib/sysrestore.py SYSRESTORE_INDEXFILE), which its
+# uninstall may fail to read back (staging/freeipa.py).
+FREEIPA_SYSRESTORE_DIR = "/var/lib/ipa-client/sysrestore"
+FREEIPA_SYSRESTORE_INDEX_PATH = FREEIPA_SYSRESTORE_DIR + "/sysrestore.index"
+# Whether its client counts itself installed (ipalib/facts.py is_ipa_client_configured):
+# its state file (ipalib/sysrestore.py SYSRESTORE_STATEFILE), else its default.conf
+# (ipaplatform/base/paths.py IPA_DEFAULT_CONF).
+FREEIPA_SYSRESTORE_STATE_PATH = FREEIPA_SYSRESTORE_DIR + "/sysrestore.state"
+FREEIPA_DEFAULT_CONF_PATH = "/etc/ipa/default.conf"
+UNBOUND_CONF_DIR = "/etc/unbound/conf.d"
 DRACUT_CONF_PATH = "/etc/dracut.conf.d/60-edns.conf"
 # What apply owns below a root (staging/record.py): the record of what the last apply
 # wrote, and the journal of the temporary names a running apply may leave.
@@ -96,11 +107,12 @@ SYSTEMD_RUNNING_MARKER = "/run/systemd/system"
 DNSCONFD_UNIT = "dnsconfd.service"
 UNBOUND_UNIT = "unbound.service"
 RESOLVED_UNIT = "systemd-resolved.service"
-# --backend=unbound: the unit that sets our Unbound file aside, before Unbound starts, once
-# FreeIPA's client has written its own beside it (staging/freeipa.py), and where it goes.
+# --backend=unbound: the unit that, before Unbound starts, takes our Unbound file out of
+# conf.d while FreeIPA's forwarder is there and puts it back from the copy kept outside
+# conf.d (which FreeIPA never sets aside) once FreeIPA's is gone (staging/freeipa.py).
 FREEIPA_HANDOVER_UNIT = "edns-freeipa-handover.service"
 FREEIPA_HANDOVER_UNIT_PATH = SYSTEMD_ENABLE_DIR + "/" + FREEIPA_HANDOVER_UNIT
-UNBOUND_CONF_HANDED_OVER_PATH = "/etc/unbound/edns-forward.conf.freeipa"
+UNBOUND_CONF_KEPT_PATH = "/etc/unbound/edns-forward.conf.kept"
 # --backend=dnsconfd, in an initramfs: Unbound starts only once dnsconfd has written its
 # configuration (staging/dnsconfd.py). dnsconfd's tmpfiles create that file empty at boot
 # (dnsconfd-unbound-tmpfiles.conf); systemd and dracut mark an initramfs by initrd-release.
@@ -108,7 +120,8 @@ UNBOUND_DNSCONFD_DROPIN_PATH = (SYSTEMD_ENABLE_DIR
                                 + "/unbound.service.d/60-edns-dnsconfd-first.conf")
 DNSCONFD_UNBOUND_CONF_PATH = "/run/dnsconfd/unbound.conf"
 INITRD_RELEASE_PATH = "/etc/initrd-release"
-MV = "/usr/bin/mv"
+# The shell the handover unit runs (usr-merged on every line).
+SH = "/usr/bin/sh"
 
 # Packages the installed system needs, per backend.
 CA_PACKAGE = "ca-certificates"
@@ -217,15 +230,16 @@ ECHO_MAX_CHARS = 80
 MAX_DBUS_ERROR_CHARS = 4096
 
 # Every file this addon writes, or moves one to, below a root: each ``*_PATH`` above
-# (staging's plans, the FreeIPA handover unit's ``mv`` destination, the overlay's
+# (staging's plans, the copy the FreeIPA handover unit puts back, the overlay's
 # kickstart, apply's record and journal), derived here so that a new one is covered the
 # day it is named, but those that are other programs' files, which the addon only reads
 # or looks for. No %certificate may land on one, below one, or where one needs a
 # directory (certificates.landing_problem); the DoT CA bundle is the one a certificate
 # may itself be.
 _OTHER_PROGRAMS_PATHS = ("SYSTEM_CA_BUNDLE_PATH", "FREEIPA_UNBOUND_CONF_PATH",
-                         "FREEIPA_NM_CONF_PATH", "DNSCONFD_UNBOUND_CONF_PATH",
-                         "INITRD_RELEASE_PATH")
+                         "FREEIPA_NM_CONF_PATH", "FREEIPA_SYSRESTORE_INDEX_PATH",
+                         "FREEIPA_SYSRESTORE_STATE_PATH", "FREEIPA_DEFAULT_CONF_PATH",
+                         "DNSCONFD_UNBOUND_CONF_PATH", "INITRD_RELEASE_PATH")
 ADDON_WRITTEN_PATHS = tuple(sorted(value for name, value in list(globals().items())
                                    if name.endswith("_PATH")
                                    and name not in _OTHER_PROGRAMS_PATHS))

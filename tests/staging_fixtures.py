@@ -89,12 +89,14 @@ def networkmanager_config(tmp_path, keyfile_bytes):
     return printed
 
 
-def unbound_checkconf(tmp_path, root, option=None):
-    """Run unbound-checkconf on a main config that includes ROOT's generated file."""
+def unbound_checkconf(tmp_path, root, option=None, conf_d=False):
+    """Run unbound-checkconf on a main config that includes ROOT's generated file (with
+    CONF_D, every /etc/unbound/conf.d/*.conf of ROOT, as Fedora's unbound.conf does)."""
     main = tmp_path / "unbound.conf"
+    include = Path(root) / (c.UNBOUND_CONF_DIR + "/*.conf" if conf_d
+                            else c.UNBOUND_CONF_PATH).lstrip("/")
     main.write_text('server:\n    chroot: ""\n    username: ""\n    directory: "%s"\n'
-                    '    pidfile: ""\ninclude: "%s"\n'
-                    % (root, Path(root) / c.UNBOUND_CONF_PATH.lstrip("/")))
+                    '    pidfile: ""\ninclude: "%s"\n' % (root, include))
     argv = ["unbound-checkconf"] + (["-o", option] if option else []) + [str(main)]
     return subprocess.run(argv, capture_output=True, text=True, timeout=60)
 

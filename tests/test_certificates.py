@@ -13,6 +13,7 @@
 
 import base64
 import re
+import shlex
 import subprocess
 
 import pytest
@@ -130,14 +131,14 @@ REFUSED_PLACES = [
     ("/etc/resolv.conf/", "x.pem",
      "--dir places this certificate at /etc/resolv.conf/x.pem, below /etc/resolv.conf, a "
      "file this addon writes, which must stay a file; choose another --dir"),
-    # the FreeIPA handover unit's mv destination (--backend=unbound): a certificate there
-    # would be replaced by our Unbound file (mv -f), or take it into itself as a directory
-    ("/etc/unbound/", "edns-forward.conf.freeipa",
-     "--dir and --filename place this certificate at /etc/unbound/edns-forward.conf.freeipa, "
+    # the copy of our Unbound file the FreeIPA handover unit puts back (--backend=unbound):
+    # a certificate there would be replaced, or become Unbound's configuration in conf.d
+    ("/etc/unbound/", "edns-forward.conf.kept",
+     "--dir and --filename place this certificate at /etc/unbound/edns-forward.conf.kept, "
      "a file this addon writes; choose another --dir or --filename"),
-    ("/etc/unbound/edns-forward.conf.freeipa/", "x.pem",
-     "--dir places this certificate at /etc/unbound/edns-forward.conf.freeipa/x.pem, below "
-     "/etc/unbound/edns-forward.conf.freeipa, a file this addon writes, which must stay a "
+    ("/etc/unbound/edns-forward.conf.kept/", "x.pem",
+     "--dir places this certificate at /etc/unbound/edns-forward.conf.kept/x.pem, below "
+     "/etc/unbound/edns-forward.conf.kept, a file this addon writes, which must stay a "
      "file; choose another --dir"),
     ("/var/lib/edns-addon/", "x.pem",
      "--dir places this certificate at /var/lib/edns-addon/x.pem, in /var/lib/edns-addon, "
@@ -228,8 +229,8 @@ def test_validate_apply_and_overlay_accept_a_place_alike(write_ks, test_ca, tmp_
 def test_every_file_the_addon_writes_or_moves_one_to_is_a_refused_place(write_ks, test_ca,
                                                                        backend):
     """The places rule 1 refuses are derived from the constants; here they are held against
-    what the plans write (both phases, and the overlay) and where the FreeIPA handover
-    unit moves our Unbound file."""
+    what the plans write (both phases, and the overlay) and every file the FreeIPA handover
+    unit names (rule 1, or rule 5 for conf.d's)."""
     parsed = parse(write_ks(edns_kickstart(test_ca.pem, "--ca=%s --backend=%s"
                                            % (CA_FILENAME, backend))))
     data = parsed.staging_input()
@@ -240,28 +241,28 @@ def test_every_file_the_addon_writes_or_moves_one_to_is_a_refused_place(write_ks
     written -= {planned.path for planned in overlay_plan(parsed).files
                 if planned.path.startswith("/lib/")}      # the initramfs's hook: rule 3
     unit = handover_unit().decode("ascii")
-    moved_to = re.search(r"^ExecStart=%s -f \S+ (\S+)$" % c.MV, unit, re.M).group(1)
-    assert written | {moved_to} <= set(c.ADDON_WRITTEN_PATHS)
-    for path in written | {moved_to}:
+    named = set(re.findall(r"/etc/[^\s';]+", re.search(r"^ExecStart=(.+)$", unit,
+                                                        re.M).group(1)))
+    assert written <= set(c.ADDON_WRITTEN_PATHS)
+    assert c.UNBOUND_CONF_KEPT_PATH in named
+    for path in written | named:
         if path != c.DOT_CA_BUNDLE_PATH:
             assert landing_problem(path) is not None, path
             assert landing_problem(path + "/x.pem") is not None, path
 
 
-def test_the_handover_unit_would_replace_a_certificate_at_its_destination(tmp_path):
-    """Why the handover's destination is refused: the unit's own ExecStart (mv -f) run on a
-    root where a %certificate lay there replaces the certificate with our Unbound file."""
+def test_the_handover_unit_would_put_a_certificate_at_the_kept_place_into_conf_d(tmp_path):
+    """Why the kept copy's place is refused: once FreeIPA's forwarder is gone, the unit's
+    own ExecStart, run on a root where a %certificate lay there, copies it into Unbound's
+    conf.d as our forwarder."""
     root = tmp_path / "root"
-    ours = root / c.UNBOUND_CONF_PATH.lstrip("/")
-    ours.parent.mkdir(parents=True)
-    ours.write_text("# the addon's forwarder\n")
-    certificate = root / c.UNBOUND_CONF_HANDED_OVER_PATH.lstrip("/")
+    (root / c.UNBOUND_CONF_DIR.lstrip("/")).mkdir(parents=True)
+    certificate = root / c.UNBOUND_CONF_KEPT_PATH.lstrip("/")
     certificate.write_text(certs.make_ca("Placed").pem)
     command = re.search(r"^ExecStart=(.+)$", handover_unit().decode("ascii"), re.M).group(1)
-    argv = [word if not word.startswith("/etc/") else str(root) + word
-            for word in command.split()]
-    subprocess.run(argv, check=True, timeout=60)
-    assert certificate.read_text() == "# the addon's forwarder\n"
+    subprocess.run(shlex.split(command.replace("/etc/", "%s/etc/" % root)), check=True,
+                   timeout=60)
+    assert (root / c.UNBOUND_CONF_PATH.lstrip("/")).read_text() == certificate.read_text()
 
 
 # --- what OpenSSL's PEM reader and p11-kit take (tests/ks_fixtures.py PeerPemForms) -----

@@ -20,34 +20,27 @@ the ``forward-addr:`` we write, which Unbound must read as the same server.
 ``ipa-client-install --dns-over-tls`` (ipaclient/install/client.py, client_dns)
 runs its own forwarder: it writes zzz-ipa.conf (Unbound on 127.0.0.55 forwarding
 "." to the IPA server, ipaplatform/base/paths.py UNBOUND_CONF), NetworkManager
-dns=none in /etc/NetworkManager/conf.d/zzz-ipa.conf and resolv.conf. By release
-line: 4.13 and later first move every other file of /etc/unbound/conf.d/ away and
-disable a running dnsconfd; a 4.12 build with DNS over TLS does neither, so its
-file lands beside ours. Run after us (a kickstart's %post), it takes DNS over
-(dnsconfd backend: a warning saying what to add) or, with --backend=unbound,
-leaves Unbound unable to start on 4.12 (refused). Found before us (apply on an
-enrolled host, an image that holds it), the two cannot share the system: apply
-refuses, nothing written.
-
-With FREEIPA_GIT (a clone of freeipa/freeipa, bare or not) the line tests below
-run each line's own template text and check that its client_dns still takes the
-steps they restate; without it they are skipped, saying why.
+dns=none in /etc/NetworkManager/conf.d/zzz-ipa.conf and resolv.conf. Run after us
+(a kickstart's %post) it takes DNS over: a warning, saying what to add with
+dnsconfd. Found before us, the two cannot share the system: apply refuses, nothing
+written, and names what puts the root right (uninstall FreeIPA's client where it
+counts itself installed; the commands that remove what it left otherwise).
+tests/test_peer_freeipa_client.py runs FreeIPA's own code, state by state, on what
+we write (FREEIPA_GIT).
 """
 
-import re
-import shlex
 import subprocess
 import time
 
 import pytest
 
-from lab import dotlab, freeipa
+from lab import dotlab
 from lab.kickstarts import edns_section
 from org_edns_addon import constants as c
 from org_edns_addon.ks.reader import parse_kickstart
 from tests.conftest import run_cli
 from tests.peer_fixtures import Row, unbound_forward_addrs
-from tests.staging_fixtures import require_namespaces, require_tools, tree_digest
+from tests.staging_fixtures import require_tools, tree_digest
 
 IPAUTIL = "freeipa ipapython/ipautil.py IPAddressDoTForwarder"
 CLIENT = "freeipa ipaclient/install/client.py"
@@ -154,34 +147,78 @@ def test_unbound_cannot_take_our_forwarder_beside_freeipas(write_ks, tmp_path, d
         unbound.stop()
 
 
-@pytest.mark.parametrize("backend, freeipa_file, clash", [
-    ("unbound", c.FREEIPA_UNBOUND_CONF_PATH, "unbound-checkconf refuses both ('interface: "
-     "127.0.0.55 present twice')"),
-    ("dnsconfd", c.FREEIPA_NM_CONF_PATH, "NetworkManager would never hand dnsconfd these "
-     "servers (FreeIPA's dns=none in"),
-])
-def test_apply_refuses_a_root_where_freeipa_runs_its_own_dot_forwarder(
-        write_ks, tmp_path, backend, freeipa_file, clash):
+CONFIGURED = "[installation]\ncomplete = True\n\n"
+
+
+def freeipa_root(tmp_path, files):
+    """A root holding FILES (path -> text) and conf.d, as FreeIPA's client left it."""
     root = tmp_path / "root"
-    root.mkdir()
-    for path, text in ((c.FREEIPA_UNBOUND_CONF_PATH, FREEIPA_UNBOUND_CONF),
-                       (c.FREEIPA_NM_CONF_PATH, FREEIPA_NM_CONF)):
-        if path == freeipa_file:
-            (root / path.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
-            (root / path.lstrip("/")).write_text(text)
+    (root / c.UNBOUND_CONF_DIR.lstrip("/")).mkdir(parents=True)
+    for path, text in files.items():
+        (root / path.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
+        (root / path.lstrip("/")).write_text(text)
+    return root
+
+
+@pytest.mark.parametrize("backend, clash", [
+    ("unbound", "with this addon's %s beside it unbound-checkconf refuses both ('interface: "
+     "127.0.0.55 present twice')"),
+    ("dnsconfd", "NetworkManager would never hand this addon's servers on (FreeIPA's "
+     "dns=none in %s"),
+])
+def test_apply_refuses_a_root_where_freeipas_client_counts_itself_installed(
+        write_ks, tmp_path, backend, clash):
+    root = freeipa_root(tmp_path, {
+        c.FREEIPA_UNBOUND_CONF_PATH: FREEIPA_UNBOUND_CONF, c.FREEIPA_NM_CONF_PATH: FREEIPA_NM_CONF,
+        c.FREEIPA_SYSRESTORE_STATE_PATH: CONFIGURED})
     before = tree_digest(root)
     path, result = _apply(write_ks, root, "--backend=" + backend)
     assert result.returncode == 1
     assert result.stderr.startswith(
-        "%s: not applied: nothing was written: %s%s exists: FreeIPA's client "
-        "(ipa-client-install --dns-over-tls) already runs encrypted DNS here, its own "
-        "Unbound on 127.0.0.55 forwarding every name to the IPA server, and "
-        % (path, root, freeipa_file))
-    assert clash in result.stderr
+        "%s: not applied: nothing was written: %s%s exists and FreeIPA's client counts "
+        "itself installed here: it runs encrypted DNS (ipa-client-install --dns-over-tls), "
+        "its own Unbound on 127.0.0.55 forwarding every name to the IPA server, and "
+        % (path, root, c.FREEIPA_UNBOUND_CONF_PATH))
+    assert clash % (root / (c.UNBOUND_CONF_PATH if backend == "unbound"
+                            else c.FREEIPA_NM_CONF_PATH).lstrip("/")) in result.stderr
     assert result.stderr.rstrip().endswith(
-        "keep one of the two: drop the encrypted DNS section, or remove FreeIPA's DNS over "
-        "TLS first (ipa-client-install --uninstall)")
+        "keep one of the two: drop the encrypted DNS section, or uninstall FreeIPA's client "
+        "(ipa-client-install --uninstall) and apply again, which then names what its "
+        "uninstall left behind")
     assert tree_digest(root) == before
+
+
+SET_ASIDE_KEY = "%s-unbound.conf" % ("ab" * 32)
+
+
+@pytest.mark.parametrize("backend", ["unbound", "dnsconfd"])
+def test_apply_after_freeipas_client_left_names_the_commands_that_clean_up(
+        write_ks, tmp_path, backend):
+    """As a stopped uninstall or a failed install's roll-back left it: NetworkManager's file,
+    and dnsconfd-unbound's include still set aside (tests/test_peer_freeipa_client.py runs
+    FreeIPA's own code to this state)."""
+    root = freeipa_root(tmp_path, {
+        c.FREEIPA_NM_CONF_PATH: FREEIPA_NM_CONF,
+        c.FREEIPA_SYSRESTORE_STATE_PATH: "[installation]\ncomplete = False\n",
+        c.FREEIPA_SYSRESTORE_INDEX_PATH: "[files]\n%s = 33188,0,0,%s/unbound.conf\n%s = "
+        "33188,0,0,%s\n" % (SET_ASIDE_KEY, c.UNBOUND_CONF_DIR, "cd" * 32 + "-edns-forward.conf",
+                            c.UNBOUND_CONF_PATH),
+        c.FREEIPA_SYSRESTORE_DIR + "/" + SET_ASIDE_KEY: "server:\n",
+        c.FREEIPA_SYSRESTORE_DIR + "/" + "cd" * 32 + "-edns-forward.conf": "server:\n"})
+    before = tree_digest(root)
+    path, result = _apply(write_ks, root, "--backend=" + backend)
+    commands = "rm -f %s/%s && cp -p %s/%s/%s %s/%s/unbound.conf" % (
+        root, c.FREEIPA_NM_CONF_PATH.lstrip("/"), root, c.FREEIPA_SYSRESTORE_DIR.lstrip("/"),
+        SET_ASIDE_KEY, root, c.UNBOUND_CONF_DIR.lstrip("/"))
+    assert result.returncode == 1
+    assert result.stderr.startswith("%s: not applied: nothing was written: %s%s exists: "
+                                    % (path, root, c.FREEIPA_NM_CONF_PATH))
+    assert result.stderr.rstrip().endswith("then apply again: " + commands)
+    assert tree_digest(root) == before
+    subprocess.run(["sh", "-c", commands], check=True, timeout=60)
+    _, again = _apply(write_ks, root, "--backend=" + backend)
+    assert again.returncode == 0, again.stderr
+    assert (root / c.UNBOUND_CONF_DIR.lstrip("/") / "unbound.conf").read_text() == "server:\n"
 
 
 POST = "%post\n{}\n%end\n"
@@ -201,7 +238,7 @@ DNSCONFD_WARNING = (
     "127.0.0.55 forwards every name to the IPA server and NetworkManager gets dns=none, so "
     "these servers serve the installation alone; it disables dnsconfd only where dnsconfd "
     "is running, which in %post it is not, and a dnsconfd left enabled takes resolv.conf at "
-    "boot (on 4.12, EL9's and EL10's release, it also keeps dnsconfd's Unbound include, "
+    "boot (4.12 builds before its commit bae780843 also keep dnsconfd's Unbound include, "
     "whose forward zone for '.' then wins over FreeIPA's): add 'systemctl disable "
     "dnsconfd.service' after ipa-client-install in that %post; if FreeIPA is not meant to "
     "take DNS over, drop --dns-over-tls or this section")
@@ -209,9 +246,10 @@ UNBOUND_WARNING = (
     "the %post script on line 4 of its file runs ipa-client-install --dns-over-tls, and "
     "FreeIPA's client then takes DNS over on the installed system: its own Unbound on "
     "127.0.0.55 forwards every name to the IPA server, so these servers serve the "
-    "installation alone; FreeIPA 4.13 and later set this addon's "
-    "/etc/unbound/conf.d/edns-forward.conf aside themselves, and on 4.12 (EL9's and EL10's "
-    "release) edns-freeipa-handover.service does it when the client restarts Unbound; if "
+    "installation alone; FreeIPA's client sets this addon's "
+    "/etc/unbound/conf.d/edns-forward.conf aside itself (4.13, and 4.12 from its commit "
+    "bae780843), or edns-freeipa-handover.service does it when the client restarts Unbound "
+    "(earlier 4.12 builds); that unit puts it back once FreeIPA's forwarder is gone; if "
     "FreeIPA is not meant to take DNS over, drop --dns-over-tls or this section")
 
 
@@ -232,123 +270,3 @@ def test_a_post_script_that_enrolls_with_freeipas_dot_is_warned_with_unbound(wri
     assert parsed.errors == []
     messages = [(p.lineno, p.message) for p in parsed.warnings]
     assert messages == ([(1, UNBOUND_WARNING)] if script in ENROLLS else [])
-
-
-IPA_SERVER = ("192.0.2.10", "ipa.corp.example")
-
-
-def client_dns_source(line):
-    """client_dns of LINE, checked to take the steps these tests restate; skipped, saying
-    why, without FREEIPA_GIT."""
-    try:
-        body = freeipa.client_dns(line)
-    except freeipa.FreeipaUnavailable as why:
-        pytest.skip(str(why))
-    # Both lines: the template to paths.UNBOUND_CONF, NetworkManager dns=none, resolv.conf.
-    assert "copy_template_file(" in body and "paths.UNBOUND_CONF," in body
-    assert '"dns=none\\n"' in body and "nameserver 127.0.0.55" in body
-    # Only 4.13 moves the other files of /etc/unbound/conf.d/ away, and disables dnsconfd.
-    cleans_up = "os.listdir(paths.UNBOUND_CONFIG_DIR)" in body and "remove_file(" in body
-    assert cleans_up == (line == "4.13")
-    assert ("dnsconfd.disable()" in body) == (line == "4.13")
-    # 4.12 restarts Unbound after writing its file (what runs the handover unit).
-    assert "services.knownservices.unbound.restart()" in body
-    return body
-
-
-def freeipa_unbound_conf(line):
-    """zzz-ipa.conf as LINE's client_dns writes it for IPA_SERVER (lab/freeipa.py), the
-    substitution checked to be ipapython/ipautil.py template_str's."""
-    body = client_dns_source(line)
-    assert "val = string.Template(txt).substitute(vars)" in freeipa.source(
-        freeipa.LINES[line], "ipapython/ipautil.py")
-    return freeipa.unbound_conf(line, "%s#%s" % IPA_SERVER, body)
-
-
-def enroll(root, line):
-    """LINE's client_dns steps on ROOT's Unbound and NetworkManager files, as restated
-    (and checked) above; services are not run."""
-    unbound_d = root / "etc/unbound/conf.d"
-    unbound_d.mkdir(parents=True, exist_ok=True)
-    if line == "4.13":
-        for path in unbound_d.iterdir():
-            if path.name != "zzz-ipa.conf":
-                path.rename(root / (path.name + ".ipa-backup"))
-    (root / c.FREEIPA_UNBOUND_CONF_PATH.lstrip("/")).write_text(freeipa_unbound_conf(line))
-    nm_conf = root / c.FREEIPA_NM_CONF_PATH.lstrip("/")
-    nm_conf.parent.mkdir(parents=True, exist_ok=True)
-    nm_conf.write_text(FREEIPA_NM_CONF)
-    (root / c.RESOLV_CONF_PATH.lstrip("/")).write_text(
-        "# auto-generated by IPA installer\nsearch .\nnameserver 127.0.0.55\n")
-
-
-def run_handover(root):
-    """The handover unit as systemd starts it before Unbound, on ROOT's /etc/unbound: its
-    ConditionPathExists= lines, then its ExecStart= as written, in a private mount namespace
-    with ROOT's /etc/unbound over this machine's. Returns what the unit ran, or None."""
-    require_namespaces("--mount")
-    unit = (root / c.FREEIPA_HANDOVER_UNIT_PATH.lstrip("/")).read_text()
-    conditions = re.findall(r"^ConditionPathExists=(\S+)$", unit, re.M)
-    command = re.search(r"^ExecStart=(.+)$", unit, re.M).group(1)
-    script = "mount --bind %s /etc/unbound && if %s; then %s && echo ran; fi" % (
-        shlex.quote(str(root / "etc/unbound")),
-        " && ".join("test -e %s" % shlex.quote(path) for path in conditions), command)
-    done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
-                           script], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return command if done.stdout.strip() == "ran" else None
-
-
-@pytest.mark.parametrize("line", ["4.12", "4.13"])
-def test_a_later_enrollment_by_release_line_with_the_unbound_backend(write_ks, tmp_path, line):
-    """An enrollment on the running system (ansible-freeipa, by hand, or a %post, which
-    validate warns of), as each line's client_dns takes its steps, then its
-    ``unbound.restart()``, which runs the handover unit first: one Unbound, FreeIPA's
-    forwarder alone, on both lines."""
-    require_tools("unbound-checkconf")
-    root = tmp_path / "root"
-    root.mkdir()
-    _, applied = _apply(write_ks, root, UNBOUND)
-    assert applied.returncode == 0, applied.stderr
-    main = _unbound_main(tmp_path, root)
-    assert (root / "etc/systemd/system/unbound.service.wants" / c.FREEIPA_HANDOVER_UNIT
-            ).is_symlink()
-    # Before any enrollment Unbound starts with ours: the unit does nothing.
-    assert run_handover(root) is None
-    assert sorted(path.name for path in (root / "etc/unbound/conf.d").iterdir()) == [
-        "edns-forward.conf"]
-
-    enroll(root, line)
-    files = sorted(path.name for path in (root / "etc/unbound/conf.d").iterdir())
-    if line == "4.12":
-        # 4.12 leaves ours beside its own: Unbound as the client left it would not start.
-        assert files == ["edns-forward.conf", "zzz-ipa.conf"]
-        before = subprocess.run(["unbound-checkconf", str(main)], capture_output=True,
-                                text=True, timeout=60)
-        assert "interface: 127.0.0.55 present twice, cannot bind same ports twice" \
-            in before.stderr
-    ran = run_handover(root)
-
-    assert (ran is not None) == (line == "4.12")
-    checked = subprocess.run(["unbound-checkconf", str(main)], capture_output=True,
-                             text=True, timeout=60)
-    assert checked.returncode == 0, checked.stderr
-    assert sorted(path.name for path in (root / "etc/unbound/conf.d").iterdir()) == [
-        "zzz-ipa.conf"]
-    # FreeIPA's forwarder alone (the only file left), and on 4.12 its CA bundle; ours kept.
-    if line == "4.12":
-        assert (root / c.UNBOUND_CONF_HANDED_OVER_PATH.lstrip("/")).is_file()
-        bundle = subprocess.run(["unbound-checkconf", "-o", "tls-cert-bundle", str(main)],
-                                capture_output=True, text=True, timeout=60)
-        assert bundle.stdout.split() == ["/etc/pki/tls/certs/ca-bundle.crt"]
-
-
-def test_each_lines_own_forwarder_alone_passes_unbound_checkconf(tmp_path):
-    """Not vacuous: FreeIPA's files themselves are sound on both lines."""
-    require_tools("unbound-checkconf")
-    for line in freeipa.LINES:
-        root = tmp_path / line
-        enroll(root, line)
-        checked = subprocess.run(["unbound-checkconf", str(_unbound_main(tmp_path, root))],
-                                 capture_output=True, text=True, timeout=60)
-        assert checked.returncode == 0, (line, checked.stderr)

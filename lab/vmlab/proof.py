@@ -983,7 +983,7 @@ def stage2_case(proof, lab, image, name, ks_text, ca_path):
 # from FREEIPA_GIT; tests/test_peer_freeipa.py checks the steps against it), the lab's
 # corporate DoT server standing for the IPA server, whose CA the client puts in the system
 # store. The client's own "unbound.restart()" must run the handover unit first.
-FREEIPA_LINE = "4.12"
+FREEIPA_LINE = "4.12-dot"  # lab/freeipa.py STATES: ipa-4-12 before bae780843
 FREEIPA_BEACONS = {1001: "our Unbound", 1002: "after FreeIPA %s's enrollment" % FREEIPA_LINE,
                    1003: "end"}
 FREEIPA_FILES = "run/edns-proof/freeipa"

@@ -215,11 +215,12 @@ def _check_freeipa_dns_over_tls(result, add, head, config):
     _prepare_configuration), and FreeIPA's client (ipaclient/install/client.py,
     client_dns) then writes its own Unbound forwarder on 127.0.0.55 for every name
     (/etc/unbound/conf.d/zzz-ipa.conf), NetworkManager dns=none in a conf.d file read
-    after ours, and resolv.conf. What it does with ours depends on its release
-    line (staging/freeipa.py): 4.13 and later first move every other file of
-    /etc/unbound/conf.d/ away; a 4.12 build with DoT (EL9's and EL10's) does not,
-    and with --backend=unbound our handover unit sets ours aside when it restarts
-    Unbound. Either way FreeIPA's forwarder then serves every name: a warning.
+    after ours, and resolv.conf. What it does with ours depends on its branch
+    state (staging/freeipa.py, lab/freeipa.py STATES): from bae780843 on (the
+    ipa-4-12 tip, 4.13) it first sets every other file of /etc/unbound/conf.d/
+    aside; the ipa-4-12 builds with DoT before it do not, and with --backend=unbound
+    our handover unit takes ours out when the client restarts Unbound. Either way
+    FreeIPA's forwarder then serves every name: a warning.
     """
     # A result made from the module's state, without a handler, has no scripts.
     for script in getattr(result.handler, "scripts", ()):
@@ -230,10 +231,11 @@ def _check_freeipa_dns_over_tls(result, add, head, config):
                 "the %%post script on line %d of its file runs ipa-client-install "
                 "--dns-over-tls, and FreeIPA's client then takes DNS over on the installed "
                 "system: its own Unbound on %s forwards every name to the IPA server, so "
-                "these servers serve the installation alone; FreeIPA 4.13 and later set "
-                "this addon's %s aside themselves, and on 4.12 (EL9's and EL10's release) "
-                "%s does it when the client restarts Unbound; if FreeIPA is not meant to "
-                "take DNS over, drop --dns-over-tls or this section")
+                "these servers serve the installation alone; FreeIPA's client sets this "
+                "addon's %s aside itself (4.13, and 4.12 from its commit bae780843), or "
+                "%s does it when the client restarts Unbound (earlier 4.12 builds); that "
+                "unit puts it back once FreeIPA's forwarder is gone; if FreeIPA is not "
+                "meant to take DNS over, drop --dns-over-tls or this section")
                 % (script.lineno, c.UNBOUND_LISTEN_ADDRESS, c.UNBOUND_CONF_PATH,
                    c.FREEIPA_HANDOVER_UNIT), head)
         else:
@@ -244,7 +246,7 @@ def _check_freeipa_dns_over_tls(result, add, head, config):
                 "NetworkManager gets dns=none, so these servers serve the installation "
                 "alone; it disables dnsconfd only where dnsconfd is running, which in "
                 "%%post it is not, and a dnsconfd left enabled takes resolv.conf at boot "
-                "(on 4.12, EL9's and EL10's release, it also keeps dnsconfd's Unbound "
+                "(4.12 builds before its commit bae780843 also keep dnsconfd's Unbound "
                 "include, whose forward zone for '.' then wins over FreeIPA's): add "
                 "'systemctl disable dnsconfd.service' after ipa-client-install in that "
                 "%%post; if FreeIPA is not meant to take DNS over, drop --dns-over-tls or "

@@ -116,15 +116,19 @@ def build_plan(data, phase, root):
     if data.trust.bundle is not None:
         files.append(PlannedFile(c.DOT_CA_BUNDLE_PATH, data.trust.bundle, c.FILE_MODE))
     files.append(PlannedFile(c.NM_KEYFILE_PATH, nm_keyfile(data), c.FILE_MODE))
-    if config.backend == Backend.UNBOUND:
-        files.append(PlannedFile(c.UNBOUND_CONF_PATH, unbound_conf(data), c.FILE_MODE))
+    forward = unbound_conf(data) if config.backend == Backend.UNBOUND else None
+    if forward is not None:
+        files.append(PlannedFile(c.UNBOUND_CONF_PATH, forward, c.FILE_MODE))
         files.append(PlannedFile(c.RESOLV_CONF_PATH, resolv_conf(config), c.FILE_MODE))
     if phase == Phase.TARGET:
         files.append(PlannedFile(c.DRACUT_CONF_PATH, dracut_conf(data, root), c.FILE_MODE))
         if config.backend == Backend.DNSCONFD:
             # For its initramfs (the drop-in names it); inert in the installed system.
             files.append(unbound_dropin_file())
-        if config.backend == Backend.UNBOUND:
+        if forward is not None:
+            # What the handover unit puts back once FreeIPA's forwarder is gone
+            # (staging/freeipa.py): outside conf.d, which FreeIPA sets aside.
+            files.append(PlannedFile(c.UNBOUND_CONF_KEPT_PATH, forward, c.FILE_MODE))
             files.append(PlannedFile(c.FREEIPA_HANDOVER_UNIT_PATH, handover_unit(),
                                      c.FILE_MODE))
 

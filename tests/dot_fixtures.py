@@ -30,6 +30,13 @@ Fixtures
                               198.51.100.2@<free port> in ``lab_network`` with the valid
                               certificate.
   ``expired_upstream`` (session)  the same on 198.51.100.3 with the expired certificate.
+  ``two_tier_pki`` (session)  a root CA, its intermediate CA and a server certificate
+                              the intermediate issued for ``TLS_NAMES`` (``TwoTierPki``).
+  ``two_tier_upstream`` (session)  Unbound serving ``ZONE_RECORDS`` over TLS on
+                              198.51.100.12@<free port> in ``lab_network``, sending its
+                              certificate and the intermediate's, as servers of a
+                              two-tier PKI do; ``leaf_only_upstream`` (198.51.100.13)
+                              sends its certificate alone.
   ``unbound_forwarder`` (function)  a factory ``(config_text, address) -> UnboundProcess``
                               running a local forwarder in ``lab_network``; stopped at
                               teardown.
@@ -53,8 +60,8 @@ from typing import List
 
 import pytest
 
-from lab.dotlab import (DotPki, DotUpstream, PrivateNetwork, UnboundProcess, lab_host,
-                        stage_kickstart, start_dot_upstream, start_forwarder,
+from lab.dotlab import (DotPki, DotUpstream, PrivateNetwork, TwoTierPki, UnboundProcess,
+                        lab_host, stage_kickstart, start_dot_upstream, start_forwarder,
                         start_staged_resolver)
 from org_edns_addon import constants as c
 from tests.staging_fixtures import require_namespaces
@@ -97,6 +104,33 @@ def dot_upstream(tmp_path_factory, dot_pki, lab_network):
 def expired_upstream(tmp_path_factory, dot_pki, lab_network):
     upstream = _session_upstream(tmp_path_factory, dot_pki, lab_network, lab_host(3),
                                  "expired_server")
+    yield upstream
+    upstream.stop()
+
+
+@pytest.fixture(scope="session")
+def two_tier_pki(tmp_path_factory):
+    return TwoTierPki.create(tmp_path_factory.mktemp("two-tier-pki"))
+
+
+def _two_tier_upstream(tmp_path_factory, pki, network, address, chain):
+    cert_path, key_path = pki.files(chain)
+    return start_dot_upstream(tmp_path_factory.mktemp("upstream-two-tier"), address,
+                              cert_path, key_path, network=network)
+
+
+@pytest.fixture(scope="session")
+def two_tier_upstream(tmp_path_factory, two_tier_pki, lab_network):
+    upstream = _two_tier_upstream(tmp_path_factory, two_tier_pki, lab_network, lab_host(12),
+                                  chain=True)
+    yield upstream
+    upstream.stop()
+
+
+@pytest.fixture(scope="session")
+def leaf_only_upstream(tmp_path_factory, two_tier_pki, lab_network):
+    upstream = _two_tier_upstream(tmp_path_factory, two_tier_pki, lab_network, lab_host(13),
+                                  chain=False)
     yield upstream
     upstream.stop()
 

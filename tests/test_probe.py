@@ -136,9 +136,69 @@ def test_a_certificate_from_another_ca_is_an_unknown_ca(check, dot_upstream, dot
     result = check([dot_upstream.server_line()], dot_pki.other_ca.pem)
     assert result.returncode == 1
     assert result.stdout == (
-        "%s: unknown CA: the server's certificate (issued by CN=Test DNS CA) is not signed "
-        "by a CA of the kickstart's --ca bundle; add the CA that issued it\n"
-        % dot_upstream.server_line())
+        "%s: unknown CA: the server's certificate (issued by CN=Test DNS CA) is not "
+        "authenticated by a CA of the kickstart's --ca bundle: its issuer 'CN=Test DNS CA' is "
+        "not in the --ca bundle, and the server does not send it: if 'CN=Test DNS CA' is an "
+        "intermediate CA below a root CA of the bundle, have the server send it with its own "
+        "certificate (its certificate chain file), else add the root CA of 'CN=Test DNS CA' to "
+        "the bundle\n" % dot_upstream.server_line())
+
+
+# --- a company's two-tier PKI: what a refusal says, in chain words --------------------
+
+@pytest.mark.root
+def test_the_root_alone_authenticates_a_server_that_sends_its_intermediate(
+        check, two_tier_upstream, chain_pki):
+    result = check([two_tier_upstream.server_line()], chain_pki.bundle("root"))
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.startswith(two_tier_upstream.server_line() + ": ok, ")
+
+
+@pytest.mark.root
+def test_a_server_that_does_not_send_its_intermediate_is_told_to(check, leaf_only_upstream,
+                                                                 chain_pki):
+    result = check([leaf_only_upstream.server_line()], chain_pki.bundle("root"))
+    assert result.returncode == 1
+    assert result.stdout == (
+        "%s: unknown CA: the server's certificate (issued by CN=Corp Issuing CA) is not "
+        "authenticated by a CA of the kickstart's --ca bundle: its issuer 'CN=Corp Issuing "
+        "CA' is not in the --ca bundle, and the server does not send it: if 'CN=Corp Issuing "
+        "CA' is an intermediate CA below a root CA of the bundle, have the server send it with "
+        "its own certificate (its certificate chain file), else add the root CA of 'CN=Corp "
+        "Issuing CA' to the bundle\n" % leaf_only_upstream.server_line())
+
+
+@pytest.mark.root
+def test_an_intermediate_in_the_bundle_is_never_the_ca_to_add(check, two_tier_upstream,
+                                                              chain_pki):
+    # validate warns (another root authenticates); the check names the root CA missing
+    # above the intermediate, which OpenSSL takes from the bundle and never from the server.
+    result = check([two_tier_upstream.server_line()],
+                   chain_pki.bundle("intermediate", "other root"))
+    assert result.returncode == 1
+    assert result.stdout == (
+        "%s: unknown CA: the server's certificate (issued by CN=Corp Issuing CA) is not "
+        "authenticated by a CA of the kickstart's --ca bundle: it chains to the intermediate "
+        "CA 'CN=Corp Issuing CA' of the kickstart's certificates, but 'CN=Corp Root CA', the "
+        "CA that issued the end of that chain, is not there, and OpenSSL (Unbound) accepts "
+        "no chain that ends below a root CA; add the root CA 'CN=Corp Root CA' to the "
+        "bundle\n" % two_tier_upstream.server_line())
+
+
+@pytest.mark.root
+def test_trust_settings_that_reject_serverauth_refuse_the_server_as_unbound_does(
+        check, two_tier_upstream, chain_pki):
+    # Loaded as Unbound loads its tls-cert-bundle: the TRUSTED CERTIFICATE keeps its trust
+    # settings (Python's cadata would have read the certificate alone, and said ok).
+    result = check([two_tier_upstream.server_line()],
+                   chain_pki.bundle("root -addreject serverAuth", "other root"))
+    assert result.returncode == 1
+    assert result.stdout == (
+        "%s: unknown CA: the server's certificate (issued by CN=Corp Issuing CA) is not "
+        "authenticated by a CA of the kickstart's --ca bundle: it chains to 'CN=Corp Root CA' "
+        "of the kickstart's certificates, and its chain ends at 'CN=Corp Root CA', which "
+        "cannot end it: its trust settings exclude server authentication\n"
+        % two_tier_upstream.server_line())
 
 
 @pytest.mark.root

@@ -97,9 +97,13 @@ def test_an_issuer_with_escape_and_line_breaks_is_printed_escaped(write_ks, dot_
                            dot_pki.ca.pem)
     assert code == 1
     assert not TERMINAL_CONTROLS.search(said)
-    assert said == ("unknown CA: the server's certificate (issued by CN=Evil\\x1b[2K\\r\\n"
-                    "dns\\+tls://127.0.0.2#dot.test: ok\\, 9 ms) is not signed by a CA of the "
-                    "kickstart's --ca bundle; add the CA that issued it")
+    evil = "CN=Evil\\x1b[2K\\r\\ndns\\+tls://127.0.0.2#dot.test: ok\\, 9 ms"
+    assert said == (
+        "unknown CA: the server's certificate (issued by %s) is not authenticated by a CA of "
+        "the kickstart's --ca bundle: its issuer '%s' is not in the --ca bundle, and the "
+        "server does not send it: if '%s' is an intermediate CA below a root CA of the bundle, "
+        "have the server send it with its own certificate (its certificate chain file), else "
+        "add the root CA of '%s' to the bundle" % (evil, evil, evil, evil))
 
 
 @pytest.mark.root

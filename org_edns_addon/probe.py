@@ -45,7 +45,8 @@ from typing import List, Optional
 from org_edns_addon.fileio import error_text
 from org_edns_addon.i18n import N_, P_, _
 from org_edns_addon.constants import (CHECK_HANDSHAKES_AT_ONCE, CHECK_MAX_PARALLEL,
-                                      CHECK_QUERY_TYPE, CHECK_SHOWN_NAMES,
+                                      CHECK_QUERY_TYPE, CHECK_SELF_ANSWERED_NAME,
+                                      CHECK_SHOWN_NAMES,
                                       CHECK_SHOWN_TEXT_CHARS, CHECK_TIMEOUT_SECONDS)
 from org_edns_addon.model import DotServer, EdnsConfig
 
@@ -159,8 +160,7 @@ def check_servers(config: EdnsConfig, ca_bundle: Optional[bytes] = None,
     given, loaded as Unbound loads its tls-cert-bundle; otherwise the system trust
     store plus ANCHORS (PEM) does. AUTHORITIES are the ``CertificateBlock``s of that
     bundle or of those anchors: a refused server is explained in chain words from them
-    (``chains.refusal_reason``). QNAME is the name asked (default: the server's first
-    routed domain, else its TLS name).
+    (``chains.refusal_reason``). QNAME is the name asked (default: ``query_name``).
     Each server gets TIMEOUT seconds for everything, from its connection's start. Up
     to ``CHECK_MAX_PARALLEL`` servers are connected at once (more wait for a free
     socket); WITHIN, when given, bounds the whole check: no server is checked past it,
@@ -181,6 +181,30 @@ def check_servers(config: EdnsConfig, ca_bundle: Optional[bytes] = None,
               for server in config.servers]
     _ProbeLoop(probes, timeout, within).run()
     return [probe.result for probe in probes]
+
+
+def query_name(server):
+    """The name the check asks SERVER when the user names none: its first routed domain,
+    else its TLS name; for a TLS name that is an IP address (``#192.0.2.12``), or none,
+    ``CHECK_SELF_ANSWERED_NAME``, which a caching server answers itself (RFC 6761 6.3;
+    Unbound's default local zone): an internal resolver without the Internet answers
+    SERVFAIL for a name it must look up, the address's own A query included, and the
+    root's NS too (Unbound cannot prime its root hints then)."""
+    if server.domains:
+        return server.domains[0]
+    if server.name and not _is_address(server.name):
+        return server.name
+    return CHECK_SELF_ANSWERED_NAME
+
+
+def _is_address(name):
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
 
 
 def check_staging_input(data, qname=None, timeout=CHECK_TIMEOUT_SECONDS, within=None):
@@ -420,7 +444,7 @@ class _ServerProbe:
         self.queries = queries
         self.context = context
         self.trust = trust
-        self.name = qname or (server.domains[0] if server.domains else server.name) or "."
+        self.name = qname or query_name(server)
         self.result = None
         self.loop = None
         self.sock = None

@@ -23,7 +23,9 @@ import pytest
 from lab.kickstarts import (CA_DIRECTORY_OPTION, CA_FILENAME, anchor_options, anchor_section,
                             certificate_section, edns_kickstart)
 from lab.bus import wait_for
-from lab.dotlab import REFUSED_ZONE, TLS_NAME, forward_zone_config, free_port, lab_host
+from lab import certs
+from lab.dotlab import (REFUSED_ZONE, TLS_NAME, WITHOUT_INTERNET, forward_zone_config,
+                        free_port, lab_host, start_dot_upstream)
 from org_edns_addon.probe import Outcome, check_staging_input
 from tests.conftest import run_cli
 from tests.ks_fixtures import parse
@@ -199,6 +201,41 @@ def test_trust_settings_that_reject_serverauth_refuse_the_server_as_unbound_does
         "of the kickstart's certificates, and its chain ends at 'CN=Corp Root CA', which "
         "cannot end it: its trust settings exclude server authentication\n"
         % two_tier_upstream.server_line())
+
+
+# --- a server named by its address ------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def address_named_upstream(tmp_path_factory, dot_pki, lab_network):
+    """An internal resolver without the Internet (it answers SERVFAIL for every name it
+    does not serve), with a certificate for its address alone, on 198.51.100.14."""
+    directory = tmp_path_factory.mktemp("address-named")
+    address = lab_host(14)
+    certificate = certs.make_server(dot_pki.ca, dns_names=(), ip_addresses=(address,))
+    cert_path, key_path = certificate.write(directory, "server")
+    upstream = start_dot_upstream(directory, address, cert_path, key_path, network=lab_network,
+                                  settings=WITHOUT_INTERNET)
+    yield upstream
+    upstream.stop()
+
+
+@pytest.mark.root
+def test_a_server_named_by_its_address_is_asked_a_name_every_resolver_answers(
+        check, address_named_upstream, dot_pki):
+    line = address_named_upstream.server_line(address_named_upstream.address)
+    result = check([line], dot_pki.ca.pem)
+    assert result.returncode == 0, result.stdout
+    assert re.fullmatch(r"%s: ok, [\d.]+ ms \(TCP and TLS handshakes [\d.]+ ms, query [\d.]+ "
+                        r"ms; localhost A: NOERROR, 1 record\)\n" % re.escape(line),
+                        result.stdout)
+    # What was asked before: the address as a name, which this resolver cannot look up.
+    asked = check([line], dot_pki.ca.pem, "--name", address_named_upstream.address)
+    assert asked.returncode == 1
+    assert asked.stdout == ("%s: DNS error: the server answered SERVFAIL to %s A; it is "
+                            "authenticated and reachable, but failed to resolve that name "
+                            "itself (its own upstream or DNSSEC validation failed); see the "
+                            "server's log, or ask a name it can resolve\n"
+                            % (line, address_named_upstream.address))
 
 
 @pytest.mark.root

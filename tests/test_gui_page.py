@@ -26,7 +26,8 @@ from lab.dotlab import TLS_NAME, lab_host
 from lab.kickstarts import certificate_section, edns_kickstart, edns_section
 from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, DOT_CA_DIR
 from org_edns_addon.echo import named
-from org_edns_addon.model import EdnsConfig
+from org_edns_addon.certificates import KickstartCertificate
+from org_edns_addon.model import DotServer, EdnsConfig
 from org_edns_addon.state import EdnsState
 from org_edns_addon.tui.kickstart_file import load_kickstart
 from org_edns_addon.ui.editor import EdnsEditor
@@ -72,8 +73,8 @@ def test_the_page_shows_a_kickstart_read_from_the_module(shown_page, bus, bus_ad
     assert certificate[:2] == [True, "dns-ca.pem (the kickstart)"]
     assert certificate[2].startswith("CN=Test DNS CA, valid until ")
     assert page.certificates.trust_label.get_text() == page.editor.state.trust.describe() == \
-        "dns-ca.pem (--ca) alone authenticates the DNS servers, as the bundle %s." \
-        % DOT_CA_BUNDLE_PATH
+        "dns-ca.pem (--ca) alone authenticates the DNS servers, as the bundle %s. In it: the " \
+        "root CA 'CN=Test DNS CA'." % DOT_CA_BUNDLE_PATH
     # prefer says what plaintext it lets out (model.py, the header line's warning).
     assert page.problems_label.get_text().startswith(
         "warning: --resolve-mode=prefer lets plaintext DNS leave the host")
@@ -209,8 +210,8 @@ def test_choosing_a_ca_changes_what_authenticates_the_servers(shown_page, kickst
     assert page.editor.config.ca_names == ("dns-ca.pem",)
     assert rows(certificates.store)[0][0] is True
     assert certificates.trust_label.get_text() == (
-        "dns-ca.pem (--ca) alone authenticates the DNS servers, as the bundle %s."
-        % DOT_CA_BUNDLE_PATH)
+        "dns-ca.pem (--ca) alone authenticates the DNS servers, as the bundle %s. In it: the "
+        "root CA 'CN=Test DNS CA'." % DOT_CA_BUNDLE_PATH)
 
     toggle.emit("toggled", "1")               # a server certificate cannot authenticate
     assert certificates.error.message == (
@@ -218,6 +219,35 @@ def test_choosing_a_ca_changes_what_authenticates_the_servers(shown_page, kickst
         "(basicConstraints CA:TRUE is missing); give the CA that issued the DNS servers' "
         "certificates")
     assert page.editor.config.ca_names == ("dns-ca.pem",)
+
+
+INTERMEDIATE_ALONE = (
+    "dns-ca.pem cannot authenticate the DNS servers: no chain in the bundle %s ends at a root "
+    "CA that OpenSSL trusts. In it: the intermediate CA 'CN=Corp Issuing CA', which "
+    "authenticates nothing without the root CA 'CN=Corp Root CA'." % DOT_CA_BUNDLE_PATH)
+INTERMEDIATE_ALONE_ERROR = (
+    "error: the intermediate CA 'CN=Corp Issuing CA' is in this bundle without 'CN=Corp Root "
+    "CA', the CA that issued it: OpenSSL, and so Unbound, accepts only a chain that ends at a "
+    "self-signed root CA of the bundle (it takes no partial chain); add the root CA 'CN=Corp "
+    "Root CA' (with any CA between) to this bundle")
+
+
+def intermediate_alone_editor(chain_pki):
+    """An editor whose --ca names a %certificate of the intermediate CA alone (a kickstart
+    that validate refuses cannot be loaded: the screens get there by editing)."""
+    return EdnsEditor(EdnsState(
+        EdnsConfig(servers=(DotServer.parse_uri("dns+tls://192.0.2.53#dot.example"),),
+                   ca_names=("dns-ca.pem",)),
+        [KickstartCertificate.from_section("dns-ca.pem", chain_pki.forms["intermediate"],
+                                           DOT_CA_DIR)]))
+
+
+def test_a_bundle_unbound_would_refuse_is_said_in_chain_words_never_no_problems(
+        shown_page, chain_pki):
+    page, _, _ = shown_page(intermediate_alone_editor(chain_pki))
+    assert page.certificates.trust_label.get_text() == INTERMEDIATE_ALONE
+    assert page.problems_label.get_text() == INTERMEDIATE_ALONE_ERROR
+    assert page.warning == INTERMEDIATE_ALONE_ERROR[len("error: "):]
 
 
 def page_object(page, object_id):

@@ -111,6 +111,13 @@ DNSCONFD_DEFAULT_CA_BUNDLES = (c.DOT_CA_BUNDLE_PATH,
 SYSTEM_UNBOUND_INCLUDE = "/etc/unbound/conf.d/*.conf"
 
 
+def _made(directory):
+    """DIRECTORY as a Path, made if it is missing."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
 @dataclass
 class DotPki:
     """The certificates of a DoT test set-up, each also written as a file."""
@@ -122,8 +129,7 @@ class DotPki:
 
     @classmethod
     def create(cls, directory):
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
+        directory = _made(directory)
         ca = certs.make_ca("Test DNS CA")
         pki = cls(
             directory=directory,
@@ -165,14 +171,13 @@ class TwoTierPki:
 
     @classmethod
     def create(cls, directory):
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
         root = certs.make_ca("Corp Root CA")
         intermediate = certs.make_intermediate(root, "Corp Issuing CA")
-        pki = cls(directory, root, intermediate, certs.make_server(intermediate, TLS_NAMES))
-        pki.server.write(directory, "server")
-        (directory / "server-chain.pem").write_text(pki.server.pem + intermediate.pem)
-        return pki
+        server = certs.make_server(intermediate, TLS_NAMES)
+        directory = _made(directory)
+        server.write(directory, "server")
+        (directory / "server-chain.pem").write_text(server.pem + intermediate.pem)
+        return cls(directory, root, intermediate, server)
 
     def files(self, chain=True):
         """(certificate path, key path) of the server, with the intermediate or not."""

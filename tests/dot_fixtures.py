@@ -114,25 +114,27 @@ def two_tier_pki(tmp_path_factory):
 
 
 def _two_tier_upstream(tmp_path_factory, pki, network, address, chain):
+    """The upstream of PKI on ADDRESS, sending the intermediate's certificate or not
+    (CHAIN), for as long as the fixture lasts."""
     cert_path, key_path = pki.files(chain)
-    return start_dot_upstream(tmp_path_factory.mktemp("upstream-two-tier"), address,
-                              cert_path, key_path, network=network)
+    upstream = start_dot_upstream(tmp_path_factory.mktemp("upstream-two-tier"), address,
+                                  cert_path, key_path, network=network)
+    try:
+        yield upstream
+    finally:
+        upstream.stop()
 
 
 @pytest.fixture(scope="session")
 def two_tier_upstream(tmp_path_factory, two_tier_pki, lab_network):
-    upstream = _two_tier_upstream(tmp_path_factory, two_tier_pki, lab_network, lab_host(12),
+    yield from _two_tier_upstream(tmp_path_factory, two_tier_pki, lab_network, lab_host(12),
                                   chain=True)
-    yield upstream
-    upstream.stop()
 
 
 @pytest.fixture(scope="session")
 def leaf_only_upstream(tmp_path_factory, two_tier_pki, lab_network):
-    upstream = _two_tier_upstream(tmp_path_factory, two_tier_pki, lab_network, lab_host(13),
+    yield from _two_tier_upstream(tmp_path_factory, two_tier_pki, lab_network, lab_host(13),
                                   chain=False)
-    yield upstream
-    upstream.stop()
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ import subprocess
 import pytest
 
 from lab import certs
+from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, DOT_CA_DIR
 from org_edns_addon.ks.reader import parse_kickstart
 
 # Every kickstart the suite reads clean, with an encrypted DNS section (``parse``, and
@@ -226,3 +227,38 @@ class ChainPki:
 @pytest.fixture(scope="session")
 def chain_pki(tmp_path_factory, two_tier_pki):
     return ChainPki(tmp_path_factory.mktemp("chain-pki"), two_tier_pki)
+
+
+class IntermediateAlone:
+    """A configuration whose --ca names a %certificate of the intermediate CA alone, which
+    Unbound would refuse, and what the screens must say of it: ``trust`` (its
+    ``DotTrust.describe``), ``error`` (its problem's headline). A kickstart validate
+    refuses cannot be loaded: the screens get there by editing (``editor``)."""
+
+    def __init__(self, chain_pki):
+        self.pem = chain_pki.forms["intermediate"]
+        self.trust = (
+            "dns-ca.pem cannot authenticate the DNS servers: no chain in the bundle %s ends "
+            "at a root CA that OpenSSL trusts. In it: the intermediate CA 'CN=Corp Issuing "
+            "CA', which authenticates nothing without the root CA 'CN=Corp Root CA'."
+            % DOT_CA_BUNDLE_PATH)
+        self.error = (
+            "error: the intermediate CA 'CN=Corp Issuing CA' is in this bundle without "
+            "'CN=Corp Root CA', the CA that issued it: OpenSSL, and so Unbound, accepts only "
+            "a chain that ends at a self-signed root CA of the bundle (it takes no partial "
+            "chain); add the root CA 'CN=Corp Root CA' (with any CA between) to this bundle")
+
+    def editor(self):
+        from org_edns_addon.certificates import KickstartCertificate
+        from org_edns_addon.model import DotServer, EdnsConfig
+        from org_edns_addon.state import EdnsState
+        from org_edns_addon.ui.editor import EdnsEditor
+        return EdnsEditor(EdnsState(
+            EdnsConfig(servers=(DotServer.parse_uri("dns+tls://192.0.2.53#dot.example"),),
+                       ca_names=("dns-ca.pem",)),
+            [KickstartCertificate.from_section("dns-ca.pem", self.pem, DOT_CA_DIR)]))
+
+
+@pytest.fixture(scope="session")
+def intermediate_alone(chain_pki):
+    return IntermediateAlone(chain_pki)

@@ -26,8 +26,7 @@ from lab.dotlab import TLS_NAME, lab_host
 from lab.kickstarts import certificate_section, edns_kickstart, edns_section
 from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, DOT_CA_DIR
 from org_edns_addon.echo import named
-from org_edns_addon.certificates import KickstartCertificate
-from org_edns_addon.model import DotServer, EdnsConfig
+from org_edns_addon.model import EdnsConfig
 from org_edns_addon.state import EdnsState
 from org_edns_addon.tui.kickstart_file import load_kickstart
 from org_edns_addon.ui.editor import EdnsEditor
@@ -221,33 +220,12 @@ def test_choosing_a_ca_changes_what_authenticates_the_servers(shown_page, kickst
     assert page.editor.config.ca_names == ("dns-ca.pem",)
 
 
-INTERMEDIATE_ALONE = (
-    "dns-ca.pem cannot authenticate the DNS servers: no chain in the bundle %s ends at a root "
-    "CA that OpenSSL trusts. In it: the intermediate CA 'CN=Corp Issuing CA', which "
-    "authenticates nothing without the root CA 'CN=Corp Root CA'." % DOT_CA_BUNDLE_PATH)
-INTERMEDIATE_ALONE_ERROR = (
-    "error: the intermediate CA 'CN=Corp Issuing CA' is in this bundle without 'CN=Corp Root "
-    "CA', the CA that issued it: OpenSSL, and so Unbound, accepts only a chain that ends at a "
-    "self-signed root CA of the bundle (it takes no partial chain); add the root CA 'CN=Corp "
-    "Root CA' (with any CA between) to this bundle")
-
-
-def intermediate_alone_editor(chain_pki):
-    """An editor whose --ca names a %certificate of the intermediate CA alone (a kickstart
-    that validate refuses cannot be loaded: the screens get there by editing)."""
-    return EdnsEditor(EdnsState(
-        EdnsConfig(servers=(DotServer.parse_uri("dns+tls://192.0.2.53#dot.example"),),
-                   ca_names=("dns-ca.pem",)),
-        [KickstartCertificate.from_section("dns-ca.pem", chain_pki.forms["intermediate"],
-                                           DOT_CA_DIR)]))
-
-
 def test_a_bundle_unbound_would_refuse_is_said_in_chain_words_never_no_problems(
-        shown_page, chain_pki):
-    page, _, _ = shown_page(intermediate_alone_editor(chain_pki))
-    assert page.certificates.trust_label.get_text() == INTERMEDIATE_ALONE
-    assert page.problems_label.get_text() == INTERMEDIATE_ALONE_ERROR
-    assert page.warning == INTERMEDIATE_ALONE_ERROR[len("error: "):]
+        shown_page, intermediate_alone):
+    page, _, _ = shown_page(intermediate_alone.editor())
+    assert page.certificates.trust_label.get_text() == intermediate_alone.trust
+    assert page.problems_label.get_text() == intermediate_alone.error
+    assert page.warning == intermediate_alone.error[len("error: "):]
 
 
 def page_object(page, object_id):

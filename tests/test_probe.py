@@ -171,36 +171,29 @@ def test_a_server_that_does_not_send_its_intermediate_is_told_to(check, leaf_onl
 
 
 @pytest.mark.root
-def test_an_intermediate_in_the_bundle_is_never_the_ca_to_add(check, two_tier_upstream,
-                                                              chain_pki):
+@pytest.mark.parametrize("forms, reason", [
     # validate warns (another root authenticates); the check names the root CA missing
     # above the intermediate, which OpenSSL takes from the bundle and never from the server.
-    result = check([two_tier_upstream.server_line()],
-                   chain_pki.bundle("intermediate", "other root"))
-    assert result.returncode == 1
-    assert result.stdout == (
-        "%s: unknown CA: the server's certificate (issued by CN=Corp Issuing CA) is not "
-        "authenticated by a CA of the kickstart's --ca bundle: it chains to the intermediate "
-        "CA 'CN=Corp Issuing CA' of the kickstart's certificates, but 'CN=Corp Root CA', the "
-        "CA that issued the end of that chain, is not there, and OpenSSL (Unbound) accepts "
-        "no chain that ends below a root CA; add the root CA 'CN=Corp Root CA' to the "
-        "bundle\n" % two_tier_upstream.server_line())
-
-
-@pytest.mark.root
-def test_trust_settings_that_reject_serverauth_refuse_the_server_as_unbound_does(
-        check, two_tier_upstream, chain_pki):
+    (("intermediate", "other root"),
+     "it chains to the intermediate CA 'CN=Corp Issuing CA' of the kickstart's "
+     "certificates, but 'CN=Corp Root CA', the CA that issued the end of that chain, is not "
+     "there, and OpenSSL (Unbound) accepts no chain that ends below a root CA; add the root "
+     "CA 'CN=Corp Root CA' to the bundle"),
     # Loaded as Unbound loads its tls-cert-bundle: the TRUSTED CERTIFICATE keeps its trust
     # settings (Python's cadata would have read the certificate alone, and said ok).
-    result = check([two_tier_upstream.server_line()],
-                   chain_pki.bundle("root -addreject serverAuth", "other root"))
+    (("root -addreject serverAuth", "other root"),
+     "it chains to 'CN=Corp Root CA' of the kickstart's certificates, and its chain ends at "
+     "'CN=Corp Root CA', which cannot end it: its trust settings exclude server "
+     "authentication"),
+], ids=["an intermediate without its root", "trust settings that reject serverAuth"])
+def test_a_refusal_names_what_the_bundle_lacks_never_a_ca_it_holds(
+        check, two_tier_upstream, chain_pki, forms, reason):
+    result = check([two_tier_upstream.server_line()], chain_pki.bundle(*forms))
     assert result.returncode == 1
     assert result.stdout == (
         "%s: unknown CA: the server's certificate (issued by CN=Corp Issuing CA) is not "
-        "authenticated by a CA of the kickstart's --ca bundle: it chains to 'CN=Corp Root CA' "
-        "of the kickstart's certificates, and its chain ends at 'CN=Corp Root CA', which "
-        "cannot end it: its trust settings exclude server authentication\n"
-        % two_tier_upstream.server_line())
+        "authenticated by a CA of the kickstart's --ca bundle: %s\n"
+        % (two_tier_upstream.server_line(), reason))
 
 
 # --- a server named by its address ------------------------------------------------------

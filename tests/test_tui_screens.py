@@ -15,7 +15,7 @@ import pytest
 from simpleline import App
 from simpleline.render.screen import InputState
 
-from org_edns_addon.model import DotServer, EdnsConfig, ResolveMode
+from org_edns_addon.model import EdnsConfig, ResolveMode
 from org_edns_addon.certificates import KickstartCertificate
 from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, DOT_CA_DIR
 from org_edns_addon.state import EdnsState
@@ -209,32 +209,12 @@ def test_every_sentence_naming_the_trust_says_what_staging_uses(test_ca):
     assert "system trust store" not in summary.split("%addon")[0]
 
 
-INTERMEDIATE_ALONE = (
-    "dns-ca.pem cannot authenticate the DNS servers: no chain in the bundle %s ends at a root "
-    "CA that OpenSSL trusts. In it: the intermediate CA 'CN=Corp Issuing CA', which "
-    "authenticates nothing without the root CA 'CN=Corp Root CA'." % DOT_CA_BUNDLE_PATH)
-INTERMEDIATE_ALONE_ERROR = (
-    "error: the intermediate CA 'CN=Corp Issuing CA' is in this bundle without 'CN=Corp Root "
-    "CA', the CA that issued it: OpenSSL, and so Unbound, accepts only a chain that ends at a "
-    "self-signed root CA of the bundle (it takes no partial chain); add the root CA 'CN=Corp "
-    "Root CA' (with any CA between) to this bundle")
-
-
-def intermediate_alone_editor(chain_pki):
-    """An editor whose --ca names a %certificate of the intermediate CA alone (a kickstart
-    that validate refuses cannot be loaded: the screens get there by editing)."""
-    return EdnsEditor(EdnsState(
-        EdnsConfig(servers=(DotServer.parse_uri("dns+tls://192.0.2.53#dot.example"),),
-                   ca_names=("dns-ca.pem",)),
-        [KickstartCertificate.from_section("dns-ca.pem", chain_pki.forms["intermediate"],
-                                           DOT_CA_DIR)]))
-
-
-def test_a_bundle_unbound_would_refuse_is_said_in_chain_words_never_no_problems(chain_pki):
-    editor = intermediate_alone_editor(chain_pki)
+def test_a_bundle_unbound_would_refuse_is_said_in_chain_words_never_no_problems(
+        intermediate_alone):
+    editor = intermediate_alone.editor()
     main = " ".join(render(main_screen(editor)).split())
-    assert "5) CA certificates: %s" % INTERMEDIATE_ALONE in main
-    assert INTERMEDIATE_ALONE_ERROR in main
+    assert "5) CA certificates: %s" % intermediate_alone.trust in main
+    assert intermediate_alone.error in main
     summary = " ".join(render(SummaryScreen(editor)).split())
-    assert INTERMEDIATE_ALONE in summary and INTERMEDIATE_ALONE_ERROR in summary
+    assert intermediate_alone.trust in summary and intermediate_alone.error in summary
     assert "No problems." not in summary

@@ -281,14 +281,16 @@ def role(link, now=None):
              "root CA") % values
 
 
-def refusal_reason(chain, authorities, explicit, now=None, shown=str):
+def refusal_reason(chain, authorities, explicit, now=None, shown=str, chain_known=True):
     """Why a server whose certificate chain (CHAIN, cryptography certificates, its own
     first, as it sent them) was refused for want of a trusted issuer, in chain words, or
     None when the kickstart's certificates do not tell. AUTHORITIES are the
     ``CertificateBlock``s that authenticate the servers: the whole ``--ca`` bundle when
     EXPLICIT, else the anchors beside the system trust store. The chain is followed as
     ``build_chain`` does: at each step the issuer is looked for among AUTHORITIES first.
-    SHOWN makes a certificate's name fit to show (names come from the network)."""
+    SHOWN makes a certificate's name fit to show (names come from the network).
+    CHAIN_KNOWN False: CHAIN is the server's certificate alone because this Python
+    cannot tell what else the server sent (before 3.10), so nothing is said of that."""
     now = now or datetime.datetime.now(datetime.timezone.utc)
     if not chain:
         return None
@@ -311,11 +313,14 @@ def refusal_reason(chain, authorities, explicit, now=None, shown=str):
     if issued_by(current, current):
         return _("the server's chain ends at the root CA '%(name)s', which is not in the --ca "
                  "bundle; add it to the bundle if it is your DNS servers' root CA") % values
+    if current is chain[0] and not chain_known:
+        return _("its issuer '%(issuer)s' is not in the bundle: if it is an intermediate CA "
+                 "of a root CA in the bundle, the server must send it (its certificate chain "
+                 "file); else add its root CA to the bundle") % values
     if current is chain[0]:
-        return _("its issuer '%(issuer)s' is not in the --ca bundle, and the server does not "
-                 "send it: if '%(issuer)s' is an intermediate CA below a root CA of the "
-                 "bundle, have the server send it with its own certificate (its certificate "
-                 "chain file), else add the root CA of '%(issuer)s' to the bundle") % values
+        return _("its issuer '%(issuer)s' is neither in the bundle nor sent by the server: if "
+                 "it is an intermediate CA of a root CA in the bundle, have the server send it "
+                 "(its certificate chain file); else add its root CA to the bundle") % values
     return _("the server's chain ends at the intermediate CA '%(name)s', and '%(issuer)s', "
              "the CA that issued it, is not in the --ca bundle; add the root CA "
              "'%(issuer)s' (with any CA between) to the bundle") % values

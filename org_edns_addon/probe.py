@@ -802,11 +802,12 @@ class _ServerProbe:
                 chain.append(x509.load_der_x509_certificate(each))
             except Exception:  # noqa: BLE001 (only details of a known refusal are lost)
                 break
-        raise self._certificate_failure(self.refusal, chain)
+        raise self._certificate_failure(self.refusal, chain, bool(sent))
 
-    def _certificate_failure(self, error, chain):
+    def _certificate_failure(self, error, chain, chain_known=False):
         """A _Failed saying why the server's certificate was refused, with its details from
-        CHAIN (what the server sent, cryptography certificates, its own first)."""
+        CHAIN (what the server sent, cryptography certificates, its own first; its own
+        alone unless CHAIN_KNOWN)."""
         code = error.verify_code
         name = self.server.name
         certificate = chain[0] if chain else None
@@ -817,11 +818,10 @@ class _ServerProbe:
         if code in (_EXPIRED_CODE, _NOT_YET_VALID_CODE):
             return _validity_failure(code, certificate)
         if code in _UNKNOWN_ISSUER_CODES or code == _REJECTED_CODE:
-            reason = _chain_reason(chain, self.trust)
-            if reason is not None:
-                return _Failed(Outcome.UNKNOWN_CA, _("the server's certificate%s is not "
-                               "authenticated by %s: %s")
-                               % (_issuer_clause(certificate), self.trust.said, reason))
+            reason = _chain_reason(chain, self.trust, chain_known)
+            if reason is not None:   # (which names the CA it is about)
+                return _Failed(Outcome.UNKNOWN_CA, _("the server's certificate is not "
+                               "authenticated by %s: %s") % (self.trust.said, reason))
         if code in _UNKNOWN_ISSUER_CODES:
             return _Failed(Outcome.UNKNOWN_CA, _("the server's certificate%s is not signed by "
                            "%s; add the CA that issued it")
@@ -844,13 +844,14 @@ def _sent_chain(tls):
         return ()
 
 
-def _chain_reason(chain, trust):
+def _chain_reason(chain, trust, chain_known):
     """Why CHAIN was refused, in chain words from the kickstart's certificates
     (``chains.refusal_reason``), escaped, or None."""
     from org_edns_addon.chains import refusal_reason
 
     try:
-        return refusal_reason(chain, trust.authorities, trust.explicit, shown=printable)
+        return refusal_reason(chain, trust.authorities, trust.explicit, shown=printable,
+                              chain_known=chain_known)
     except ValueError:   # cryptography parses names and extensions lazily
         return None
 def _os_error_text(error):

@@ -37,6 +37,8 @@ Fixtures
                               certificate and the intermediate's, as servers of a
                               two-tier PKI do; ``leaf_only_upstream`` (198.51.100.13)
                               sends its certificate alone.
+  ``unknown_issuer_said`` (session)  what the check says of a server whose issuer is
+                              neither in the bundle nor sent, on this Python.
   ``unbound_forwarder`` (function)  a factory ``(config_text, address) -> UnboundProcess``
                               running a local forwarder in ``lab_network``; stopped at
                               teardown.
@@ -135,6 +137,29 @@ def two_tier_upstream(tmp_path_factory, two_tier_pki, lab_network):
 def leaf_only_upstream(tmp_path_factory, two_tier_pki, lab_network):
     yield from _two_tier_upstream(tmp_path_factory, two_tier_pki, lab_network, lab_host(13),
                                   chain=False)
+
+
+@pytest.fixture(scope="session")
+def unknown_issuer_said():
+    """Factory: ``unknown_issuer_said(issuer)``, what the check says of a server whose
+    issuer ISSUER is neither in the --ca bundle nor sent by the server, on this Python:
+    before 3.10 ``ssl`` cannot tell what else a server sent, and the check says so less
+    surely (``chains.refusal_reason``)."""
+    import ssl
+
+    shows_chain = hasattr(ssl.SSLObject, "get_unverified_chain") or \
+        hasattr(ssl._ssl._SSLSocket, "get_unverified_chain")
+
+    def said(issuer):
+        if shows_chain:
+            return ("its issuer '%s' is neither in the bundle nor sent by the server: if it is "
+                    "an intermediate CA of a root CA in the bundle, have the server send it "
+                    "(its certificate chain file); else add its root CA to the bundle" % issuer)
+        return ("its issuer '%s' is not in the bundle: if it is an intermediate CA of a root "
+                "CA in the bundle, the server must send it (its certificate chain file); else "
+                "add its root CA to the bundle" % issuer)
+    said.shows_chain = shows_chain
+    return said
 
 
 @pytest.fixture

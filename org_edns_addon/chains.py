@@ -120,13 +120,26 @@ def _valid_at(block, now):
 
 def bundle_issuer(block, blocks, now):
     """The certificate of BLOCKS OpenSSL takes as BLOCK's issuer: the first that issued it
-    and is valid at NOW, else the one of them that expires last; None if none did."""
-    candidates = [other for other in blocks if other.fingerprint != block.fingerprint and
+    and is valid at NOW, else the one of them that expires last; None if none did.
+    BLOCKS is a list, or a ``{canonical subject: [blocks]}`` index of one (``_index``)."""
+    if not isinstance(blocks, dict):
+        blocks = _index(blocks)
+    candidates = [other for other in blocks.get(_canonical(block.certificate.issuer), ())
+                  if other.fingerprint != block.fingerprint and
                   issued_by(block.certificate, other.certificate)]
     for other in candidates:
         if _valid_at(other, now):
             return other
     return max(candidates, key=lambda other: other.not_after, default=None)
+
+
+def _index(blocks):
+    """{canonical subject: [blocks of that subject, in order]}: a bundle as OpenSSL's store
+    looks issuers up, by name (``X509_STORE_CTX_get1_issuer``)."""
+    index = {}
+    for block in blocks:
+        index.setdefault(_canonical(block.certificate.subject), []).append(block)
+    return index
 
 
 @dataclass(frozen=True)
@@ -174,8 +187,8 @@ def links(blocks, now=None):
     kept = {}
     for block in blocks:
         kept.setdefault(block.fingerprint, block)
-    bundle = list(kept.values())
-    return {fingerprint: _walk(block, bundle, now) for fingerprint, block in kept.items()}
+    index = _index(kept.values())
+    return {fingerprint: _walk(block, index, now) for fingerprint, block in kept.items()}
 
 
 def can_authenticate(blocks, now=None):

@@ -105,8 +105,7 @@ def lab_host(number):
 # dnsconfd's defaults (dnsconfd.conf(5)): where its Unbound listens, and the CA
 # bundles it uses, the first readable one, when no server names a CA.
 DNSCONFD_LISTEN_ADDRESS = "127.0.0.1"
-DNSCONFD_DEFAULT_CA_BUNDLES = (c.DOT_CA_BUNDLE_PATH,
-                               "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem")
+DNSCONFD_DEFAULT_CA_BUNDLES = (c.DOT_CA_BUNDLE_PATH, c.SYSTEM_CA_BUNDLE_PATH)
 # Fedora's /etc/unbound/unbound.conf ends with this include.
 SYSTEM_UNBOUND_INCLUDE = "/etc/unbound/conf.d/*.conf"
 

@@ -338,7 +338,7 @@ DNSCONFD_UNBOUND_INCLUDE = "server:\n\tinclude: %s\n"
 DNSCONFD_RUNTIME = ('server:\n\tmodule-config: "ipsecmod iterator"\n\tinterface: 127.0.0.1\n'
                     '\tdo-not-query-address: 127.0.0.1/8\n\ttls-cert-bundle: %s\n'
                     'forward-zone:\n\tname: "."\n\tforward-addr: "127.0.0.1"\n')
-SYSTEM_BUNDLE = "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem"
+SYSTEM_BUNDLE = c.SYSTEM_CA_BUNDLE_PATH
 
 
 def test_a_dnsconfd_left_enabled_would_rewrite_the_unbound_backends_forwarder(

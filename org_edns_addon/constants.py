@@ -106,6 +106,13 @@ SYSTEM_CA_BUNDLE_PATH = "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem"
 # (p11-kit's formats below /etc/pki/ca-trust/extracted) and the links to them that older
 # lines keep in /etc/pki/tls and /etc/pki/java (ca-certificates.spec). Each must stay a
 # file: no %certificate lands below one (certificates.landing_problem).
+# The links of older lines (lines.py: Line.legacy_ca_bundle says which have them).
+SYSTEM_TRUST_LEGACY_FILES = (
+    "/etc/pki/tls/certs/ca-bundle.crt",
+    "/etc/pki/tls/certs/ca-bundle.trust.crt",
+    "/etc/pki/tls/cert.pem",
+    "/etc/pki/java/cacerts",
+)
 SYSTEM_TRUST_STORE_FILES = (
     SYSTEM_CA_BUNDLE_PATH,
     "/etc/pki/ca-trust/extracted/pem/email-ca-bundle.pem",
@@ -113,11 +120,7 @@ SYSTEM_TRUST_STORE_FILES = (
     "/etc/pki/ca-trust/extracted/openssl/ca-bundle.trust.crt",
     "/etc/pki/ca-trust/extracted/java/cacerts",
     "/etc/pki/ca-trust/extracted/edk2/cacerts.bin",
-    "/etc/pki/tls/certs/ca-bundle.crt",
-    "/etc/pki/tls/certs/ca-bundle.trust.crt",
-    "/etc/pki/tls/cert.pem",
-    "/etc/pki/java/cacerts",
-)
+) + SYSTEM_TRUST_LEGACY_FILES
 # Modes of what staging writes.
 FILE_MODE = 0o644
 DIR_MODE = 0o755

@@ -102,18 +102,26 @@ def test_apply_refuses_what_the_named_line_would_lose_and_takes_it_for_a_line_th
     assert "servers=%s\n" % DOT_8853 in keyfile
 
 
-def test_search_is_a_warning_on_the_header_naming_where_it_replaces_and_where_it_adds(
-        write_ks):
-    text = edns_section("dns+tls://192.0.2.53#dot.corp.example", options="--search=corp.example")
+def _one_header_warning(write_ks, text):
+    """The kickstart TEXT, written: its path, and the one problem validate says of it for
+    every line, a warning on its section's header (failing otherwise)."""
     path = write_ks(text)
     code, problems = _validate(path)
     assert code == 0
-    assert problems == [(line_of(text, "%addon"), "warning",
-                         "--search=corp.example: on Fedora 44, Anaconda main (NetworkManager "
-                         "1.56 and later) these become the only search domains, replacing "
-                         "those of the connections (DHCP's, a network --ipv4-dns-search), "
-                         "while on EL9, EL10, Fedora 42, Fedora 43 they are added to them; "
-                         "list every search domain the system needs in --search")]
+    [(line, severity, message)] = problems
+    assert (line, severity) == (line_of(text, "%addon"), "warning")
+    return path, message
+
+
+def test_search_is_a_warning_on_the_header_naming_where_it_replaces_and_where_it_adds(
+        write_ks):
+    path, message = _one_header_warning(write_ks, edns_section(
+        "dns+tls://192.0.2.53#dot.corp.example", options="--search=corp.example"))
+    assert message == ("--search=corp.example: on Fedora 44, Anaconda main (NetworkManager "
+                       "1.56 and later) these become the only search domains, replacing those "
+                       "of the connections (DHCP's, a network --ipv4-dns-search), while on "
+                       "EL9, EL10, Fedora 42, Fedora 43 they are added to them; list every "
+                       "search domain the system needs in --search")
     assert _validate(path, "--line=fedora-43") == (0, [])
     code, problems = _validate(path, "--line=fedora-44")
     assert [message for _line, _severity, message in problems] == [
@@ -124,18 +132,14 @@ def test_search_is_a_warning_on_the_header_naming_where_it_replaces_and_where_it
 
 def test_anchors_without_ca_are_a_warning_naming_the_lines_whose_initramfs_lacks_them(
         write_ks, pems):
-    text = anchor_section(pems.ca.pem, "corp-root.pem") + \
-        edns_section("dns+tls://192.0.2.53#dot.corp.example")
-    path = write_ks(text)
-    code, problems = _validate(path)
-    assert code == 0
-    assert problems == [(line_of(text, "%addon"), "warning",
-                         "the anchors corp-root.pem authenticate the DNS servers, but on EL9, "
-                         "Fedora 42, Fedora 43, Fedora 44 the installer's initramfs does not "
-                         "add anchors to the system trust store (dracut/parse-kickstart), so "
-                         "there the servers are authenticated by the system store alone "
-                         "until the installer starts; name the certificates in --ca to have "
-                         "them authenticate the servers from the first packet on every line")]
+    path, message = _one_header_warning(write_ks, anchor_section(
+        pems.ca.pem, "corp-root.pem") + edns_section("dns+tls://192.0.2.53#dot.corp.example"))
+    assert message == ("the anchors corp-root.pem authenticate the DNS servers, but on EL9, "
+                       "Fedora 42, Fedora 43, Fedora 44 the installer's initramfs does not add "
+                       "anchors to the system trust store (dracut/parse-kickstart), so there "
+                       "the servers are authenticated by the system store alone until the "
+                       "installer starts; name the certificates in --ca to have them "
+                       "authenticate the servers from the first packet on every line")
     for line in ("el10", "main"):
         assert _validate(path, "--line=" + line) == (0, [])
     # Named in --ca, the certificate authenticates everywhere: nothing to say.

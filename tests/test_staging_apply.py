@@ -13,7 +13,6 @@
 
 import os
 import resource
-import shutil
 import signal
 import subprocess
 import sys
@@ -232,66 +231,107 @@ def test_an_unwritable_directory_half_way_is_refused_before_any_write(write_ks, 
     assert tree_digest(root) == before
 
 
-UNIT = """[Unit]
-Description=%s
-
-[Service]
-ExecStart=/usr/sbin/%s
-
-[Install]
-WantedBy=multi-user.target
-Alias=%s
-"""
+# The [Install] sections as the units ship them: dnsconfd's distribution/dnsconfd.service,
+# systemd's units/systemd-resolved.service.in, Fedora's unbound.service.
+INSTALL = {
+    "dnsconfd.service": "WantedBy=multi-user.target\nAlias=dbus-com.redhat.dnsconfd.service",
+    "systemd-resolved.service": "WantedBy=sysinit.target\n"
+                                "Alias=dbus-org.freedesktop.resolve1.service",
+    "unbound.service": "WantedBy=multi-user.target"}
+UNIT = "[Unit]\nDescription=%s\n\n[Service]\nExecStart=/usr/sbin/%s\n\n[Install]\n%s\n"
 
 
-def install_unit(root, unit, alias):
+def install_unit(root, unit, install=None):
     path = root / "usr/lib/systemd/system" / unit
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(UNIT % (unit, unit, alias))
+    path.write_text(UNIT % (unit, unit, install or INSTALL[unit]))
 
 
-def test_without_systemctl_in_the_root_units_are_enabled_by_their_install_links(
-        write_ks, test_ca, root):
-    install_unit(root, "dnsconfd.service", "dbus-com.redhat.dnsconfd.service")
-    install_unit(root, "systemd-resolved.service", "dbus-org.freedesktop.resolve1.service")
-    wants = root / "etc/systemd/system/sysinit.target.wants"
-    wants.mkdir(parents=True)
-    (wants / "systemd-resolved.service").symlink_to(
-        "/usr/lib/systemd/system/systemd-resolved.service")
-    (root / "etc/systemd/system/dbus-org.freedesktop.resolve1.service").symlink_to(
-        "/usr/lib/systemd/system/systemd-resolved.service")
-    data = staging_input(write_ks, edns_kickstart(test_ca.pem))
-
-    report = staging_apply.stage(data, "target", str(root), runner=RecordingRunner())
-
-    enabled = root / "etc/systemd/system/multi-user.target.wants/dnsconfd.service"
-    assert os.readlink(enabled) == "/usr/lib/systemd/system/dnsconfd.service"
-    assert os.readlink(root / "etc/systemd/system/dbus-com.redhat.dnsconfd.service") == \
-        "/usr/lib/systemd/system/dnsconfd.service"
-    assert not os.path.lexists(wants / "systemd-resolved.service")
-    assert not os.path.lexists(root / "etc/systemd/system/dbus-org.freedesktop.resolve1.service")
-    assert report.actions_done[0].startswith("enable dnsconfd.service (systemctl is not "
-                                             "installed in %s; made the [Install] links" % root)
-    assert report.actions_done[1].startswith("disable systemd-resolved.service (removed ")
+def enabled_links(root):
+    """{link below /etc/systemd/system: its target} of every symlink there."""
+    top = root / "etc/systemd/system"
+    return {str(path.relative_to(top)): os.readlink(path) for path in top.rglob("*")
+            if path.is_symlink()}
 
 
-@pytest.mark.parametrize("unit", ["dnsconfd.service"])
-def test_the_fallback_makes_the_same_links_as_systemctl(write_ks, test_ca, tmp_path, unit):
+def _resolved_enabled_root(root):
+    """ROOT with dnsconfd, unbound and systemd-resolved installed, resolved enabled (by
+    systemctl, as a fresh install has it)."""
+    for unit in INSTALL:
+        install_unit(root, unit)
+    subprocess.run(["systemctl", "--root=%s" % root, "enable", "--", c.RESOLVED_UNIT],
+                   check=True, capture_output=True)
+
+
+RESOLVED = "/usr/lib/systemd/system/systemd-resolved.service"
+
+
+@pytest.mark.parametrize("backend, links", [
+    ("dnsconfd", {"multi-user.target.wants/dnsconfd.service":
+                  "/usr/lib/systemd/system/dnsconfd.service",
+                  "dbus-com.redhat.dnsconfd.service": "/usr/lib/systemd/system/dnsconfd.service"}),
+    ("unbound", {"multi-user.target.wants/unbound.service":
+                 "/usr/lib/systemd/system/unbound.service",
+                 "unbound.service.wants/" + c.FREEIPA_HANDOVER_UNIT:
+                 c.FREEIPA_HANDOVER_UNIT_PATH})])
+def test_the_target_enables_its_units_by_systemctl_and_disables_resolved(
+        write_ks, test_ca, root, backend, links):
+    """This machine's systemctl --root makes and removes the links, [Install] as the units
+    ship it: resolved's sysinit.target.wants link and its D-Bus alias go, the resolver's
+    come (and, with unbound, the handover unit's, below unbound.service.wants)."""
     require_tools("systemctl")
+    _resolved_enabled_root(root)
+    assert enabled_links(root) == {"sysinit.target.wants/systemd-resolved.service": RESOLVED,
+                                   "dbus-org.freedesktop.resolve1.service": RESOLVED}
+    data = staging_input(write_ks, edns_kickstart(test_ca.pem, "--backend=" + backend))
+
+    report = staging_apply.stage(data, "target", str(root))
+
+    assert enabled_links(root) == links
+    enabled = "enable %s.service" % backend
+    assert report.actions_done[:2] == [enabled, "disable systemd-resolved.service"]
+    assert report.actions_skipped == []
+
+
+def test_without_systemctl_on_this_machine_the_target_fails_saying_so(write_ks, test_ca,
+                                                                     root, tmp_path):
+    install_unit(root, "dnsconfd.service")
+    empty = tmp_path / "no-commands"
+    empty.mkdir()
+
+    result = run_cli("apply", write_ks(edns_kickstart(test_ca.pem)), "--root", root,
+                     env={"PATH": str(empty)})
+
+    assert result.returncode == 1
+    assert "enable dnsconfd.service failed: systemctl is not installed on this machine; " \
+        "install systemd here, or run 'systemctl --root=%s enable -- dnsconfd.service' on a " \
+        "machine that has it" % root in result.stderr
+    assert "skipped: disable systemd-resolved.service" not in result.stderr
+    assert below(root, c.NM_KEYFILE_PATH).exists()   # the files are written, and it says so
+
+
+@pytest.mark.parametrize("line", ["Alias=../../../etc/x.service", "Alias=/etc/x.service",
+                                  "WantedBy=../../../../etc", "RequiredBy=a/b.target"])
+def test_a_unit_whose_install_section_names_a_path_makes_no_link_outside_the_root(
+        write_ks, test_ca, tmp_path, line):
+    """systemctl refuses an [Install] name that is no unit name (or makes no link of it):
+    nothing is written outside the root, whatever the unit file of a hostile root says."""
+    require_tools("systemctl")
+    root = tmp_path / "root"
+    install_unit(root, "dnsconfd.service", "WantedBy=multi-user.target\n" + line)
     data = staging_input(write_ks, edns_kickstart(test_ca.pem))
-    by_systemctl, by_us = tmp_path / "systemctl", tmp_path / "fallback"
-    for root in (by_systemctl, by_us):
-        install_unit(root, unit, "dbus-com.redhat.dnsconfd.service")
-    # systemctl counts as installed in a root that has the binary.
-    (by_systemctl / "usr/bin").mkdir(parents=True)
-    shutil.copy(shutil.which("systemctl"), by_systemctl / "usr/bin/systemctl")
+    outside = {path for path in tmp_path.rglob("*") if root not in path.parents}
 
-    report = staging_apply.stage(data, "target", str(by_systemctl))
-    staging_apply.stage(data, "target", str(by_us))
+    try:
+        staging_apply.stage(data, "target", str(root))
+    except StagingError as error:
+        assert "enable dnsconfd.service failed: systemctl --root=%s enable -- " \
+            "dnsconfd.service failed with exit code 1: " % root in str(error)
+        assert "Failed to enable unit, " in str(error)
 
-    assert report.actions_done[0] == "enable dnsconfd.service"
-    links = {k: v for k, v in tree_digest(by_systemctl).items() if v[0] == "link"}
-    assert links and links == {k: v for k, v in tree_digest(by_us).items() if v[0] == "link"}
+    assert {path for path in tmp_path.rglob("*") if root not in path.parents} == outside
+    assert set(enabled_links(root)) <= {"multi-user.target.wants/dnsconfd.service"}
+    assert not (root / "etc/x.service").exists()
 
 
 def test_update_ca_trust_runs_inside_the_root_and_is_skipped_where_absent(write_ks, test_ca,
@@ -321,9 +361,8 @@ def test_installer_actions_are_skipped_outside_the_running_system(write_ks, test
 
 
 def test_a_failed_action_reports_the_files_written_and_what_failed(write_ks, test_ca, root):
-    install_unit(root, "dnsconfd.service", "dbus-com.redhat.dnsconfd.service")
-    (root / "usr/bin").mkdir(parents=True)
-    (root / "usr/bin/systemctl").write_text("")
+    require_tools("systemctl")
+    install_unit(root, "dnsconfd.service")
     data = staging_input(write_ks, edns_kickstart(test_ca.pem))
 
     with pytest.raises(StagingError) as raised:
@@ -331,7 +370,7 @@ def test_a_failed_action_reports_the_files_written_and_what_failed(write_ks, tes
 
     message = str(raised.value)
     assert message.startswith("the files are written (%s/etc/pki/dns/dns-ca.pem, " % root)
-    assert "enable dnsconfd.service failed: systemctl --root=%s enable dnsconfd.service " \
+    assert "enable dnsconfd.service failed: systemctl --root=%s enable -- dnsconfd.service " \
         "failed with exit code 1" % root in message
     assert below(root, c.NM_KEYFILE_PATH).exists()
 
@@ -361,15 +400,9 @@ def test_a_kickstart_without_the_section_is_not_applied(write_ks, root):
 # --- another configuration: apply owns what it wrote before --------------------------------
 
 def _resolver_root(root):
-    """ROOT with unbound, dnsconfd and systemd-resolved installed (resolved enabled), no
-    systemctl, and /etc/resolv.conf a symlink to resolved's stub, as a fresh install has."""
-    install_unit(root, "dnsconfd.service", "dbus-com.redhat.dnsconfd.service")
-    install_unit(root, "unbound.service", "unbound-alias.service")
-    install_unit(root, "systemd-resolved.service", "dbus-org.freedesktop.resolve1.service")
-    wants = root / "etc/systemd/system/multi-user.target.wants"
-    wants.mkdir(parents=True)
-    (wants / "systemd-resolved.service").symlink_to(
-        "/usr/lib/systemd/system/systemd-resolved.service")
+    """ROOT with unbound, dnsconfd and systemd-resolved installed (resolved enabled), and
+    /etc/resolv.conf a symlink to resolved's stub, as a fresh install has."""
+    _resolved_enabled_root(root)
     (root / "etc/resolv.conf").symlink_to("../run/systemd/resolve/stub-resolv.conf")
 
 
@@ -396,15 +429,15 @@ def test_unbound_then_dnsconfd_leaves_nothing_of_the_unbound_backend(write_ks, t
         root, c.UNBOUND_CONF_PATH) in lines
     assert "put back %s as it was before edns-addon wrote it" % below(
         root, c.RESOLV_CONF_PATH) in lines
-    assert "ran: disable unbound.service (removed /etc/systemd/system/multi-user.target." \
-        "wants/unbound.service, /etc/systemd/system/unbound-alias.service)" in lines
-    assert "ran: disable %s (removed /etc/systemd/system/unbound.service.wants/%s)" % (
-        c.FREEIPA_HANDOVER_UNIT, c.FREEIPA_HANDOVER_UNIT) in lines, lines
+    assert "ran: disable unbound.service" in lines
+    # Its file is gone with the unbound backend's files, so systemctl no longer knows it;
+    # its link below unbound.service.wants stays, and a Wants= of no unit is ignored.
+    assert "skipped: disable %s (%s is not installed in %s)" % (
+        c.FREEIPA_HANDOVER_UNIT, c.FREEIPA_HANDOVER_UNIT, root) in lines, lines
     assert not below(root, c.UNBOUND_CONF_PATH).exists()
     assert os.readlink(below(root, c.RESOLV_CONF_PATH)) == \
         "../run/systemd/resolve/stub-resolv.conf"
     assert not os.path.lexists(unbound_link)
-    assert not os.path.lexists(root / "etc/systemd/system/unbound-alias.service")
     assert "dns=dnsconfd" in below(root, c.NM_KEYFILE_PATH).read_text()
     # The same root as dnsconfd applied alone (but the directories the unbound file and the
     # handover unit's link needed).

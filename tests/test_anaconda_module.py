@@ -40,7 +40,8 @@ try:
     from pyanaconda.modules.common.structures.requirement import Requirement
     from pyanaconda.modules.common.task import sync_run_task
     from pykickstart.version import makeVersion
-    from dasbus.typing import unwrap_variant
+    from dasbus.error import DBusError
+    from dasbus.typing import Str, get_variant, unwrap_variant
     from pyanaconda.modules.common.constants.interfaces import KICKSTART_MODULE
 except ImportError as error:   # pragma: no cover - depends on the machine
     pytest.skip("pyanaconda is not importable (%s); put an anaconda checkout on PYTHONPATH, "
@@ -58,7 +59,7 @@ from org_edns_addon.model import DotServer
 from org_edns_addon.service import edns as edns_module
 from org_edns_addon.service.edns import EdnsService
 from org_edns_addon.service.installation import StageEncryptedDnsTask
-from org_edns_addon.staging.plan import Phase
+from org_edns_addon.staging.plan import Phase, build_plan
 from tests.anaconda_fixtures import (BOSS_COMMANDS, EDNS_SECTION, SECURITY_SERVICE,
                                      boss_kickstart_manager, boss_read, kickstart)
 from tests.conftest import REPO, run_cli
@@ -358,6 +359,10 @@ def test_install_task_stages_the_target_over_dbus(start_module, bus, anaconda_co
     assert (sysroot / c.DRACUT_CONF_PATH.lstrip("/")).is_file()
     # No Security module on this bus: the module writes the %certificate itself.
     assert (sysroot / "etc/pki/dns/dns-ca.pem").read_text().strip() == test_ca.pem.strip()
+    # And nothing else: the installed system holds no file of the addon's own bookkeeping.
+    plan = build_plan(parse_kickstart(str(path)).staging_input(), Phase.TARGET, str(sysroot))
+    assert {"/" + str(file.relative_to(sysroot)) for file in sysroot.rglob("*")
+            if not file.is_dir()} == {planned.path for planned in plan.files}
 
 
 @pytest.fixture
@@ -437,6 +442,41 @@ def test_configure_task_targets_the_installer_and_runs_on_a_scratch_root(
         ["reload NetworkManager", "restart dnsconfd.service"])
     again = scratch_task.run_with_signals()
     assert again.written == [] and len(again.unchanged) == len(report.written)
+
+
+def _run_tasks(bus, paths):
+    """Run each task at PATHS to its end; the messages of those that failed."""
+    failures = []
+    for path in paths:
+        try:
+            sync_run_task(bus.get_proxy(EDNS.service_name, path))
+        except DBusError as error:
+            failures.append(str(error))
+    return failures
+
+
+def test_the_installer_phase_again_puts_back_what_the_last_one_wrote(installer, bus, test_ca):
+    """A spoke runs ConfigureWithTasks after each change (the module's /etc here is an
+    overlay): the module keeps in memory what the last run wrote, and the next one, for
+    dnsconfd, removes the unbound backend's forwarder file and puts /etc/resolv.conf back
+    as this machine has it."""
+    module, etc_upper, load = installer
+    load(kickstart(test_ca.pem, edns=EDNS_SECTION.replace("--ca=", "--backend=unbound --ca=")))
+    forwarder = etc_upper / c.UNBOUND_CONF_PATH[len("/etc/"):]
+    resolv_conf = etc_upper / c.RESOLV_CONF_PATH[len("/etc/"):]
+    # NetworkManager does not run here: its reload fails, after the files are written.
+    assert ["nmcli general reload" in failure
+            for failure in _run_tasks(bus, module.ConfigureWithTasks())] == [True]
+    assert forwarder.exists() and "127.0.0.55" in resolv_conf.read_text()
+    configuration = module.Configuration
+    configuration["backend"] = get_variant(Str, "dnsconfd")
+    module.Configuration = configuration
+
+    assert len(_run_tasks(bus, module.ConfigureWithTasks())) == 1
+
+    assert not forwarder.exists()
+    assert resolv_conf.read_bytes() == open(c.RESOLV_CONF_PATH, "rb").read()
+    assert "dns=dnsconfd" in (etc_upper / c.NM_KEYFILE_PATH[len("/etc/"):]).read_text()
 
 
 def test_boot_options_that_differ_are_logged_and_the_kickstart_wins(test_ca, monkeypatch,

@@ -65,6 +65,11 @@ def is_unit_name(name):
     return len(name) <= _UNIT_NAME_MAX and _UNIT_NAME.match(name) is not None
 
 
+def is_running_system(root):
+    """Whether ROOT is this process's / (symlinks resolved): the running system."""
+    return os.path.realpath(root) == "/"
+
+
 class _Skip(Exception):
     """The action does not apply to this root; the message says why."""
 
@@ -79,7 +84,7 @@ class ActionRunner:
 
     @property
     def is_running_system(self):
-        return self.root.real == "/"
+        return is_running_system(self.root.real)
 
     def has_binary(self, name):
         """Whether the root has NAME installed (resolved under the root, never on this host)."""

@@ -41,7 +41,7 @@ try:
     from pyanaconda.modules.common.task import sync_run_task
     from pykickstart.version import makeVersion
     from dasbus.error import DBusError
-    from dasbus.typing import Str, get_variant, unwrap_variant
+    from dasbus.typing import unwrap_variant
     from pyanaconda.modules.common.constants.interfaces import KICKSTART_MODULE
 except ImportError as error:   # pragma: no cover - depends on the machine
     pytest.skip("pyanaconda is not importable (%s); put an anaconda checkout on PYTHONPATH, "
@@ -63,8 +63,8 @@ from org_edns_addon.staging.plan import Phase, build_plan
 from tests.anaconda_fixtures import (BOSS_COMMANDS, EDNS_SECTION, SECURITY_SERVICE,
                                      boss_kickstart_manager, boss_read, kickstart)
 from tests.conftest import REPO, run_cli
-from tests.dbus_fixtures import (AsyncCalls, call_check_servers, give_silent_server,
-                                 plain_structures, validation)
+from tests.dbus_fixtures import (AsyncCalls, call_check_servers, configure,
+                                 give_silent_server, plain_structures, setting, validation)
 from tests.ks_fixtures import line_of
 from tests.staging_fixtures import require_namespaces
 
@@ -172,7 +172,7 @@ def test_module_on_the_bus_reads_the_kickstart_the_boss_sends(start_module, bus,
     assert proxy.KickstartAddons == ["org_edns_addon"]
     # A top-level %edns is not claimed: the boss refuses it before any module sees it.
     assert proxy.KickstartSections == ["certificate"]
-    assert proxy.CaNames == ["dns-ca.pem"]
+    assert setting(proxy, "ca-names") == ["dns-ca.pem"]
     assert validation(proxy) == []
 
 
@@ -337,7 +337,7 @@ def test_requirements_name_the_packages_with_reasons(start_module, bus, test_ca,
     assert [(r.type, r.name) for r in requirements] == [("package", "dnsconfd"),
                                                          ("package", "ca-certificates")]
     assert all(r.reason for r in requirements)
-    proxy.Backend = "unbound"
+    configure(proxy, backend="unbound")
     assert [r.name for r in Requirement.from_structure_list(proxy.CollectRequirements())] == \
         ["unbound", "ca-certificates"]
 
@@ -394,7 +394,7 @@ def test_a_certificate_added_beside_the_security_module_is_written_and_generated
     proxy = beside_security
     corp_ca = certs.make_ca("Corp CA")
     proxy.AddCertificate("corp-ca.pem", corp_ca.pem)
-    proxy.CaNames = ["dns-ca.pem", "corp-ca.pem"]
+    configure(proxy, ca_names=["dns-ca.pem", "corp-ca.pem"])
     assert validation(proxy) == []
 
     [task_path] = proxy.InstallWithTasks()
@@ -468,9 +468,7 @@ def test_the_installer_phase_again_puts_back_what_the_last_one_wrote(installer, 
     assert ["nmcli general reload" in failure
             for failure in _run_tasks(bus, module.ConfigureWithTasks())] == [True]
     assert forwarder.exists() and "127.0.0.55" in resolv_conf.read_text()
-    configuration = module.Configuration
-    configuration["backend"] = get_variant(Str, "dnsconfd")
-    module.Configuration = configuration
+    configure(module, backend="dnsconfd")
 
     assert len(_run_tasks(bus, module.ConfigureWithTasks())) == 1
 
@@ -534,9 +532,7 @@ def test_module_interface_has_the_template_members_and_the_task_method(start_mod
     ours = node.lookup_interface(EDNS.interface_name)
     assert [m.name for m in ours.methods] == ["AddCertificate", "CheckServers",
                                               "CheckServersWithTask", "Validate"]
-    assert [p.name for p in ours.properties] == ["Backend", "CaNames", "Certificates",
-                                                 "Configuration", "ResolveMode",
-                                                 "SearchDomains", "Servers"]
+    assert [p.name for p in ours.properties] == ["Certificates", "Configuration"]
     assert ours.lookup_method("CheckServersWithTask").out_args[0].signature == "o"
     anacondas = node.lookup_interface(KICKSTART_MODULE.interface_name)
     assert anacondas.lookup_method("GenerateKickstart") is not None

@@ -130,7 +130,8 @@ class EdnsService(KickstartService, EdnsState):
         """Check the section and the certificates together; keep them if valid.
 
         Without our section the certificates are kept too: a user interface may
-        still configure encrypted DNS and name them in ``CaNames``.
+        still configure encrypted DNS and name them in its ``Configuration``'s
+        ``ca-names``.
         """
         parsed = parsed_kickstart(getattr(data.addons, ADDON_NAME), data.certificates,
                                   **({"lines": self.lines} if self.lines else {}))

@@ -11,14 +11,16 @@
 
 """`make vm-proof`: the addon on the real stack, in booted initramfs images.
 
-    python3 -m lab.vmlab.proof [--case NAME]... [--keep] [--list] [--sabotage]
+    EDNS_TREE=trixie|forky python3 -m lab.vmlab.proof [--case NAME]... [--keep] [--list]
+        [--sabotage]
 
-Builds (cached) the trixie tree and an installer-style initramfs, then boots
-trixie's kernel in qemu (TCG) on a tap in a private network namespace, with
+Builds (cached) the Debian tree EDNS_TREE names (trixie by default: NetworkManager
+1.52; forky: 1.58) and an installer-style initramfs, then boots that
+tree's kernel in qemu (TCG) on a tap in a private network namespace, with
 ``edns-addon overlay`` appended to the image and ``edns-addon boot-args`` on
 the kernel command line, and shows from the serial console and a capture of
-the tap what each case does. With DNSCONFD_ROOT=DIR (an installed dnsconfd
-tree, built elsewhere) the DoT resolution of NetworkManager's initramfs runs;
+the tap what each case does. With DNSCONFD_ROOT=DIR (a dnsconfd installed into
+DIR, built elsewhere against that tree) the DoT resolution of NetworkManager's initramfs runs;
 without it the proof says so and shows that the initramfs fails closed.
 
 Every counted check is a positive observation: the guest's address and its
@@ -47,7 +49,7 @@ from typing import Callable
 
 from lab import certs, freeipa, installer_sequence
 from lab.kickstarts import CA_DIRECTORY_OPTION, CA_FILENAME, certificate_section, edns_kickstart
-from lab.vmlab import guest, initramfs, networkmanager, site, stage2, tapnet, trixie_tree
+from lab.vmlab import debian_tree, guest, initramfs, networkmanager, site, stage2, tapnet
 from org_edns_addon import constants as c
 
 REPO = Path(__file__).resolve().parents[2]
@@ -346,14 +348,15 @@ def resolution_checks(proof, lab, boot, expect, offsets):
                     "it" % (c.DNSCONFD_UNIT, state.get("LoadState")))
 
 
-def global_dns_checks(proof, boot, expect, routed=True):
+def global_dns_checks(proof, lab, boot, expect, routed=True):
     """NetworkManager runs the overlay's keyfile: its CA, its routed domains, its mode."""
     global_dns = boot.global_dns() or {}
     domains = global_dns.get("domains", {})
     proof.check(global_dns.get("certification-authority") == c.DOT_CA_BUNDLE_PATH
                 and (not routed or site.ROUTED_DOMAIN in domains),
-                "NetworkManager 1.52 runs the addon's keyfile: CA %s, domains %s"
-                % (global_dns.get("certification-authority"), sorted(domains)))
+                "NetworkManager %s runs the addon's keyfile: CA %s, domains %s"
+                % (lab.networkmanager, global_dns.get("certification-authority"),
+                   sorted(domains)))
     if expect.mode:
         proof.check(global_dns.get("resolve-mode") == expect.mode,
                     "its effective resolve-mode is the kickstart's %s (NetworkManager: %s)"
@@ -496,12 +499,16 @@ def run_boot(proof, lab, name, images, options, checks, disks=(), files=None):
 class Lab:
     """The tree, the kernel, the network and its servers, the certificates."""
 
-    def __init__(self, workdir, tree, dnsconfd, plaintext_corp=False):
+    def __init__(self, workdir, tree, dnsconfd, plaintext_corp=False, suite=None):
         self.workdir = workdir
         # The benchmark's plaintext baseline: the server DHCP offers answers the corporate
         # names too (the proof never lets it).
         self.plaintext_corp = plaintext_corp
         self.tree = tree
+        self.suite = suite or debian_tree.selected_suite()
+        # Its NetworkManager: the version, as numbers (for its facts) and as said.
+        self.nm_version = networkmanager.version(tree)
+        self.networkmanager = ".".join(map(str, self.nm_version))
         self.dnsconfd = dnsconfd
         self.kernel = next((tree / "boot").glob("vmlinuz-*"))
         self.boots = []
@@ -630,7 +637,7 @@ def installer_case(proof, lab, image, name, ks_text, ip, expect):
                           expect=expect):
         proof.figure("no network: nothing else this boot shows can be told apart from it")
         return boot, frames
-    global_dns_checks(proof, boot, expect, routed=expect.routed)
+    global_dns_checks(proof, lab, boot, expect, routed=expect.routed)
     generated = "\n".join(boot.file_lines("/run/NetworkManager/conf.d/16-global-dns.conf"))
     proof.check("resolve-mode=%s" % expect.mode in generated and boot_args[0].split("=", 1)[1]
                 in generated, "nm-initrd-generator wrote 16-global-dns.conf from the boot "
@@ -668,7 +675,8 @@ def show_failed_units(proof, boot):
 
 
 def stage_target(lab, name, ks_text):
-    """A trixie root with `edns-addon apply --root` (phase target); returns its upper layer."""
+    """A root of the tree with `edns-addon apply --root` (phase target); returns its upper
+    layer."""
     ks = lab.write_ks(name, ks_text)
     upper = lab.workdir / ("%s-root" % name)
     shutil.rmtree(upper, ignore_errors=True)
@@ -732,7 +740,7 @@ def boot_target(proof, lab, backend, name, upper, options, expect, below=(), sel
         proof.figure("no network: nothing else this boot shows can be told apart from it")
         return
     if backend == "dnsconfd":
-        global_dns_checks(proof, boot, expect)
+        global_dns_checks(proof, lab, boot, expect)
     capture_checks(proof, frames)
     unit_checks(proof, boot, expect.resolver_units)
     dnsconfd_start_checks(proof, boot, expect.resolver_units)
@@ -773,15 +781,18 @@ def two_tier_case(proof, lab, name, ks_text, refused=False):
 
 def sysusers_fact(proof, lab, backend, upper):
     """Without the users created after all modules, the service's user is missing: a fact
-    of trixie's dracut 106, which the lab works around; printed, not counted."""
+    of trixie's dracut 106 (dracut-ng 108 on creates it), which the lab works around;
+    printed, not counted."""
     image, _ = target_image(lab, "target-%s-no-rerun" % backend, upper, sysusers_rerun=False)
     passwd = initramfs.lsinitrd_file(lab.tree, image, "/etc/passwd")
     users = [line.split(":")[0] for line in passwd.splitlines() if ":" in line]
     user = "dnsconfd" if backend == "dnsconfd" else "unbound"
-    proof.fact("trixie's dracut 106 alone %s the %s user (%d users in the image's "
-               "/etc/passwd): %s.service would fail (217/USER); dracut-ng 108 creates it, "
-               "and so does the lab's %s" % ("leaves out" if user not in users else "has",
-                                            user, len(set(users)), user, SYSUSERS_RERUN))
+    proof.fact("%s's dracut %s alone %s the %s user (%d users in the image's /etc/passwd)%s; "
+               "the lab's %s creates it in any case" % (
+                   lab.suite, debian_tree.package_version(lab.tree, "dracut"),
+                   "leaves out" if user not in users else "has", user, len(set(users)),
+                   ": %s.service would fail (217/USER)" % user if user not in users else "",
+                   SYSUSERS_RERUN))
 
 
 # The installed system as the installer leaves it (issue 17 item 3): the target staged by
@@ -1469,15 +1480,13 @@ def main(argv=None):
     started = time.monotonic()
     proof = Proof()
     try:
-        tree = trixie_tree.ensure_tree(log=lambda text: print(text, flush=True))
-    except trixie_tree.TreeUnavailable as error:
-        print("vm-proof: no trixie tree: %s" % error)
+        suite = debian_tree.selected_suite()
+        tree = debian_tree.ensure_tree(suite, log=lambda text: print(text, flush=True))
+    except debian_tree.TreeUnavailable as error:
+        print("vm-proof: no tree: %s" % error)
         return EXIT_CANNOT_RUN
     dnsconfd = dnsconfd_root()
-    print("vm-proof: trixie tree %s (kernel %s, NetworkManager %s, dracut %s, unbound %s)" % (
-        tree, trixie_tree.kernel_release(tree), trixie_tree.package_version(
-            tree, "network-manager"), trixie_tree.package_version(tree, "dracut"),
-        trixie_tree.package_version(tree, "unbound")))
+    print("vm-proof: %s tree %s (%s)" % (suite, tree, debian_tree.describe(tree)))
     if dnsconfd:
         print("vm-proof: dnsconfd from %s=%s" % (DNSCONFD_ENV, dnsconfd))
     else:
@@ -1486,7 +1495,7 @@ def main(argv=None):
               "installed system) are not run; everything else is, and the installer's "
               "initramfs must fail closed" % DNSCONFD_ENV)
     workdir = Path(tempfile.mkdtemp(prefix="edns-vm-proof.", dir=str(tree.parent)))
-    lab = Lab(workdir, tree, dnsconfd)
+    lab = Lab(workdir, tree, dnsconfd, suite=suite)
     chosen = [case for case in cases(lab) if not args.case or case.name in args.case]
     anaconda, anaconda_why = anaconda_checkout() if any(
         case.needs_anaconda for case in chosen) else (None, "")

@@ -363,18 +363,25 @@ def global_dns_checks(proof, lab, boot, expect, routed=True):
                     % (expect.mode, global_dns.get("resolve-mode")))
 
 
-def dnsconfd_servers(boot):
-    """The servers dnsconfd has (``dnsconfd status --json``), or None if not asked."""
+def dnsconfd_status(boot):
+    """``dnsconfd status --json`` as the guest printed it ({} if it was not JSON), or None
+    if it was not asked."""
     import json
 
     for line in boot.lines:
         if line.startswith("dnsconfd-status "):
             text = line[len("dnsconfd-status "):]
             try:
-                return json.loads(text[text.index("{"):]).get("servers", [])
+                return json.loads(text[text.index("{"):])
             except ValueError:
-                return []
+                return {}
     return None
+
+
+def dnsconfd_servers(boot):
+    """The servers dnsconfd has (``dnsconfd status --json``), or None if not asked."""
+    status = dnsconfd_status(boot)
+    return None if status is None else status.get("servers", [])
 
 
 def dhcp_windows(frames):
@@ -540,6 +547,11 @@ class Lab:
                                   site.CORP_ZONE,
                                   ["%s. 300 IN A %s" % (site.TEST_NAME, site.IPV6_SERVER_ANSWER)],
                                   site.IPV6_READY)
+        # dot.corp.example on another port only (the port case): its own answer names it.
+        self.port = net.start_dot(self.workdir / "dot-port", site.MAIN_DOT_NAME,
+                                  [site.PORT_DOT], *self.main_cert, site.CORP_ZONE,
+                                  ["%s. 300 IN A %s" % (site.TEST_NAME, site.PORT_SERVER_ANSWER)],
+                                  site.PORT_DOT, port=site.PORT_DOT_PORT)
         self.routed = net.start_dot(self.workdir / "dot-lab", site.ROUTED_DOT_NAME,
                                     [site.ROUTED_DOT], *self.lab_cert, site.LAB_ZONE,
                                     ["%s. 300 IN A %s" % (site.ROUTED_TEST_NAME,
@@ -559,7 +571,7 @@ class Lab:
                 [site.CORP_ZONE] if self.plaintext_corp else []),
             ["%s. 300 IN A %s" % (site.DHCP_TEST_NAME, site.ANSWERS[site.DHCP_TEST_NAME])] + (
                 corp if self.plaintext_corp else []))
-        self.services = [self.main, self.ipv6, self.chain, self.routed, self.web,
+        self.services = [self.main, self.ipv6, self.chain, self.port, self.routed, self.web,
                          self.plaintext]
 
     def stop(self):
@@ -582,7 +594,7 @@ class Lab:
     def offsets(self):
         return {name: upstream.log_offset() for name, upstream in (
             ("main", self.main), ("routed", self.routed), ("ipv6", self.ipv6),
-            ("plaintext", self.plaintext))}
+            ("port", self.port), ("plaintext", self.plaintext))}
 
     def sha256_of_served(self):
         return hashlib.sha256(self.ks_file).hexdigest()
@@ -672,6 +684,93 @@ def show_failed_units(proof, boot):
     if failed:
         for line in boot.file_lines("journal")[-15:]:
             proof.figure("  " + line)
+
+
+# The port case: one DoT server, on a port other than 853, in the installer's initramfs
+# with dnsconfd. NetworkManager reads the port (its keyfile reader and nm-initrd-generator
+# alike), but its dnsconfd plugin passes it on only from 1.54
+# (networkmanager.SENDS_PORT_TO_DNSCONFD); before, dnsconfd sets 853 for a dns+tls server
+# without one (src/dbus_server.c, set_default_port) and its Unbound asks ADDR@853. dnsconfd
+# gives its Unbound the forward zones with unbound-control (its file holds a placeholder);
+# Unbound 1.26's list_forwards prints no port, so dnsconfd's status says what it gave.
+PORT_CHECKS = """\
+say "dnsconfd-status $(timeout 10 dnsconfd status --json 2>/dev/null | tr '\\n' ' ')"
+"""
+
+
+def cache_servers(boot, zone="."):
+    """(address, port, name) of each server dnsconfd configured its Unbound with for ZONE
+    (``dnsconfd status --json`` cache_config: URIs, without the port when it is 853)."""
+    found = []
+    for uri in ((dnsconfd_status(boot) or {}).get("cache_config") or {}).get(zone, []):
+        match = re.fullmatch(r"dns\+tls://\[?([^\]#]+?)\]?(?::(\d+))?(?:#(\S+))?", uri)
+        if match:
+            found.append((match.group(1), int(match.group(2) or c.DOT_PORT), match.group(3)))
+        else:
+            found.append((uri, None, None))
+    return found
+
+
+def port_case(proof, lab, image):
+    name = "installer-port"
+    sends_port = lab.nm_version >= networkmanager.SENDS_PORT_TO_DNSCONFD
+    asked = site.PORT_DOT_PORT if sends_port else c.DOT_PORT
+    other = c.DOT_PORT if sends_port else site.PORT_DOT_PORT
+    proof.fact("NetworkManager %s %s a server's port to dnsconfd (from %s on: %s); so "
+               "dnsconfd must ask %s:%d" % (
+                   lab.networkmanager, "sends" if sends_port else "does not send",
+                   ".".join(map(str, networkmanager.SENDS_PORT_TO_DNSCONFD)),
+                   "NetworkManager 75b3f8496b, nm-dns-dnsconfd.c server_builder_append_base",
+                   site.PORT_DOT, asked))
+    ks_text = edns_kickstart(lab.ca.pem, "--resolve-mode=%s --ca=%s" % (MODE, CA_FILENAME),
+                             [site.PORT_SERVER], commands=COMMANDS)
+    ks = lab.write_ks(name, ks_text)
+    overlay = lab.workdir / ("%s-overlay.img" % name)
+    cli("overlay", ks, "-o", overlay)
+    boot_args = cli("boot-args", ks).stdout.split()
+    options = boot_args + ["rd.neednet=1"] + STATIC_IP
+    proof.figure("kernel options: %s" % " ".join(options))
+    offsets = lab.offsets()
+    boot, frames = run_boot(proof, lab, name, [image, overlay], options,
+                            INSTALLER_CHECKS + PORT_CHECKS)
+    if not network_checks(proof, boot, frames, expect=Expect(resolves=sends_port,
+                                                              dot_tried=False)):
+        proof.figure("no network: nothing else this boot shows can be told apart from it")
+        return
+    servers = (boot.global_dns() or {}).get("domains", {}).get("*", {}).get("servers")
+    proof.check(servers == [site.PORT_SERVER], "NetworkManager %s runs the server with its "
+                "port: %s (the kickstart's %s)" % (lab.networkmanager, servers, site.PORT_SERVER))
+    unit_checks(proof, boot, RESOLVER_UNITS)
+    known = [(s.get("address"), s.get("port"), s.get("name"))
+             for s in dnsconfd_servers(boot) or []]
+    proof.check(known == [(site.PORT_DOT, asked, site.MAIN_DOT_NAME)],
+                "dnsconfd has the server as %s (address, port, name; `dnsconfd status`)" % (
+                    "; ".join("%s, %s, %s" % server for server in known) or "nothing"))
+    forwarded = cache_servers(boot)
+    proof.check(forwarded == [(site.PORT_DOT, asked, site.MAIN_DOT_NAME)],
+                "dnsconfd configured its Unbound to forward all names to %s (address, port, "
+                "name of its cache_config)" % (
+                    "; ".join("%s, %s, %s" % addr for addr in forwarded) or "nothing"))
+    syn = Counter(f.port for f in frames if f.syn and f.destination == site.PORT_DOT)
+    proof.check(syn[asked] > 0 and syn[other] == 0,
+                "the guest opened DoT connections to %s:%d only: SYN to %s" % (
+                    site.PORT_DOT, asked, ", ".join(
+                        "%s:%d (%d)" % (site.PORT_DOT, port, count)
+                        for port, count in sorted(syn.items())) or "nobody"))
+    capture_checks(proof, frames)
+    answer = boot.resolved(site.TEST_NAME)
+    asked_of_server = "%s. A IN" % site.TEST_NAME in lab.port.log_since(offsets["port"])
+    if sends_port:
+        proof.check(answer == site.PORT_SERVER_ANSWER and asked_of_server,
+                    "%s -> %s, the answer of the server at %s:%d (it was %sasked)" % (
+                        site.TEST_NAME, answer or "no answer", site.PORT_DOT,
+                        site.PORT_DOT_PORT, "" if asked_of_server else "not "))
+    else:
+        proof.check(answer is None and not asked_of_server,
+                    "%s -> %s: the server at %s:%d, the only one, was %sasked" % (
+                        site.TEST_NAME, answer or "no answer", site.PORT_DOT,
+                        site.PORT_DOT_PORT, "" if asked_of_server else "never "))
+    show_failed_units(proof, boot)
 
 
 def stage_target(lab, name, ks_text):
@@ -1378,6 +1477,10 @@ def cases(lab):
              lambda proof, image: installer_case(
                  proof, lab, image, "installer-ipv6", ks_ipv6, STATIC_IP,
                  Expect(resolves=True, routed=False, answer=site.IPV6_SERVER_ANSWER))),
+        Case("installer-port", "Installer initramfs: a DoT server on port %d alone, as "
+             "NetworkManager %s passes it on to dnsconfd" % (
+                 site.PORT_DOT_PORT, getattr(lab, "networkmanager", "?")), True,
+             lambda proof, image: port_case(proof, lab, image)),
         Case("target-dnsconfd", "Installed system, dnsconfd backend: apply --root, its own "
              "dracut, booted", True,
              lambda proof, image: sysusers_fact(proof, lab, "dnsconfd", target_case(

@@ -49,7 +49,8 @@ from typing import Callable
 
 from lab import certs, freeipa, installer_sequence
 from lab.kickstarts import CA_DIRECTORY_OPTION, CA_FILENAME, certificate_section, edns_kickstart
-from lab.vmlab import debian_tree, guest, initramfs, networkmanager, site, stage2, tapnet
+from lab.vmlab import (debian_tree, guest, initramfs, networkmanager, site, stage2, tapnet,
+                       target_layout)
 from org_edns_addon import constants as c
 
 REPO = Path(__file__).resolve().parents[2]
@@ -87,11 +88,15 @@ UNBOUND_HELD_BACK = "no trigger condition checks were met"
 DNSCONFD_RELOADED = "Cache stopped"
 
 # What the guest runs and prints (lab/vmlab/dracut/99edns-lab-proof/edns-proof.sh).
-NETWORK_CHECKS = """\
-address %(iface)s
-fetch %(url)s %(bundle)s %(https)s
-""" % {"iface": site.GUEST_INTERFACE, "url": site.KS_URL, "bundle": c.DOT_CA_BUNDLE_PATH,
-       "https": site.HTTPS_SERVER}
+
+
+def network_probes(bundle=c.DOT_CA_BUNDLE_PATH):
+    """The guest's address, and a fetch by address authenticated by BUNDLE."""
+    return "address %s\nfetch %s %s %s\n" % (site.GUEST_INTERFACE, site.KS_URL, bundle,
+                                             site.HTTPS_SERVER)
+
+
+NETWORK_CHECKS = network_probes()
 RESOLVER_CHECKS = """\
 show /etc/resolv.conf
 unit dnsconfd.service
@@ -109,7 +114,14 @@ show /run/NetworkManager/conf.d/16-global-dns.conf
 show /run/NetworkManager/conf.d/16-dns-backend.conf
 global_dns
 """ + RESOLVER_CHECKS + "fetch %s %s\n" % (site.KS_URL, c.DOT_CA_BUNDLE_PATH)
-TARGET_CHECKS = NETWORK_CHECKS + "global_dns\n" + RESOLVER_CHECKS
+
+
+def target_probes(bundle=c.DOT_CA_BUNDLE_PATH):
+    """What a booted installed system shows, its fetch by address authenticated by BUNDLE."""
+    return network_probes(bundle) + "global_dns\n" + RESOLVER_CHECKS
+
+
+TARGET_CHECKS = target_probes()
 # With DHCP: what NetworkManager has from the lease, then a name of the DHCP domain, which
 # only the plaintext server DHCP offered answers, asked before and after NetworkManager is
 # reloaded as the installer phase reloads it (constants.NM_RELOAD_COMMAND). NetworkManager
@@ -586,6 +598,15 @@ class Lab:
             initramfs.lab_layer(stage)
         return [stage] + ([self.dnsconfd] if self.dnsconfd else [])
 
+    def target_layers(self):
+        """The lower layers of an installed system of the target line: its trust store's
+        files (lab/vmlab/target_layout.py, the lab's CA as the system store), then
+        ``layers``."""
+        stage = self.workdir / ("layout-%s" % target_layout.TARGET_LINE)
+        if not stage.exists():
+            target_layout.layer(stage, self.ca.pem)
+        return [stage] + self.layers()
+
     def write_ks(self, name, text):
         path = self.workdir / ("%s.ks" % name)
         path.write_text(text)
@@ -780,9 +801,8 @@ def stage_target(lab, name, ks_text):
     upper = lab.workdir / ("%s-root" % name)
     shutil.rmtree(upper, ignore_errors=True)
     upper.mkdir()
-    layers = lab.layers()
     result = initramfs.run_in_overlay(
-        lab.tree, layers,
+        lab.tree, lab.target_layers(),
         ["--host", "sh", "-c", '"$0" -m org_edns_addon.cli apply "$1" --root "$EDNS_MERGED"',
          sys.executable, str(ks)], lab.workdir, upper=upper, timeout=300)
     if result.returncode != 0:
@@ -795,7 +815,7 @@ def target_image(lab, name, upper, sysusers_rerun=True, below=(), selected=()):
     lab's layers; SELECTED: modules dracut's default selection would take besides ours."""
     image = lab.workdir / ("%s.img" % name)
     add = TARGET_LAB_MODULES + tuple(selected) + ((SYSUSERS_RERUN,) if sysusers_rerun else ())
-    seconds = initramfs.dracut(lab.tree, [upper] + list(below) + lab.layers(), image,
+    seconds = initramfs.dracut(lab.tree, [upper] + list(below) + lab.target_layers(), image,
                                modules=TARGET_BASE_MODULES, add=add)
     return image, seconds
 
@@ -808,9 +828,11 @@ def target_case(proof, lab, backend, name, ks_text, expect):
     return upper
 
 
-def boot_target(proof, lab, backend, name, upper, options, expect, below=(), selected=()):
+def boot_target(proof, lab, backend, name, upper, options, expect, below=(), selected=(),
+                trust=c.DOT_CA_BUNDLE_PATH):
     """The staged target's initramfs (UPPER over BELOW), made by its own dracut with our
-    drop-in (and SELECTED, see target_image): what is inside, then booted with OPTIONS."""
+    drop-in (and SELECTED, see target_image): what is inside, then booted with OPTIONS.
+    TRUST: the file that must authenticate the servers there."""
     dropin = (upper / c.DRACUT_CONF_PATH.lstrip("/")).read_text()
     proof.figure("drop-in %s: %s" % (c.DRACUT_CONF_PATH, " | ".join(
         line for line in dropin.splitlines() if not line.startswith("#"))))
@@ -818,7 +840,7 @@ def boot_target(proof, lab, backend, name, upper, options, expect, below=(), sel
     proof.figure("its dracut built %s (%.1f MB) in %.0f s" % (image.name,
                                                               image.stat().st_size / 1e6, seconds))
     listing = initramfs.lsinitrd(lab.tree, image)
-    wanted = [c.DOT_CA_BUNDLE_PATH, c.NM_KEYFILE_PATH]
+    wanted = [trust, c.NM_KEYFILE_PATH]
     if backend == "unbound":
         wanted += [c.UNBOUND_CONF_PATH, "/usr/sbin/unbound"]
     missing = [path for path in wanted if " %s" % path.lstrip("/") not in listing]
@@ -834,7 +856,7 @@ def boot_target(proof, lab, backend, name, upper, options, expect, below=(), sel
     proof.check(inside == staged, "the keyfile inside is the staged one (%s)" % (
         " ".join(line for line in staged.splitlines() if line.startswith("dns="))))
     offsets = lab.offsets()
-    boot, frames = run_boot(proof, lab, name, [image], options, TARGET_CHECKS)
+    boot, frames = run_boot(proof, lab, name, [image], options, target_probes(trust))
     if not network_checks(proof, boot, frames, expect=expect):
         proof.figure("no network: nothing else this boot shows can be told apart from it")
         return
@@ -876,6 +898,53 @@ def two_tier_case(proof, lab, name, ks_text, refused=False):
                 % (validated.returncode, said))
     proof.check(applied.returncode == 1 and not any(root.iterdir()),
                 "apply refuses it (exit %d) and writes nothing" % applied.returncode)
+
+
+# The installed system without --ca on a Fedora 43 layout (issue 31): the system store
+# authenticates the servers, and Fedora 43 has no /etc/pki/tls/certs/ca-bundle.crt; the
+# extracted bundle is where every line has it (lab/vmlab/target_layout.py). The unbound
+# backend reads the store itself (tls-cert-bundle), in the target's initramfs too (our
+# dracut drop-in's install_items); with dnsconfd its own module carries Fedora's bundle,
+# whatever our drop-in names.
+LAYOUT_PROBE = ('for path; do if [ -e "$EDNS_MERGED$path" ]; then echo "$path $(sha256sum '
+                '<"$EDNS_MERGED$path" | cut -c1-64)"; else echo "$path absent"; fi; done')
+
+
+def installed_files(lab, upper, paths):
+    """{path: sha256 or "absent"} of PATHS in the installed system: UPPER over the target's
+    layers, as its overlay shows them (whiteouts hide)."""
+    result = initramfs.run_in_overlay(lab.tree, lab.target_layers(),
+                                      ["--host", "sh", "-c", LAYOUT_PROBE, "sh"] + list(paths),
+                                      lab.workdir, upper=upper, timeout=120)
+    return dict(line.split(" ", 1) for line in result.stdout.splitlines() if " " in line)
+
+
+def system_store_case(proof, lab, image):
+    name = "target-system-store"
+    layout = target_layout.LAYOUTS[target_layout.TARGET_LINE]
+    store = layout.store[0]
+    ks_text = edns_kickstart(lab.ca.pem, "--resolve-mode=%s --backend=unbound" % MODE,
+                             [site.MAIN_SERVER, site.ROUTED_SERVER], certificates="",
+                             commands=COMMANDS)
+    upper, applied = stage_target(lab, name, ks_text)
+    proof.figure("staged (no --ca, no %%certificate): %s" % ", ".join(
+        line.split()[1] for line in applied.splitlines() if line.strip().startswith("wrote")))
+    found = installed_files(lab, upper, layout.store + layout.absent)
+    lab_ca = hashlib.sha256(lab.ca.pem.encode()).hexdigest()
+    proof.fact("the installed system is laid out as %s's: %s" % (layout.line, ", ".join(
+        "%s %s" % (path, "the lab's CA" if found.get(path) == lab_ca else found.get(path))
+        for path in layout.store + layout.absent)))
+    conf = (upper / c.UNBOUND_CONF_PATH.lstrip("/")).read_text()
+    bundles = re.findall(r"^\s*tls-cert-bundle:\s*(\S+)\s*$", conf, re.MULTILINE)
+    proof.check(bundles == [store] and found.get(store) == lab_ca,
+                "the staged Unbound authenticates with the system store where %s has it: "
+                "tls-cert-bundle %s (there: %s)" % (
+                    layout.line, ", ".join(bundles) or "none", ", ".join(
+                        "%s %s" % (path, "the lab's CA" if found.get(path) == lab_ca
+                                   else found.get(path, "?")) for path in bundles)))
+    boot_target(proof, lab, "unbound", name, upper, ["rd.neednet=1"] + STATIC_IP,
+                Expect(resolves=True, mode=None, resolver_units=("unbound.service",)),
+                trust=store)
 
 
 def sysusers_fact(proof, lab, backend, upper):
@@ -927,7 +996,8 @@ def compose_target(lab, name, ks_text, boot_args, src, line):
     scratch = lab.workdir / ("%s-sequence" % name)
     scratch.mkdir()
     upper = lab.workdir / ("%s-root" % name)
-    job = installer_sequence.job(ks, boot_args, generated, lab.tree, [base] + lab.layers(),
+    job = installer_sequence.job(ks, boot_args, generated, lab.tree,
+                                 [base] + lab.target_layers(),
                                  src, scratch, [c.DOT_CA_BUNDLE_PATH], keep=upper)
     result, results = installer_sequence.run([job], scratch, timeout=600)
     if result.returncode != 0 or not results or "error" in results[0]:
@@ -1490,6 +1560,9 @@ def cases(lab):
              lambda proof, image: sysusers_fact(proof, lab, "unbound", target_case(
                  proof, lab, "unbound", "target-unbound", ks_unbound,
                  Expect(resolves=True, mode=None, resolver_units=("unbound.service",))))),
+        Case("target-system-store", "Installed system on a %s layout, unbound backend, no "
+             "--ca: the system store authenticates the servers" % target_layout.TARGET_LINE,
+             False, lambda proof, image: system_store_case(proof, lab, image)),
         Case("target-unbound-other-ca", "Installed system, unbound backend, an unrelated CA",
              False,
              lambda proof, image: target_case(

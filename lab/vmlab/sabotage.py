@@ -138,6 +138,13 @@ SABOTAGES = (
                    "        if self.port != self.default_port:\n",
                    "        if False:\n"),),
              "installer-port"),
+    # The trust-store switch undone: Fedora 43 has no /etc/pki/tls/certs/ca-bundle.crt.
+    Sabotage("system-store-legacy-path", "without --ca the servers are authenticated by "
+             "/etc/pki/tls/certs/ca-bundle.crt, which Fedora 43 no longer has",
+             (Edit("org_edns_addon/constants.py",
+                   'SYSTEM_CA_BUNDLE_PATH = "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem"\n',
+                   'SYSTEM_CA_BUNDLE_PATH = "/etc/pki/tls/certs/ca-bundle.crt"\n'),),
+             "target-system-store"),
     Sabotage("bundle-not-in-target-initramfs", "the installed system's dracut drop-in leaves "
              "the DoT CA bundle out of its initramfs",
              (Edit("org_edns_addon/staging/dracut.py",

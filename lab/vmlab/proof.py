@@ -441,8 +441,9 @@ def dhcp_domain_checks(proof, lab, boot, frames, expect, offsets):
 
     before_plain, before_figure = plain_figure("before the reload")
     proof.fact("before NetworkManager is reloaded, dnsconfd %s DHCP's server (NetworkManager "
-               "1.52 sends a connection's DNS on its next DNS update only); %s -> %s; %s" % (
+               "%s sends a connection's DNS on its next DNS update only); %s -> %s; %s" % (
                    "has" if has_dhcp_server("dhcp-before-reload") else "does not have",
+                   lab.networkmanager,
                    site.DHCP_TEST_NAME,
                    boot.step("dhcp-before-reload").resolved(site.DHCP_TEST_NAME) or "no answer",
                    before_figure))

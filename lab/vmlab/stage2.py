@@ -9,10 +9,10 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""A stand-in for the installer's stage 2: a trixie root the lab initramfs switches into.
+"""A stand-in for the installer's stage 2: a Debian tree's root the lab initramfs switches into.
 
 What matters of Anaconda's stage 2 for encrypted DNS, and nothing of ours: its
-own NetworkManager 1.52 (started after switch-root, on the ``/run`` the
+own NetworkManager (the tree's; started after switch-root, on the ``/run`` the
 initramfs leaves: nm-initrd-generator's ``16-*.conf``), dnsconfd and Unbound
 when DNSCONFD_ROOT is given (enabled, as anaconda-dnsconfd.sh enables it at
 pre-pivot), the import of the initramfs's ``%certificate`` dump before

@@ -126,7 +126,7 @@ SABOTAGES = (
     Sabotage("no-pre-pivot-hook", "the overlay has no pre-pivot hook: the keyfile and the "
              "bundle stay in the initramfs, and stage 2 starts without them",
              (Edit("org_edns_addon/initrd.py",
-                   "    return Plan(Phase.INSTALLER, files + (hook, kickstart), ())\n",
+                   "    return Plan(Phase.INSTALLER, files + hooks + (kickstart,), ())\n",
                    "    return Plan(Phase.INSTALLER, files + (kickstart,), ())\n"),),
              "stage2"),
     # On a NetworkManager that sends dnsconfd the port (forky), dnsconfd then asks 853 of a

@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional
 
+from org_edns_addon import lines
+
 IN_TREE = Path(__file__).resolve().with_name("in-tree.sh")
 # The longest the daemon may take to publish its configuration on D-Bus.
 JUDGE_SECONDS = 60
@@ -55,24 +57,25 @@ CONNECTION_INTERFACE = "edns0"
 NO_STUB_RESOLV_CONF = "/run/NetworkManager/no-stub-resolv.conf"
 
 # Behaviours of NetworkManager on our files that changed between the trees' versions
-# (trixie 1.52, forky 1.58), each with the first version that has it and the upstream
-# commit. (Until the package's own table of the lines holds them, branch `lines`; the
-# lab's expectations of each tree read them here.)
-# - The dnsconfd plugin sends a server's port (75b3f8496b "dns: Fix port handling in
-#   Dnsconfd plugin", src/core/dns/nm-dns-dnsconfd.c server_builder_append_base): before,
-#   dnsconfd asks port 853 of a dns+tls server whatever its URI says.
-SENDS_PORT_TO_DNSCONFD = (1, 54)
-# - ... and each server's priority, as dnsconfd counts it (-dns-priority; e41558e08c "dns:
-#   Make dnsconfd plugin respect dns-priority").
-SENDS_PRIORITY_TO_DNSCONFD = (1, 54)
+# (trixie 1.52, forky 1.58), each with the first version that has it: the package's table
+# of the lines holds them with their upstream commits (org_edns_addon/lines.py), and the
+# lab's expectations of each tree read them there.
+# - The dnsconfd plugin sends a server's port (src/core/dns/nm-dns-dnsconfd.c
+#   server_builder_append_base): before, dnsconfd asks port 853 of a dns+tls server
+#   whatever its URI says.
+SENDS_PORT_TO_DNSCONFD = lines.PORT_TO_DNSCONFD.since
+# - ... and each server's priority, as dnsconfd counts it (-dns-priority).
+SENDS_PRIORITY_TO_DNSCONFD = lines.DNSCONFD_DNS_PRIORITY.since
 # - GlobalDnsConfiguration always has "searches" and "options", empty lists included,
 #   when [global-dns] exists (7fb4724efa "core: dns: show in D-Bus if [global-dns] is
-#   defined but empty", src/core/nm-config-data.c).
+#   defined but empty", first in 1.56, src/core/nm-config-data.c): what the judge reads
+#   back, nothing a line's rule needs, so the lab's own.
 PUBLISHES_EMPTY_GLOBAL_LISTS = (1, 56)
-# Not one for our files: from 1.56 [global-dns] replaces the connections' search domains
-# (1cba0a3cca, nm-dns-manager.c _collect_resolv_conf_data), where 1.52 added them; but
-# with a global "*" domain, which every keyfile of ours has, both leave the connections'
-# out of NetworkManager's resolv.conf, and both send them to dnsconfd with their server.
+# Not one for our files: lines.GLOBAL_SEARCHES_REPLACE (1.56: [global-dns] replaces the
+# connections' search domains, nm-dns-manager.c _collect_resolv_conf_data, where 1.52
+# added them); but with a global "*" domain, which every keyfile of ours has, both leave
+# the connections' out of NetworkManager's resolv.conf, and both send them to dnsconfd
+# with their server (tests/test_peer_networkmanager_trees.py shows it on both trees).
 
 
 def version(tree):

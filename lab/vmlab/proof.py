@@ -52,6 +52,7 @@ from lab.kickstarts import CA_DIRECTORY_OPTION, CA_FILENAME, certificate_section
 from lab.vmlab import (debian_tree, guest, initramfs, networkmanager, site, stage2, tapnet,
                        target_layout)
 from org_edns_addon import constants as c
+from org_edns_addon import lines
 
 REPO = Path(__file__).resolve().parents[2]
 DNSCONFD_ENV = "DNSCONFD_ROOT"
@@ -733,25 +734,50 @@ def cache_servers(boot, zone="."):
     return found
 
 
+def validated_port_error(ks, line):
+    """(exit code, [(line number, severity, server, port)] of the port findings) of
+    ``validate --line=LINE`` on the kickstart KS (lines.PORT_TO_DNSCONFD's rule)."""
+    result = cli("validate", ks, "--line=%s" % line, check=False)
+    found = [(int(m.group(1)), m.group(2), m.group(3), int(m.group(4))) for m in re.finditer(
+        r"^%s:(\d+): (error|warning): (\S+) is on port (\d+)," % re.escape(str(ks)),
+        result.stdout, re.MULTILINE)]
+    return result.returncode, found
+
+
 def port_case(proof, lab, image):
     name = "installer-port"
-    sends_port = lab.nm_version >= networkmanager.SENDS_PORT_TO_DNSCONFD
+    change = lines.PORT_TO_DNSCONFD
+    sends_port = lab.nm_version >= change.since
     asked = site.PORT_DOT_PORT if sends_port else c.DOT_PORT
     other = c.DOT_PORT if sends_port else site.PORT_DOT_PORT
-    proof.fact("NetworkManager %s %s a server's port to dnsconfd (from %s on: %s); so "
-               "dnsconfd must ask %s:%d" % (
+    # The lines whose NetworkManager does with the port what this tree's does, and one that
+    # keeps it, for which the kickstart is judged and the overlay made.
+    alike = lines.lines_with(change) if sends_port else lines.lines_without(change)
+    keeping = lines.lines_with(change)[0]
+    proof.fact("NetworkManager %s %s a server's port to dnsconfd, as on %s (the lines' "
+               "table: %s from %s on, %s); so dnsconfd must ask %s:%d" % (
                    lab.networkmanager, "sends" if sends_port else "does not send",
-                   ".".join(map(str, networkmanager.SENDS_PORT_TO_DNSCONFD)),
-                   "NetworkManager 75b3f8496b, nm-dns-dnsconfd.c server_builder_append_base",
-                   site.PORT_DOT, asked))
+                   lines.names(alike), change.key, ".".join(map(str, change.since)),
+                   change.commit, site.PORT_DOT, asked))
     ks_text = edns_kickstart(lab.ca.pem, "--resolve-mode=%s --ca=%s" % (MODE, CA_FILENAME),
                              [site.PORT_SERVER], commands=COMMANDS)
     ks = lab.write_ks(name, ks_text)
+    server_line = ks_text.splitlines().index(site.PORT_SERVER) + 1
+    status, found = validated_port_error(ks, alike[0].key)
+    wanted = [] if sends_port else [(server_line, "error", site.PORT_SERVER.split()[0],
+                                     site.PORT_DOT_PORT)]
+    proof.check(status == (0 if sends_port else 1) and found == wanted,
+                "validate --line=%s (%s, whose NetworkManager is %s) %s: exit %d, %s" % (
+                    alike[0].key, alike[0].name, alike[0].networkmanager.value,
+                    "accepts the server on port %d" % site.PORT_DOT_PORT if sends_port else
+                    "refuses it on its line", status, "; ".join(
+                        "line %d %s: %s on port %d" % item for item in found) or "no finding"))
     overlay = lab.workdir / ("%s-overlay.img" % name)
-    cli("overlay", ks, "-o", overlay)
-    boot_args = cli("boot-args", ks).stdout.split()
+    cli("overlay", ks, "-o", overlay, "--line=%s" % keeping.key)
+    boot_args = cli("boot-args", ks, "--line=%s" % keeping.key).stdout.split()
     options = boot_args + ["rd.neednet=1"] + STATIC_IP
-    proof.figure("kernel options: %s" % " ".join(options))
+    proof.figure("made for --line=%s (%s keeps the port); kernel options: %s" % (
+        keeping.key, keeping.name, " ".join(options)))
     offsets = lab.offsets()
     boot, frames = run_boot(proof, lab, name, [image, overlay], options,
                             INSTALLER_CHECKS + PORT_CHECKS)

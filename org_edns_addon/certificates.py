@@ -69,6 +69,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
 from org_edns_addon import constants as c
+from org_edns_addon import terms
 from org_edns_addon.constants import (CERT_TYPE_ANCHOR, CERT_TYPE_DIRS, MAX_FILE_NAME_BYTES,
                                       MAX_PATH_BYTES, MAX_PEM_BYTES)
 from org_edns_addon.echo import named
@@ -524,21 +525,22 @@ def _has_control_character(text):
     return any(ord(char) < 0x20 or ord(char) == 0x7f for char in text)
 
 
-def file_name_problem(name, option="--filename"):
+def file_name_problem(name, option=terms.FILE_NAME):
     """A sentence unless NAME can be a ``%certificate --filename`` that ``--ca`` can name;
-    OPTION is how the user gave it (a ``--ca`` name must be such a file name too)."""
-    shown = "%s=%s" % (option, name)
+    OPTION is how the user gave it, a ``terms.Term`` taking the name (a ``--ca`` name,
+    ``terms.CA_NAME``, must be such a file name too)."""
+    shown = option(name)
     if not name or name in (".", "..") or "/" in name:
         return _("%s must be a plain file name, without '/'") % shown
     if "," in name:
-        return _("%s holds ',', which separates --ca names; choose a file name without "
-                 "it") % shown
+        return _("%s holds ',', which separates the names in %s; choose a file name "
+                 "without it") % (shown, terms.CA_LIST)
     if _has_control_character(name):
-        return _("%s=%r holds a control character; use a plain file name like "
-                 "corp-ca.pem") % (option, name)
+        return _("%s holds a control character; use a plain file name like "
+                 "corp-ca.pem") % option(repr(name))
     if len(name.encode("utf-8", "surrogateescape")) > MAX_FILE_NAME_BYTES:
         return _("%s is longer than a file name may be (%d bytes); choose a shorter "
-                 "name") % (shown[:80] + "...", MAX_FILE_NAME_BYTES)
+                 "name") % (option(name[:70] + "..."), MAX_FILE_NAME_BYTES)
     return None
 
 

@@ -532,7 +532,7 @@ def _apply_changes(confined, changes, runner, report, actions, journal):
                 summary = _("the files are written (%s); no action ran") % written
                 failed = _run_actions(confined, runner, report, actions)
                 if failed is not None:
-                    failure = summary = str(failed)
+                    failure, summary = failed, str(failed)
                 else:
                     summary = _("the files are written (%s) and every action ran to its "
                                 "end; done: %s") % (
@@ -547,6 +547,8 @@ def _apply_changes(confined, changes, runner, report, actions, journal):
             pass
     if late or signals:
         raise ApplyInterrupted(summary)
+    if isinstance(failure, StagingError):
+        raise failure
     if failure is not None:
         raise StagingError(failure)
     for path in report.written:

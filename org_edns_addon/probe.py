@@ -106,15 +106,19 @@ class ServerCheck:
     def ok(self):
         return self.outcome is Outcome.OK
 
-    def describe(self):
-        """One line for users: the server, then ok with the times, or the failure."""
+    def result(self):
+        """What the check found, for users: ok with the times, or the failure and why. The
+        one sentence of every place that shows a check (``describe``, the screens)."""
         if not self.ok:
-            return "%s: %s: %s" % (self.server.uri(), _(self.outcome.value), self.reason)
+            return "%s: %s" % (_(self.outcome.value), self.reason)
         if self.handshake_ms is None:
-            return _("%s: ok, %.1f ms (%s)") % (self.server.uri(), self.rtt_ms, self.reason)
-        return _("%s: ok, %.1f ms (TCP and TLS handshakes %.1f ms, query %.1f ms; %s)") % (
-            self.server.uri(), self.rtt_ms, self.handshake_ms,
-            self.rtt_ms - self.handshake_ms, self.reason)
+            return _("ok, %.1f ms (%s)") % (self.rtt_ms, self.reason)
+        return _("ok, %.1f ms (TCP and TLS handshakes %.1f ms, query %.1f ms; %s)") % (
+            self.rtt_ms, self.handshake_ms, self.rtt_ms - self.handshake_ms, self.reason)
+
+    def describe(self):
+        """One line for users: the server, then what the check found (``result``)."""
+        return "%s: %s" % (self.server.uri(), self.result())
 
 
 def printable(text, limit=CHECK_SHOWN_TEXT_CHARS):

@@ -34,7 +34,7 @@ from tests.dbus_fixtures import (give_silent_server, server, plain_structures, r
                                  running_template_service, validation)
 
 CHECK_SECONDS = 5.0
-FIELDS = {"address", "port", "name", "outcome", "reason", "rtt-ms"}
+FIELDS = {"address", "port", "name", "outcome", "reason", "rtt-ms", "handshake-ms"}
 
 
 def reply_of(proxy, timeout=CHECK_SECONDS):
@@ -65,13 +65,14 @@ def test_a_good_server_is_ok_with_its_round_trip_and_a_closed_port_is_refused(
         dot_upstream.server_line(), "dns+tls://%s:%d#%s" % (dot_upstream.address, closed,
                                                              TLS_NAME)], dot_pki.ca.pem)
     good, refused = reply_of(proxy)
-    assert good["rtt-ms"] > 0
-    assert dict(good, **{"rtt-ms": None}) == {
+    assert good["rtt-ms"] > good["handshake-ms"] > 0
+    assert dict(good, **{"rtt-ms": None, "handshake-ms": None}) == {
         "address": dot_upstream.address, "port": dot_upstream.port, "name": TLS_NAME,
-        "outcome": "ok", "reason": "dot.test A: NOERROR, 1 record", "rtt-ms": None}
+        "outcome": "ok", "reason": "dot.test A: NOERROR, 1 record", "rtt-ms": None,
+        "handshake-ms": None}
     assert refused == {
         "address": dot_upstream.address, "port": closed, "name": TLS_NAME,
-        "outcome": "connection refused", "rtt-ms": 0.0,
+        "outcome": "connection refused", "rtt-ms": 0.0, "handshake-ms": 0.0,
         "reason": "nothing accepts connections on this address and port; check both"}
 
 

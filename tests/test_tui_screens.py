@@ -14,6 +14,7 @@
 import pytest
 from simpleline import App
 from simpleline.render.screen import InputState
+from simpleline.render.screen_handler import ScreenHandler
 
 from org_edns_addon.model import EdnsConfig, ResolveMode
 from org_edns_addon.certificates import KickstartCertificate
@@ -23,7 +24,7 @@ from org_edns_addon.ui.editor import EditError, EdnsEditor
 from org_edns_addon.tui.kickstart_file import load_kickstart
 from org_edns_addon.tui.screens import (CaScreen, CheckScreen, EntryScreen, MainScreen,
                                         ServerScreen, ServersScreen, SummaryScreen,
-                                        add_server_screen, resolve_mode_screen)
+                                        add_server_screen, resolve_mode_screen, summary_lines)
 from tests.conftest import REPO
 
 EXAMPLE = str(REPO / "data" / "examples" / "corp-dot.ks")
@@ -41,6 +42,11 @@ def render(screen):
     return "\n".join(line.rstrip() for line in screen.window.get_lines())
 
 
+def top_screen():
+    """The screen simpleline shows next (its scheduler offers no public way to ask)."""
+    return App.get_scheduler()._screen_stack.pop(False).ui_screen
+
+
 def main_screen(editor):
     return MainScreen(editor, lambda: None, "to save")
 
@@ -54,7 +60,7 @@ def test_first_screen_of_a_new_configuration():
     assert "6) Check servers (TLS handshake and one query each)" in text
     assert "7) Summary of what will be configured" in text
     assert "Status: Not configured" in text
-    assert "error: no DNS server is given" in text
+    assert "Error: No DNS server is given; add a server like" in text
 
 
 def test_first_screen_lists_the_kickstart_servers_with_their_routes():
@@ -91,13 +97,29 @@ def test_bad_server_is_refused_and_the_screen_stays(capsys):
     screen = add_server_screen(editor)
     assert screen.input(None, "dns+tls://2001:db8::53#dot.example") == InputState.DISCARDED
     printed = " ".join(capsys.readouterr().out.split())
-    assert printed == "error: the IPv6 address in 'dns+tls://2001:db8::53#dot.example' must " \
-                      "be in brackets, like dns+tls://[2001:db8::53]:853#dot.example"
-    assert "error: the IPv6 address in" in render(screen)  # a redraw shows it too
+    assert printed == "Error: The IPv6 address in 'dns+tls://2001:db8::53#dot.example' must " \
+                      "be in brackets, like dns+tls://[2001:db8::53]:853#dot.example."
+    assert "Error: The IPv6 address in" in render(screen)  # a redraw shows it too
     assert editor.config.servers == ()
-    assert screen.input(None, "dns+tls://[2001:db8::53]#dot.example") == \
-        InputState.PROCESSED_AND_CLOSE
+    # Taken; the next screen asks which domains only it serves.
+    ScreenHandler.push_screen(screen)
+    assert screen.input(None, "dns+tls://[2001:db8::53]#dot.example") == InputState.PROCESSED
     assert [s.uri() for s in editor.config.servers] == ["dns+tls://[2001:db8::53]#dot.example"]
+    domains = top_screen()
+    assert render(domains).splitlines()[0] == "Routed domains of server 1"
+    assert domains.input(None, "lab.example") == InputState.PROCESSED_AND_CLOSE
+    assert editor.config.servers[0].domains == ("lab.example",)
+
+
+def test_a_server_added_without_routed_domains_serves_every_name():
+    editor = EdnsEditor()
+    screen = add_server_screen(editor)
+    ScreenHandler.push_screen(screen)
+    assert screen.input(None, "192.0.2.53#dot.example") == InputState.PROCESSED
+    domains = top_screen()
+    assert "Domains (empty line: every name)" in domains.prompt().message
+    assert domains.input(None, "") == InputState.PROCESSED_AND_CLOSE
+    assert editor.config.servers[0].domains == ()
 
 
 def test_empty_line_goes_back_unchanged():
@@ -122,13 +144,13 @@ def test_mode_choice_marks_the_current_one_and_refuses_what_breaks_a_server(caps
     assert screen.input(None, "1") == InputState.DISCARDED
     assert "plaintext server dns+udp://192.0.2.53 is refused" in \
         " ".join(capsys.readouterr().out.split())
-    assert "error: the plaintext server" in render(screen)
+    assert "Error: The plaintext server" in render(screen)
     assert editor.config.resolve_mode == ResolveMode.BACKUP
 
 
 def test_server_screen_edits_and_removes():
     editor = EdnsEditor()
-    editor.add_server("dns+tls://192.0.2.53#dot.example domain=lab.example")
+    editor.add_server("dns+tls://192.0.2.53#dot.example", "lab.example")
     screen = ServerScreen(editor, 0)
     text = render(screen)
     assert "1) Address: dns+tls://192.0.2.53#dot.example" in text
@@ -148,13 +170,19 @@ def test_ca_screen_marks_selected_certificates(test_ca):
 
 def test_summary_shows_the_section_and_the_messages():
     editor = EdnsEditor()
-    editor.add_server("dns+tls://192.0.2.60#dot.lab.example domain=lab.example")
+    editor.add_server("dns+tls://192.0.2.60#dot.lab.example", "lab.example")
     text = render(SummaryScreen(editor))
     assert "lab.example: dns+tls://192.0.2.60#dot.lab.example" in text
     assert "The system trust store authenticates the DNS servers." in text
-    assert "  %addon org_edns_addon --resolve-mode=exclusive --backend=dnsconfd\n" \
-           "  dns+tls://192.0.2.60#dot.lab.example domain=lab.example\n  %end" in text
-    assert "error: every server is routed with domain=" in text
+    assert "Error: Every server has routed domains; add at least one server without routed\n" \
+           "domains to serve all other names." in text
+    # The installer's summary is no kickstart; the editor of a kickstart file shows the
+    # section it writes there, as the file's text.
+    assert "%addon" not in text
+    assert "As the kickstart file gets it:\n" \
+           "  %addon org_edns_addon --resolve-mode=exclusive --backend=dnsconfd\n" \
+           "  dns+tls://192.0.2.60#dot.lab.example domain=lab.example\n  %end" in \
+        render(SummaryScreen(editor, kickstart=True))
 
 
 @pytest.mark.root
@@ -180,9 +208,9 @@ def test_check_screen_without_servers():
 
 def test_check_screen_says_why_a_configuration_with_errors_is_not_checked():
     editor = EdnsEditor()
-    editor.add_server("dns+tls://192.0.2.1#dot.example domain=lab.example")
-    assert "Not checked: the encrypted DNS configuration has errors: every server is " \
-           "routed with domain=" in " ".join(render(CheckScreen(editor)).split())
+    editor.add_server("dns+tls://192.0.2.1#dot.example", "lab.example")
+    assert "Not checked: the encrypted DNS configuration has errors: every server has " \
+           "routed domains" in " ".join(render(CheckScreen(editor)).split())
 
 
 def test_save_refusal_keeps_the_first_screen(capsys):
@@ -191,7 +219,7 @@ def test_save_refusal_keeps_the_first_screen(capsys):
     screen = MainScreen(EdnsEditor(), save, "to save")
     assert screen.input(None, "c") == InputState.DISCARDED
     assert not screen.saved
-    assert "error: not written" in capsys.readouterr().out
+    assert "Error: Not written: the configuration has errors." in capsys.readouterr().out
 
 
 def test_every_sentence_naming_the_trust_says_what_staging_uses(test_ca):
@@ -204,6 +232,7 @@ def test_every_sentence_naming_the_trust_says_what_staging_uses(test_ca):
     said = "tls-ca-bundle.pem alone authenticates the DNS servers; it is placed at %s." \
         % DOT_CA_BUNDLE_PATH
     assert "5) CA certificates: %s" % said in " ".join(render(main_screen(editor)).split())
-    summary = " ".join(render(SummaryScreen(editor)).split())
+    summary = summary_lines(editor)
     assert said in summary
-    assert "system trust store" not in summary.split("%addon")[0]
+    # What is configured comes before a blank line, the problems after it.
+    assert not [line for line in summary[:summary.index("")] if "system trust store" in line]

@@ -140,9 +140,10 @@ def _server_address(text, address_text, port_text, name, tls, bare):
         fixed = "%s://ADDR%s" % (PLAIN_SCHEME, port)
     raise ModelError(_("%(server)r names the server by a host name, %(host)s, and "
                        "NetworkManager, Unbound and FreeIPA take a DNS server by its IP "
-                       "address only (the TLS name goes after '#'); write %(fixed)s, with "
-                       "ADDR the address of %(host)s") % {
-                           "server": text, "host": address_text, "fixed": fixed}) from None
+                       "address only (the TLS name goes after '#'); %(fix)s") % {
+                           "server": text, "host": address_text,
+                           "fix": terms.HOST_NAME_FIX({"fixed": fixed, "host": address_text})}) \
+        from None
 
 
 def _is_ipv6(text):
@@ -235,8 +236,8 @@ class DotServer:
                                     "#" + name if name else ""))
             if hostport.count(":") > 1:
                 if not bare and not _is_ipv6(hostport):
-                    raise ModelError(_("%r is neither ADDRESS:PORT nor an IPv6 address in "
-                                     "brackets") % hostport)
+                    raise ModelError(_("%r is neither an address with a port nor an IPv6 "
+                                       "address in brackets") % hostport)
                 if not bare:
                     raise ModelError(_("the IPv6 address in %r must be in brackets, like "
                                      "dns+tls://[2001:db8::53]:853#dot.example") % text)
@@ -536,9 +537,10 @@ class EdnsConfig:
             where = (servers[0].lineno, servers[0].filename)
             zone = unbound_zone_of(domain)
             if zone in UNBOUND_LOOPBACK_ZONES:
-                error(_("domain=%s is the host's own loopback names (RFC 6761, 6303), which "
+                error(_("%s is the host's own loopback names (RFC 6761, 6303), which "
                         "Unbound answers itself with either backend and never forwards; drop "
-                        "it from domain=") % domain, *where)
+                        "it from %s") % (terms.ROUTED_DOMAIN(domain), terms.ROUTED_DOMAINS),
+                      *where)
                 continue
             below = [name for name in unbound_zones_below(domain)
                      if name not in UNBOUND_LOOPBACK_ZONES]
@@ -551,22 +553,25 @@ class EdnsConfig:
                         "Unbound answers itself (NXDOMAIN for every name: special-use names "
                         "and the reverse zones of private addresses, RFC 6761, 6303 and 8375), "
                         "and dnsconfd writes no local-zone into Unbound's configuration to "
-                        "lift it; use --backend=unbound, whose Unbound file lifts it for the "
+                        "lift it; use %(unbound)s, whose Unbound file lifts it for the "
                         "routed domains") % {"domain": domain, "server": servers[0].uri(),
-                                             "zone": zone}, *where)
+                                             "zone": zone,
+                                             "unbound": terms.backend(Backend.UNBOUND)},
+                      *where)
             else:
-                warning(_("the names in %(zones)s, inside domain=%(domain)s, never reach "
+                warning(_("the names in %(zones)s, inside %(domain)s, never reach "
                           "%(server)s: Unbound answers those zones itself (NXDOMAIN, RFC 6303), "
                           "and dnsconfd writes no local-zone into Unbound's configuration to "
-                          "lift them; use --backend=unbound, whose Unbound file lifts them")
-                        % {"zones": ", ".join(below), "domain": domain,
-                           "server": servers[0].uri()}, *where)
+                          "lift them; use %(unbound)s, whose Unbound file lifts them")
+                        % {"zones": ", ".join(below), "domain": terms.ROUTED_DOMAIN(domain),
+                           "server": servers[0].uri(),
+                           "unbound": terms.backend(Backend.UNBOUND)}, *where)
         for where, names in lifted.items():
             warning(_("the names in %s, which Unbound keeps to itself by default (special-use "
                       "names and the reverse zones of private addresses, RFC 6761, 6303 and "
                       "8375), are forwarded by this addon's Unbound (it writes a transparent "
                       "local-zone for them); the installer's initramfs, which speaks through "
-                      "dnsconfd whatever --backend says, gives them NXDOMAIN: name no host "
+                      "dnsconfd with either backend, gives them NXDOMAIN: name no host "
                       "there in the installer's boot options (inst.ks=, inst.repo=)")
                     % ", ".join(names), *where)
 

@@ -42,6 +42,7 @@ import time
 from dataclasses import dataclass
 from typing import List, Optional
 
+from org_edns_addon import terms
 from org_edns_addon.fileio import error_text
 from org_edns_addon.i18n import N_, P_, _
 from org_edns_addon.constants import (CHECK_HANDSHAKES_AT_ONCE, CHECK_MAX_PARALLEL,
@@ -172,8 +173,8 @@ def check_servers(config: EdnsConfig, ca_bundle: Optional[bytes] = None,
     load("dns.rcode", _("the pre-flight check of the DNS servers"))
 
     context = _verifying_context(ca_bundle, anchors)
-    trusted_by = (_("a CA of the kickstart's --ca bundle") if ca_bundle is not None else
-                  _("a CA the system trusts (or a %certificate --type=anchor)"))
+    trusted_by = (str(terms.CA_OF_BUNDLE) if ca_bundle is not None else
+                  _("a CA the system trusts (or %s)") % terms.ANCHOR)
     queries = {}     # one query (and its wire) for each name asked
     probes = [_ServerProbe(server, context, trusted_by, qname, queries)
               for server in config.servers]

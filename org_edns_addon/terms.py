@@ -86,6 +86,11 @@ class Term:
         return Term(self._kickstart, self._screen, value)
 
     @property
+    def takes_value(self):
+        """Whether this term is said with a value: ``%s`` (or ``%(name)s``, a mapping)."""
+        return "%s" in self._kickstart or "%(" in self._kickstart
+
+    @property
     def kickstart(self):
         return self._fill(self._kickstart)
 
@@ -108,23 +113,41 @@ class Term:
 RESOLVE_MODE = Term("--resolve-mode=%s", N_("the resolve mode “%s”"))
 BACKEND = Term("--backend=%s", N_("the backend “%s”"))
 ROUTED_DOMAINS = Term("domain=", N_("routed domains"))
+ROUTED_DOMAIN = Term("domain=%s", N_("the routed domain %s"))
 # The list of certificates that alone authenticate the servers, as a noun.
 CA_LIST = Term("--ca", N_("the list of CA certificates selected for the DNS servers"))
 # A parenthesis after a certificate's name saying that it is one of that list.
 CA_MARK = Term(" (--ca)", "")
+# What signs a server's certificate that those certificates authenticate.
+CA_OF_BUNDLE = Term("a CA of the kickstart's --ca bundle",
+                    N_("one of the CA certificates selected for the DNS servers"))
 SEARCH = Term("--search", N_("the list of search domains"))
 CA_NAME = Term("--ca=%s", N_("the selected certificate %s"))
 CERTIFICATE = Term("%%certificate --filename=%s", N_("the certificate %s"))
 CERTIFICATE_SECTION = Term("%certificate", N_("certificate"))
-ANCHOR = Term("%certificate --type=anchor", N_("an anchor certificate"))
+CERTIFICATE_SECTIONS = Term("%certificate sections", N_("certificates"))
+CERTIFICATE_FILE_NAME = Term("%certificate --filename", N_("certificate of that name"))
+CA_NAMES = Term("--ca=%s", N_("the selected certificates %s"))
+# "… to say so": that the certificate is one of those that authenticate the servers.
+SELECT_IT = Term("name it in --ca", N_("select it for the DNS servers"))
+ANCHOR = Term("a %certificate --type=anchor", N_("an anchor certificate"))
 FILE_NAME = Term("--filename=%s", N_("the file name %s"))
 DIRECTORY = Term("--dir", N_("its directory"))
+DIRECTORY_NOUN = Term("--dir", N_("directory"))
+FILE_NAME_NOUN = Term("--filename", N_("file name"))
+DIRECTORY_OR_FILE_NAME = Term("--dir or --filename", N_("directory or file name"))
+FILE_NAME_OR_DIRECTORY = Term("--filename or --dir", N_("file name or directory"))
+TYPE_NOUN = Term("--type", N_("type"))
 DIRECTORY_VALUE = Term("--dir=%s", N_("the directory %s"))
 DIRECTORY_AND_FILE_NAME = Term("--dir and --filename", N_("its directory and file name"))
 CERTIFICATE_TYPE = Term("--type=%s", N_("the certificate type %s"))
 # What a server is added as: a line of the section's body, or a server in a list.
 SERVER_LINE = Term("a line", N_("a server"))
 TLS_NAME_SUFFIX = Term("#NAME", N_("its TLS name after '#'"))
+# How to write a server named by a host name, HOST, instead: FIXED is its line with ADDR.
+HOST_NAME_FIX = Term("write %(fixed)s, with ADDR the address of %(host)s",
+                     N_("write the IP address of %(host)s in its place, and the TLS name "
+                        "after '#'"))
 DOT_SERVER_FORM = Term("dns+tls://ADDR#NAME", N_("a DoT server with its TLS name"))
 
 

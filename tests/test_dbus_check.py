@@ -81,9 +81,10 @@ def test_a_server_whose_ca_is_not_the_kickstarts_is_unknown(service_for, dot_ups
     proxy = service_for([dot_upstream.server_line()], dot_pki.other_ca.pem)
     [check] = reply_of(proxy)
     assert (check["outcome"], check["rtt-ms"]) == ("unknown CA", 0.0)
+    # Said to the screen that asked, in its words.
     assert check["reason"] == ("the server's certificate (issued by CN=Test DNS CA) is not "
-                               "signed by a CA of the kickstart's --ca bundle; add the CA that "
-                               "issued it")
+                               "signed by one of the CA certificates selected for the DNS "
+                               "servers; add the CA that issued it")
 
 
 @pytest.mark.root

@@ -261,8 +261,8 @@ def test_removing_a_certificate_deselects_it(test_ca):
 
 def test_unknown_ca_name_is_an_error():
     editor = EdnsEditor(EdnsState(EdnsConfig(ca_names=("gone.pem",))))
-    assert "--ca=gone.pem names no %certificate --filename (there is no %certificate at all); " \
-           "add that %certificate or fix the name" in editor.errors()
+    assert "the selected certificate gone.pem names no certificate of that name (there is no " \
+           "certificate at all); add that certificate or fix the name" in editor.errors()
 
 
 def test_servers_are_checked_with_the_trust_the_module_stages(test_ca):

@@ -118,6 +118,14 @@ class Keyboard:
     def type(self, text):
         self._xdotool("type", "--delay", "0", text)
 
+    def focus(self, window):
+        """Give WINDOW (a shown Gtk.Window) the keyboard, as the installer's window manager
+        (gnome-kiosk) gives a new window it; no window manager runs here."""
+        import gi
+        gi.require_version("GdkX11", "3.0")
+        from gi.repository import GdkX11  # noqa: F401  (get_xid of an X11 window)
+        self._xdotool("windowfocus", "--sync", str(window.get_window().get_xid()))
+
 
 @pytest.fixture
 def shown_page(gtk, tmp_path):

@@ -76,7 +76,10 @@ def test_the_page_shows_a_kickstart_read_from_the_module(shown_page, bus, bus_ad
     [certificate] = rows(page.certificates.store)
     assert certificate[:2] == [True, "dns-ca.pem (the kickstart)"]
     assert certificate[2].startswith("CN=Test DNS CA, valid until ")
-    assert page.certificates.trust_label.get_text() == page.editor.state.trust.describe() == \
+    # The trust's one sentence, in the page's words (validate's says "dns-ca.pem (--ca)").
+    assert page.certificates.trust_label.get_text() == page.editor.trust_sentence() == \
+        "dns-ca.pem alone authenticates the DNS servers, as the bundle %s." % DOT_CA_BUNDLE_PATH
+    assert page.editor.state.trust.describe() == \
         "dns-ca.pem (--ca) alone authenticates the DNS servers, as the bundle %s." \
         % DOT_CA_BUNDLE_PATH
     # prefer says what plaintext it lets out (model.py, the header line's warning), beside
@@ -228,7 +231,7 @@ def test_choosing_a_ca_changes_what_authenticates_the_servers(shown_page, kickst
     assert page.editor.config.ca_names == ("dns-ca.pem",)
     assert rows(certificates.store)[0][0] is True
     assert certificates.trust_label.get_text() == (
-        "dns-ca.pem (--ca) alone authenticates the DNS servers, as the bundle %s."
+        "dns-ca.pem alone authenticates the DNS servers, as the bundle %s."
         % DOT_CA_BUNDLE_PATH)
 
     toggle.emit("toggled", "1")               # a server certificate cannot authenticate
@@ -268,7 +271,7 @@ def test_a_pem_file_picked_in_the_file_chooser_is_added_and_authenticates(
     assert added.directory == DOT_CA_DIR and added.blocks[0].subject == "CN=Corp DNS CA"
     assert page.editor.added_certificates == (added,)
     assert certificates.trust_label.get_text().startswith(
-        "corp-ca.pem (--ca) alone authenticates the DNS servers")
+        "corp-ca.pem alone authenticates the DNS servers, as the bundle ")
 
     certificates.view.get_selection().select_path(0)
     assert certificates.remove_button.get_sensitive()
@@ -447,3 +450,67 @@ def test_a_check_the_module_refuses_says_why(shown_page, bus, bus_address):
         assert read_config(proxy).servers == ()
     assert page.check.status.get_text().startswith("Not checked: ")
     assert rows(page.check.store) == []
+
+
+def in_view(page, widget):
+    """Whether WIDGET is wholly inside the page's visible part (not below its fold)."""
+    position = widget.translate_coordinates(page.widget, 0, 0)
+    return position is not None and widget.get_mapped() and \
+        0 <= position[1] and position[1] + widget.get_allocated_height() <= \
+        page.widget.get_allocated_height()
+
+
+@pytest.mark.parametrize("presses, mode", [(1, "prefer"), (2, "backup")])
+def test_what_plaintext_a_mode_lets_out_is_said_where_it_is_chosen(shown_page, gtk, presses,
+                                                                  mode):
+    page, _, keys = shown_page(editor_of(SERVER, ROUTED + " domain=lab.example"))
+    options = page.options
+    assert not options.mode_warning.get_visible()
+    keys.alt("m")
+    keys.press(*["Down"] * presses)
+    assert options.mode_combo.get_active_id() == mode
+    # Right under the mode, with the warning icon, and the page scrolled to it.
+    wait_for(lambda: settle(gtk) or in_view(page, options.mode_warning),
+             what="the warning in view")
+    combo_y = options.mode_combo.translate_coordinates(page.widget, 0, 0)[1]
+    warning_y = options.mode_warning.translate_coordinates(page.widget, 0, 0)[1]
+    assert 0 < warning_y - combo_y <= 2 * options.mode_combo.get_allocated_height()
+    assert page_object(page, "ednsResolveModeWarningIcon").get_icon_name()[0] == \
+        "dialog-warning-symbolic"
+    said = options.mode_warning_text.get_text()
+    assert said.startswith("The resolve mode “%s” lets plaintext DNS leave the host" % mode)
+    assert "Warning: " + said in page.problems_label.get_text().splitlines()
+    # What the mode does, beside it: no failover, whichever it is.
+    assert "fail" not in options.mode_text.get_text().replace("not a fallback when these fail",
+                                                              "")
+    keys.press("Up")
+    assert options.mode_combo.get_active_id() == ("exclusive" if presses == 1 else "prefer")
+    assert options.mode_warning.get_visible() == (presses == 2)
+
+
+def test_the_file_chooser_fits_the_window_and_gives_the_keyboard_back_to_its_button(
+        shown_page, gtk):
+    page, window, keys = shown_page(editor_of(SERVER))
+    certificates = page.certificates
+    keys.alt("p")
+    wait_for(lambda: settle(gtk) or (certificates.dialog is not None and
+                                     certificates.dialog.get_mapped()),
+             what="the file chooser on the screen")
+    dialog = certificates.dialog
+    keys.focus(dialog)
+    assert dialog.is_active()
+    # Within Anaconda's smallest screen (this window is 800x600), centred on it.
+    width, height = dialog.get_size()
+    x, y = dialog.get_position()
+    assert 0 <= x and x + width <= 800 and 0 <= y and y + height <= 600, (x, y, width, height)
+
+    keys.press("Escape")
+    wait_for(lambda: settle(gtk) or window.is_active(), what="the page with the keyboard")
+    assert certificates.dialog is None
+    assert focus_name(window.get_focus(), gtk) == "ednsReadPemButton"
+    # So Return opens it again (never presses something else of the window).
+    keys.enter()
+    wait_for(lambda: settle(gtk) or certificates.dialog is not None, what="the chooser again")
+    certificates.dialog.response(gtk.ResponseType.CANCEL)
+    settle(gtk)
+    assert page.editor.certificates == ()

@@ -138,6 +138,8 @@ class CertificatesSection:
         path = dialog.get_filename() if response == Gtk.ResponseType.ACCEPT else None
         dialog.destroy()
         self.dialog = None
+        # The keyboard back to this button (else to the window's first focusable widget:
+        # the spoke window's Done, which the next Return would press).
         self.read_button.grab_focus()
         if path:
             self.add_file(path)

@@ -26,9 +26,9 @@ from lab.bus import wait_for
 from org_edns_addon.model import Backend, DotServer, EdnsConfig, ResolveMode
 from org_edns_addon.ui.editor import EditError, read_ca_pem
 from org_edns_addon.dbus.identifiers import EDNS
-from org_edns_addon.ui.module_client import (ModuleView, hub_status, read_certificates,
-                                             read_config, read_editor, write_config,
-                                             write_editor)
+from org_edns_addon.ui.module_client import (InstallerApply, ModuleView, hub_status,
+                                             read_certificates, read_config, read_editor,
+                                             write_config, write_editor)
 from tests.conftest import needs_certificate_type
 from tests.dbus_fixtures import plain_structures, running_template_service
 
@@ -230,3 +230,41 @@ def test_a_hub_redraw_asks_the_module_once_and_again_only_after_it_changed(edns_
     other.ResolveMode = "backup"
     wait_for(lambda: view.status.line == "1 DoT server, backup", what="PropertiesChanged")
     assert counting.calls.count("Validate") == 2
+
+
+def test_a_failed_apply_stops_the_hub_until_the_person_decides(edns_proxy):
+    proxy, _ = edns_proxy
+    editor = read_editor(proxy)
+    editor.add_server("dns+tls://192.0.2.53#dot.example")
+    write_config(proxy, editor.config)
+    judged = hub_status(proxy)
+    assert judged.completed and not judged.mandatory
+    applying = InstallerApply()
+
+    applying.start()
+    shown = applying.seen_by_hub(judged)
+    assert shown.line == "Applying encrypted DNS to the installer…"
+    applying.finished("The installer could not switch to encrypted DNS: ...")
+    # Anaconda's hub: a mandatory spoke not completed gets the warning icon and holds
+    # Begin Installation (hubs/__init__.py _updateCompleteness, continuePossible).
+    shown = applying.seen_by_hub(judged)
+    assert (shown.line, shown.completed, shown.mandatory) == (
+        "Error applying encrypted DNS to the installer", False, True)
+    applying.accept()
+    shown = applying.seen_by_hub(judged)
+    assert (shown.line, shown.completed, shown.mandatory) == (
+        "1 DoT server, exclusive; installed system only", True, False)
+    # A new apply forgets the failure and the decision.
+    applying.start()
+    applying.finished()
+    assert applying.seen_by_hub(judged) == judged
+
+
+def test_a_failed_apply_of_a_configuration_since_removed_stops_nothing(edns_proxy):
+    proxy, _ = edns_proxy
+    applying = InstallerApply()
+    applying.start()
+    applying.finished("The installer could not switch to encrypted DNS: ...")
+    # Every server removed: encrypted DNS is not configured, and optional again.
+    shown = applying.seen_by_hub(hub_status(proxy))
+    assert (shown.line, shown.completed, shown.mandatory) == ("Not configured", False, False)

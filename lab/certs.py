@@ -92,10 +92,11 @@ def subject_alternative_names_der(dns_names=(), ip_octets=()):
 
 
 def make_ca(common_name="Test DNS CA", not_before=None, not_after=None, ca=True,
-            key_cert_sign=True, organization=None):
+            key_cert_sign=True, organization=None, key=None):
     """A self-signed CA (or, with ca=False, a self-signed non-CA) certificate; its subject
-    is COMMON_NAME and ORGANIZATION (if given), of any characters and length."""
-    key = ec.generate_private_key(ec.SECP256R1())
+    is COMMON_NAME and ORGANIZATION (if given), of any characters and length; KEY is its
+    key (another certificate of the same root keeps it), new by default."""
+    key = key or ec.generate_private_key(ec.SECP256R1())
     not_before = not_before or now() - DAY
     not_after = not_after or now() + 30 * DAY
     name = _name(common_name, organization)
@@ -113,6 +114,36 @@ def make_ca(common_name="Test DNS CA", not_before=None, not_after=None, ca=True,
                    crl_sign=key_cert_sign, encipher_only=False, decipher_only=False),
                    critical=True))
     return Issued(builder.sign(key, hashes.SHA256()), key)
+
+
+def make_intermediate(issuer, common_name="Test Issuing CA", not_before=None, not_after=None,
+                      key=None):
+    """An intermediate CA: a CA certificate for COMMON_NAME signed by ISSUER (a root or
+    another intermediate), with basicConstraints CA:TRUE and keyCertSign as a PKI issues
+    one; KEY is its key (a renewal of the same intermediate keeps it), new by default."""
+    key = key or ec.generate_private_key(ec.SECP256R1())
+    not_before = not_before or now() - DAY
+    not_after = not_after or now() + 30 * DAY
+    builder = (x509.CertificateBuilder()
+               .subject_name(_name(common_name)).issuer_name(issuer.cert.subject)
+               .public_key(key.public_key()).serial_number(x509.random_serial_number())
+               .not_valid_before(not_before).not_valid_after(not_after)
+               .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+               .add_extension(x509.KeyUsage(
+                   digital_signature=False, content_commitment=False, key_encipherment=False,
+                   data_encipherment=False, key_agreement=False, key_cert_sign=True,
+                   crl_sign=True, encipher_only=False, decipher_only=False), critical=True))
+    return Issued(builder.sign(issuer.key, hashes.SHA256()), key)
+
+
+def with_trust_settings(issued, directory, *options):
+    """ISSUED's certificate as `openssl x509 -trustout OPTIONS` writes it (OPTIONS such as
+    "-addreject", "serverAuth"): a TRUSTED CERTIFICATE block with OpenSSL's trust
+    settings, made by OpenSSL itself in DIRECTORY."""
+    path = directory / "trust-settings-input.pem"
+    path.write_text(issued.pem)
+    return subprocess.run(["openssl", "x509", "-in", str(path), "-trustout", *options],
+                          check=True, capture_output=True, text=True, timeout=60).stdout
 
 
 def make_server(issuer, dns_names=("dot.test",), ip_addresses=(), not_before=None,

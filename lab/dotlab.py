@@ -17,7 +17,10 @@ demo's proof (``scripts/prove.py``) all use it. Nothing here needs pytest.
 
 - ``DotPki.create``: a test CA, server certificates for ``TLS_NAMES`` (one
   valid, one expired) and an unrelated CA, written to files.
-- ``start_dot_upstream``: Unbound as a DoT-only server answering a zone.
+- ``TwoTierPki.create``: a company's PKI, root CA and intermediate CA, and a server
+  certificate the intermediate issued, sent with the intermediate or alone.
+- ``start_dot_upstream``: Unbound as a DoT-only server answering a zone
+  (``WITHOUT_INTERNET``: and nothing else, as a resolver without a route out).
 - ``start_forwarder``: Unbound forwarding over TLS from a configuration text.
 - ``PrivateNetwork``: a network namespace with nothing but loopback, so that a
   resolver can listen on its real address and port (127.0.0.55:53) and the
@@ -73,6 +76,10 @@ ZONE_RECORDS = (
     "%s. 300 IN A %s" % (ANSWER_NAME, ANSWER_ADDRESS),
     "%s. 300 IN A 192.0.2.53" % TLS_NAME,
 )
+# An upstream's settings that leave it without the Internet, as an internal resolver
+# with no route out: it may query no address at all, and answers SERVFAIL for every name
+# it does not serve itself (and never tries to reach the root servers).
+WITHOUT_INTERNET = ("do-not-query-address: 0.0.0.0/0", "do-not-query-address: ::/0")
 STARTUP_SECONDS = 10.0
 STOP_SECONDS = 5.0
 QUERY_SECONDS = 10.0
@@ -104,6 +111,13 @@ DNSCONFD_DEFAULT_CA_BUNDLES = (c.DOT_CA_BUNDLE_PATH,
 SYSTEM_UNBOUND_INCLUDE = "/etc/unbound/conf.d/*.conf"
 
 
+def _made(directory):
+    """DIRECTORY as a Path, made if it is missing."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
 @dataclass
 class DotPki:
     """The certificates of a DoT test set-up, each also written as a file."""
@@ -115,8 +129,7 @@ class DotPki:
 
     @classmethod
     def create(cls, directory):
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
+        directory = _made(directory)
         ca = certs.make_ca("Test DNS CA")
         pki = cls(
             directory=directory,
@@ -142,6 +155,34 @@ class DotPki:
     def files(self, stem):
         """(certificate path, key path) of the certificate STEM ("server", ...)."""
         return self.directory / ("%s.pem" % stem), self.directory / ("%s.key" % stem)
+
+
+@dataclass
+class TwoTierPki:
+    """A company's two-tier PKI: a root CA, the intermediate CA it issued, and a DoT
+    server's certificate for ``TLS_NAMES`` that the intermediate issued, each also a
+    file. ``files(chain=True)`` is the server's certificate file as a server sends it
+    (its certificate, then the intermediate's), ``files(chain=False)`` its certificate
+    alone."""
+    directory: Path
+    root: certs.Issued
+    intermediate: certs.Issued
+    server: certs.Issued
+
+    @classmethod
+    def create(cls, directory):
+        root = certs.make_ca("Corp Root CA")
+        intermediate = certs.make_intermediate(root, "Corp Issuing CA")
+        server = certs.make_server(intermediate, TLS_NAMES)
+        directory = _made(directory)
+        server.write(directory, "server")
+        (directory / "server-chain.pem").write_text(server.pem + intermediate.pem)
+        return cls(directory, root, intermediate, server)
+
+    def files(self, chain=True):
+        """(certificate path, key path) of the server, with the intermediate or not."""
+        return (self.directory / ("server-chain.pem" if chain else "server.pem"),
+                self.directory / "server.key")
 
 
 def _die_with_parent():
@@ -404,12 +445,14 @@ def _wait_until_listening(unbound):
 
 
 def start_dot_upstream(workdir, address, cert_path, key_path, records=ZONE_RECORDS,
-                       zone=ZONE, tls_name=TLS_NAME, port=None, network=HOST_NETWORK):
+                       zone=ZONE, tls_name=TLS_NAME, port=None, network=HOST_NETWORK,
+                       settings=()):
     """Start Unbound as a DoT-only server on ADDRESS (a free port unless PORT).
 
     It answers RECORDS authoritatively for ZONE (a name, or a tuple of them; NXDOMAIN
     for other names there, REFUSED below REFUSED_ZONE), does not serve plain UDP or TCP,
-    and logs every query it gets.
+    and logs every query it gets. SETTINGS are more ``server:`` lines
+    (``WITHOUT_INTERNET``).
     """
     workdir = Path(workdir)
     port = port or free_port(address, network)
@@ -421,7 +464,8 @@ def start_dot_upstream(workdir, address, cert_path, key_path, records=ZONE_RECOR
         "  do-udp: no",
     ] + ['  local-zone: "%s" static' % name for name in zones] + [
         '  local-zone: "%s." refuse' % REFUSED_ZONE,
-    ] + ['  local-data: "%s"' % record for record in records]) + "\n"
+    ] + ['  local-data: "%s"' % record for record in records] +
+        ["  %s" % line for line in settings]) + "\n"
     return start_unbound(workdir, text, address, port, process_class=DotUpstream,
                          network=network, tls_name=tls_name)
 

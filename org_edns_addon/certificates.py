@@ -63,6 +63,7 @@ initramfs and the system need to start:
 """
 
 import datetime
+import enum
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -73,7 +74,7 @@ from org_edns_addon import terms
 from org_edns_addon.constants import (CERT_TYPE_ANCHOR, CERT_TYPE_DIRS, MAX_FILE_NAME_BYTES,
                                       MAX_PATH_BYTES, MAX_PEM_BYTES)
 from org_edns_addon.echo import named
-from org_edns_addon.i18n import _
+from org_edns_addon.i18n import N_, _
 
 
 class CertificateError(ValueError):
@@ -122,7 +123,9 @@ class CertificateBlock:
     """One parsed X.509 certificate and the line its PEM block starts on (0-based).
 
     ``trusted`` is the whole DER of a ``TRUSTED CERTIFICATE`` block (the certificate
-    followed by OpenSSL's X509_AUX trust settings), else None."""
+    followed by OpenSSL's X509_AUX trust settings), else None; ``trusted_for`` and
+    ``rejected_for`` are the purposes (dotted OIDs) its trust settings trust and reject,
+    each None when the settings hold no such list (``server_auth_trust``)."""
     fingerprint: str
     subject: str
     not_before: datetime.datetime
@@ -130,6 +133,8 @@ class CertificateBlock:
     line: int = field(compare=False)
     certificate: object = field(compare=False, repr=False)   # cryptography's x509.Certificate
     trusted: Optional[bytes] = field(default=None, compare=False, repr=False)
+    trusted_for: Optional[Tuple[str, ...]] = field(default=None, compare=False, repr=False)
+    rejected_for: Optional[Tuple[str, ...]] = field(default=None, compare=False, repr=False)
 
     def to_pem(self):
         """The certificate alone as a ``CERTIFICATE`` block (what Python's ``ssl`` reads)."""
@@ -329,9 +334,9 @@ def _refuse_non_ascii(line, number):
                              "file") % _first_non_ascii(line), number)
 
 
-def _der_length(der):
-    """The length of the DER element at the start of DER (bytes), or None if it is not
-    one whole element there."""
+def _der_header(der):
+    """(header length, whole length) of the DER element at the start of DER (bytes), or
+    None if it is not one whole element there."""
     if len(der) < 2:
         return None
     first = der[1]
@@ -343,20 +348,86 @@ def _der_length(der):
             return None
         size, header = int.from_bytes(der[2:2 + count], "big"), 2 + count
     total = header + size
-    return total if total <= len(der) else None
+    return (header, total) if total <= len(der) else None
+
+
+def _der_length(der):
+    """The length of the DER element at the start of DER (bytes), or None if it is not
+    one whole element there."""
+    found = _der_header(der)
+    return found[1] if found else None
+
+
+def _der_elements(der):
+    """(tag, content) of each DER element of DER, one after the other; None if DER is not
+    whole elements."""
+    elements = []
+    while der:
+        found = _der_header(der)
+        if found is None:
+            return None
+        header, length = found
+        elements.append((der[0], der[header:length]))
+        der = der[length:]
+    return elements
+
+
+def _object_identifier(content):
+    """The dotted text of an OBJECT IDENTIFIER's CONTENT bytes, or None."""
+    if not content or content[-1] & 0x80:
+        return None
+    arcs, value = [], 0
+    for byte in content:
+        value = (value << 7) | (byte & 0x7f)
+        if not byte & 0x80:
+            arcs.append(value)
+            value = 0
+    first = min(arcs[0] // 40, 2)
+    return ".".join(str(arc) for arc in [first, arcs[0] - 40 * first] + arcs[1:])
+
+
+def _purposes(content):
+    """The dotted OIDs of a SEQUENCE OF OBJECT's CONTENT, or None if it is not one."""
+    elements = _der_elements(content)
+    if elements is None or any(tag != 0x06 for tag, _content in elements):
+        return None
+    found = tuple(_object_identifier(oid) for _tag, oid in elements)
+    return None if None in found else found
+
+
+def _trust_settings(aux):
+    """(trusted purposes, rejected purposes) of the DER X509_CERT_AUX AUX, each None when
+    absent, as OpenSSL's d2i_X509_AUX (crypto/x509/x_x509a.c: ``trust`` SEQUENCE OF
+    OBJECT, ``reject`` [0] IMPLICIT SEQUENCE OF OBJECT, then alias, keyid, other);
+    False when AUX is not one."""
+    outer = _der_elements(aux)
+    if not outer or len(outer) != 1 or outer[0][0] != 0x30:
+        return False
+    inner = _der_elements(outer[0][1])
+    if inner is None:
+        return False
+    lists = {0x30: None, 0xa0: None}
+    for tag, content in inner:
+        if tag in lists:
+            lists[tag] = _purposes(content)
+            if lists[tag] is None:
+                return False
+    return lists[0x30], lists[0xa0]
 
 
 def _trusted_certificate(der, line):
-    """The leading certificate of a ``TRUSTED CERTIFICATE`` block's DER: OpenSSL's
-    ``d2i_X509_AUX`` (crypto/x509/x_x509.c) reads the certificate, then, when bytes are
-    left, one X509_CERT_AUX SEQUENCE of trust settings."""
+    """(the certificate's DER, trusted purposes, rejected purposes) of a ``TRUSTED
+    CERTIFICATE`` block's DER: OpenSSL's ``d2i_X509_AUX`` (crypto/x509/x_x509.c) reads the
+    certificate, then, when bytes are left, one X509_CERT_AUX SEQUENCE of trust
+    settings."""
     length = _der_length(der) if der[:1] == b"\x30" else None
     rest = der[length:] if length is not None else b""
-    if length is None or (rest and (rest[:1] != b"\x30" or _der_length(rest) is None)):
+    settings = _trust_settings(rest) if rest else (None, None)
+    if length is None or settings is False:
         raise CertificateError(_("the TRUSTED CERTIFICATE block is not a certificate followed "
                                  "by its trust settings; paste it again from the original "
                                  "file (openssl x509 -trustout writes it)"), line)
-    return der[:length]
+    return (der[:length],) + settings
 
 
 def _block(label, line, body):
@@ -382,9 +453,10 @@ def _block(label, line, body):
     if label not in _CERTIFICATE_LABELS:
         return None
     trusted = der if label == _TRUSTED else None
+    certificate_der, trusted_for, rejected_for = _trusted_certificate(der, line) \
+        if trusted is not None else (der, None, None)
     try:
-        cert = x509.load_der_x509_certificate(
-            _trusted_certificate(der, line) if trusted is not None else der)
+        cert = x509.load_der_x509_certificate(certificate_der)
         # cryptography parses names and extensions lazily: a damaged one must
         # fail here, at the edge, not later in a rule, the probe or staging.
         subject = cert.subject.rfc4514_string()
@@ -399,6 +471,8 @@ def _block(label, line, body):
             line=line,
             certificate=cert,
             trusted=trusted,
+            trusted_for=trusted_for,
+            rejected_for=rejected_for,
         )
     except CertificateError:
         raise
@@ -461,11 +535,80 @@ def ca_problem(block):
     return None
 
 
+# The purposes a TRUSTED CERTIFICATE's trust settings name, by OID, as OpenSSL names them
+# (crypto/objects/objects.txt short names; `openssl x509 -addtrust` takes these).
+SERVER_AUTH = "1.3.6.1.5.5.7.3.1"
+ANY_PURPOSE = "2.5.29.37.0"
+_PURPOSE_NAMES = {SERVER_AUTH: "serverAuth", "1.3.6.1.5.5.7.3.2": "clientAuth",
+                  "1.3.6.1.5.5.7.3.3": "codeSigning", "1.3.6.1.5.5.7.3.4": "emailProtection",
+                  "1.3.6.1.5.5.7.3.8": "timeStamping", "1.3.6.1.5.5.7.3.9": "OCSPSigning",
+                  ANY_PURPOSE: "anyExtendedKeyUsage"}
+
+
+class ServerTrust(enum.Enum):
+    """What a certificate's own trust settings say of server authentication."""
+    TRUSTED = "trusted"
+    REJECTED = "rejected"
+    NEUTRAL = "neutral"
+
+
+def server_auth_trust(block):
+    """What BLOCK's trust settings say of authenticating a TLS server, as OpenSSL's
+    ``X509_check_trust(x, X509_TRUST_SSL_SERVER, 0)`` decides it (crypto/x509/x509_trust.c
+    ``trust_1oidany`` -> ``obj_trust``): a rejected serverAuth or anyExtendedKeyUsage
+    rejects, else a trusted one trusts, else a list of trusted purposes without either
+    rejects; without lists, NEUTRAL (OpenSSL then trusts a self-signed certificate, which
+    ``chains`` says). libssl asks for that trust when a client verifies a server
+    (ssl/ssl_cert.c ``ssl_verify_cert_chain``: ``X509_STORE_CTX_set_default`` of
+    "ssl_server"), and Unbound's tls-cert-bundle keeps a TRUSTED CERTIFICATE's settings
+    (``SSL_CTX_load_verify_locations`` -> crypto/pem/pem_info.c ``PEM_X509_INFO_read_bio``
+    reads it with ``d2i_X509_AUX``)."""
+    wanted = (SERVER_AUTH, ANY_PURPOSE)
+    if block.rejected_for is not None and any(oid in wanted for oid in block.rejected_for):
+        return ServerTrust.REJECTED
+    if block.trusted_for is not None:
+        if any(oid in wanted for oid in block.trusted_for):
+            return ServerTrust.TRUSTED
+        return ServerTrust.REJECTED
+    return ServerTrust.NEUTRAL
+
+
+def purpose_names(oids):
+    """OIDS (dotted) as OpenSSL's short names where it has one, for a sentence."""
+    return ", ".join(_PURPOSE_NAMES.get(oid, oid) for oid in oids)
+
+
+_PLAIN_FIX = N_("paste the certificate without trust settings instead (openssl x509 -in FILE "
+                "prints it as a plain CERTIFICATE), or give it -addtrust serverAuth and no "
+                "-addreject serverAuth")
+
+
+def trust_settings_problem(block):
+    """A sentence if BLOCK's trust settings exclude server authentication
+    (``server_auth_trust``): every chain that reaches it is then refused (crypto/x509/
+    x509_vfy.c ``check_trust``, X509_V_ERR_CERT_REJECTED), whatever else the bundle holds."""
+    if server_auth_trust(block) is not ServerTrust.REJECTED:
+        return None
+    values = {"subject": block.subject, "fix": _(_PLAIN_FIX)}
+    rejected = [oid for oid in block.rejected_for or () if oid in (SERVER_AUTH, ANY_PURPOSE)]
+    if rejected:
+        values["purposes"] = purpose_names(rejected)
+        return _("the trust settings of the TRUSTED CERTIFICATE %(subject)s reject server "
+                 "authentication (%(purposes)s): OpenSSL, and so Unbound, refuses every DNS "
+                 "server whose chain reaches it; %(fix)s") % values
+    values["purposes"] = purpose_names(block.trusted_for)
+    return _("the trust settings of the TRUSTED CERTIFICATE %(subject)s trust it only for "
+             "%(purposes)s, not for server authentication (serverAuth): OpenSSL, and so "
+             "Unbound, refuses every DNS server whose chain reaches it; %(fix)s") % values
+
+
 def authentication_problem(block, now=None):
     """A sentence unless BLOCK can authenticate DNS servers: a CA (``ca_problem``) valid at
-    NOW. The one rule for every certificate named by ``--ca`` or standing in for it, and
-    for every certificate added in the installer."""
-    return ca_problem(block) or validity_problem(block, now)
+    NOW whose trust settings do not exclude server authentication
+    (``trust_settings_problem``). The one rule for every certificate named by ``--ca`` or
+    standing in for it, and for every certificate added in the installer; whether a
+    chain through it reaches a root is ``chains``' rule."""
+    return ca_problem(block) or validity_problem(block, now) or trust_settings_problem(block)
 
 
 def can_authenticate(blocks, now=None):

@@ -188,6 +188,10 @@ CHECK_TIMEOUT_MAX_SECONDS = 300.0
 # must stay below the 25 s a D-Bus client (GLib) waits for a reply by default.
 DBUS_CHECK_TIMEOUT_MAX_SECONDS = 20.0
 CHECK_QUERY_TYPE = "A"
+# What the check asks a server whose TLS name is an address (or that has none), unless
+# the user names a name: every caching server answers it itself (RFC 6761 6.3), with or
+# without the Internet (probe.query_name).
+CHECK_SELF_ANSWERED_NAME = "localhost"
 # At most this many servers are checked at once, each with its own socket (in one thread):
 # more could run out of file descriptors (1 024 by default); the rest wait for a free one.
 CHECK_MAX_PARALLEL = 256

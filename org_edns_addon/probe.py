@@ -46,7 +46,8 @@ from org_edns_addon import terms
 from org_edns_addon.fileio import error_text
 from org_edns_addon.i18n import N_, P_, _
 from org_edns_addon.constants import (CHECK_HANDSHAKES_AT_ONCE, CHECK_MAX_PARALLEL,
-                                      CHECK_QUERY_TYPE, CHECK_SHOWN_NAMES,
+                                      CHECK_QUERY_TYPE, CHECK_SELF_ANSWERED_NAME,
+                                      CHECK_SHOWN_NAMES,
                                       CHECK_SHOWN_TEXT_CHARS, CHECK_TIMEOUT_SECONDS)
 from org_edns_addon.model import DotServer, EdnsConfig
 
@@ -55,6 +56,8 @@ _UNKNOWN_ISSUER_CODES = frozenset((2, 18, 19, 20, 21))
 _NOT_YET_VALID_CODE = 9
 _EXPIRED_CODE = 10
 _HOSTNAME_MISMATCH_CODE = 62
+# X509_V_ERR_CERT_REJECTED: trust settings of the bundle exclude server authentication.
+_REJECTED_CODE = 28
 _DNS_LENGTH_BYTES = 2
 # OpenSSL's default limit on the certificate chain a client accepts (SSL_MAX_CERT_LIST_DEFAULT).
 _MAX_CERTIFICATE_CHAIN_KIB = 100
@@ -155,16 +158,18 @@ class _Failed(Exception):
 def check_servers(config: EdnsConfig, ca_bundle: Optional[bytes] = None,
                   qname: Optional[str] = None, timeout: float = CHECK_TIMEOUT_SECONDS,
                   anchors: Optional[bytes] = None,
-                  within: Optional[float] = None) -> List[ServerCheck]:
+                  within: Optional[float] = None, authorities=()) -> List[ServerCheck]:
     """Check every server of CONFIG; results in the order of the servers.
 
-    CA_BUNDLE (PEM) alone authenticates the DoT servers when given; otherwise
-    the system trust store plus ANCHORS (PEM) does. QNAME is the name asked
-    (default: the server's first routed domain, else its TLS name). Each server
-    gets TIMEOUT seconds for everything, from its connection's start. Up to
-    ``CHECK_MAX_PARALLEL`` servers are connected at once (more wait for a free
-    socket); WITHIN, when given, bounds the whole check: no server is checked
-    past it, and one whose turn has not come by then is not checked.
+    CA_BUNDLE (PEM, as staging writes it) alone authenticates the DoT servers when
+    given, loaded as Unbound loads its tls-cert-bundle; otherwise the system trust
+    store plus ANCHORS (PEM) does. AUTHORITIES are the ``CertificateBlock``s of that
+    bundle or of those anchors: a refused server is explained in chain words from them
+    (``chains.refusal_reason``). QNAME is the name asked (default: ``query_name``).
+    Each server gets TIMEOUT seconds for everything, from its connection's start. Up
+    to ``CHECK_MAX_PARALLEL`` servers are connected at once (more wait for a free
+    socket); WITHIN, when given, bounds the whole check: no server is checked past it,
+    and one whose turn has not come by then is not checked.
     """
     # Loaded here, before any check's clock starts and before sockets hold descriptors.
     # An installer image may lack dnspython: then say so (dependencies.Unusable).
@@ -173,13 +178,38 @@ def check_servers(config: EdnsConfig, ca_bundle: Optional[bytes] = None,
     load("dns.rcode", _("the pre-flight check of the DNS servers"))
 
     context = _verifying_context(ca_bundle, anchors)
-    trusted_by = (str(terms.CA_OF_BUNDLE) if ca_bundle is not None else
-                  _("a CA the system trusts (or %s)") % terms.ANCHOR)
+    trust = _Trust(str(terms.CA_OF_BUNDLE) if ca_bundle is not None else
+                   _("a CA the system trusts (or %s)") % terms.ANCHOR,
+                   tuple(authorities), ca_bundle is not None)
     queries = {}     # one query (and its wire) for each name asked
-    probes = [_ServerProbe(server, context, trusted_by, qname, queries)
+    probes = [_ServerProbe(server, context, trust, qname, queries)
               for server in config.servers]
     _ProbeLoop(probes, timeout, within).run()
     return [probe.result for probe in probes]
+
+
+def query_name(server):
+    """The name the check asks SERVER when the user names none: its first routed domain,
+    else its TLS name; for a TLS name that is an IP address (``#192.0.2.12``), or none,
+    ``CHECK_SELF_ANSWERED_NAME``, which a caching server answers itself (RFC 6761 6.3;
+    Unbound's default local zone): an internal resolver without the Internet answers
+    SERVFAIL for a name it must look up, the address's own A query included, and the
+    root's NS too (Unbound cannot prime its root hints then)."""
+    if server.domains:
+        return server.domains[0]
+    if server.name and not _is_address(server.name):
+        return server.name
+    return CHECK_SELF_ANSWERED_NAME
+
+
+def _is_address(name):
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
 
 
 def check_staging_input(data, qname=None, timeout=CHECK_TIMEOUT_SECONDS, within=None):
@@ -190,22 +220,49 @@ def check_staging_input(data, qname=None, timeout=CHECK_TIMEOUT_SECONDS, within=
 
     trust = data.trust
     if trust.explicit:
-        return check_servers(data.config, build_bundle(trust.blocks), qname, timeout,
-                             within=within)
+        # Each block as staging writes it: a TRUSTED CERTIFICATE keeps its trust settings.
+        return check_servers(data.config, build_bundle(trust.blocks, as_read=True), qname,
+                             timeout, within=within, authorities=trust.blocks)
     return check_servers(data.config, None, qname, timeout, build_bundle(trust.anchors) or None,
-                         within=within)
+                         within=within, authorities=trust.anchors)
+
+
+@dataclass(frozen=True)
+class _Trust:
+    """What authenticates the servers, for explaining a refusal: ``said`` in words, the
+    kickstart's ``authorities`` (``CertificateBlock``s), ``explicit`` when they alone do."""
+    said: str
+    authorities: tuple
+    explicit: bool
 
 
 def _verifying_context(ca_bundle, anchors):
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)   # verifies chain and host name
     context.minimum_version = ssl.TLSVersion.TLSv1_2
+    # Unbound never accepts a chain that ends below a root CA (chains.py); Python 3.13's
+    # create_default_context would, and this context must not.
+    context.verify_flags &= ~getattr(ssl, "VERIFY_X509_PARTIAL_CHAIN", 0)
     if ca_bundle is not None:
-        context.load_verify_locations(cadata=ca_bundle.decode("ascii"))
+        _load_as_unbound(context, ca_bundle)
     else:
         context.load_default_certs()
         if anchors:
             context.load_verify_locations(cadata=anchors.decode("ascii"))
     return context
+
+
+def _load_as_unbound(context, ca_bundle):
+    """Load CA_BUNDLE (PEM bytes) into CONTEXT as Unbound loads its tls-cert-bundle: as a
+    file, through ``SSL_CTX_load_verify_locations`` (util/net_help.c
+    ``connect_sslctx_create``), which keeps a TRUSTED CERTIFICATE's trust settings; Python's
+    ``cadata`` reads CERTIFICATE blocks alone (``PEM_read_bio_X509``) and would pass over
+    it."""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(prefix="edns-check-", suffix=".pem") as bundle:
+        bundle.write(ca_bundle)
+        bundle.flush()
+        context.load_verify_locations(cafile=bundle.name)
 
 
 # How a check runs. One thread, one selector, every socket non-blocking, TLS through
@@ -387,12 +444,12 @@ class _Stage(enum.Enum):
 class _ServerProbe:
     """One server's check, as a state machine the loop drives; ``result`` when done."""
 
-    def __init__(self, server, context, trusted_by, qname, queries):
+    def __init__(self, server, context, trust, qname, queries):
         self.server = server
         self.queries = queries
         self.context = context
-        self.trusted_by = trusted_by
-        self.name = qname or (server.domains[0] if server.domains else server.name) or "."
+        self.trust = trust
+        self.name = qname or query_name(server)
         self.result = None
         self.loop = None
         self.sock = None
@@ -632,7 +689,7 @@ class _ServerProbe:
                 return
             raise _Failed(Outcome.TLS_FAILED, _handshake_error_reason(error)) from None
         if self.stage is _Stage.EXPLAINING:
-            self._explained(self.tls.getpeercert(binary_form=True))
+            self._explained(self.tls.getpeercert(binary_form=True), _sent_chain(self.tls))
             return
         self.handshake_ms = self._elapsed_ms()
         self.loop.leave_slot(self)
@@ -741,33 +798,67 @@ class _ServerProbe:
         self._wrap(context)
         self._advance()
 
-    def _explained(self, der):
-        certificate = None
-        if der:
+    def _explained(self, der, sent=()):
+        chain = []
+        for each in (der, *sent[1:]) if der else ():
             try:
                 from cryptography import x509
 
-                certificate = x509.load_der_x509_certificate(der)
+                chain.append(x509.load_der_x509_certificate(each))
             except Exception:  # noqa: BLE001 (only details of a known refusal are lost)
-                certificate = None
-        raise self._certificate_failure(self.refusal, certificate)
+                break
+        raise self._certificate_failure(self.refusal, chain, bool(sent))
 
-    def _certificate_failure(self, error, certificate):
-        """A _Failed saying why the server's certificate was refused, with its details."""
+    def _certificate_failure(self, error, chain, chain_known=False):
+        """A _Failed saying why the server's certificate was refused, with its details from
+        CHAIN (what the server sent, cryptography certificates, its own first; its own
+        alone unless CHAIN_KNOWN)."""
         code = error.verify_code
         name = self.server.name
+        certificate = chain[0] if chain else None
         if code == _HOSTNAME_MISMATCH_CODE:
             return _Failed(Outcome.NAME_MISMATCH, _("the server's certificate %s; write a name "
                            "it has after '#', or give the server a certificate for %s")
                            % (_names_sentence(certificate, name), name))
         if code in (_EXPIRED_CODE, _NOT_YET_VALID_CODE):
             return _validity_failure(code, certificate)
+        if code in _UNKNOWN_ISSUER_CODES or code == _REJECTED_CODE:
+            reason = _chain_reason(chain, self.trust, chain_known)
+            if reason is not None:   # (which names the CA it is about)
+                return _Failed(Outcome.UNKNOWN_CA, _("the server's certificate is not "
+                               "authenticated by %s: %s") % (self.trust.said, reason))
         if code in _UNKNOWN_ISSUER_CODES:
             return _Failed(Outcome.UNKNOWN_CA, _("the server's certificate%s is not signed by "
                            "%s; add the CA that issued it")
-                           % (_issuer_clause(certificate), self.trusted_by))
+                           % (_issuer_clause(certificate), self.trust.said))
         return _Failed(Outcome.CERTIFICATE_REJECTED, _("the server's certificate is refused: %s")
                        % printable(error.verify_message))
+
+
+def _sent_chain(tls):
+    """The DER of each certificate the server sent, its own first (Python 3.10 and later
+    have it as ``_sslobj.get_unverified_chain``, 3.13 also as ``get_unverified_chain``);
+    () where this Python cannot say."""
+    read = getattr(tls, "get_unverified_chain", None) or \
+        getattr(getattr(tls, "_sslobj", None), "get_unverified_chain", None)
+    try:
+        chain = (read() if read is not None else None) or ()
+        return [each if isinstance(each, bytes) else each.public_bytes(ssl._ssl.ENCODING_DER)
+                for each in chain]
+    except Exception:  # noqa: BLE001 (only details of a known refusal are lost)
+        return ()
+
+
+def _chain_reason(chain, trust, chain_known):
+    """Why CHAIN was refused, in chain words from the kickstart's certificates
+    (``chains.refusal_reason``), escaped, or None."""
+    from org_edns_addon.chains import refusal_reason
+
+    try:
+        return refusal_reason(chain, trust.authorities, trust.explicit, shown=printable,
+                              chain_known=chain_known)
+    except ValueError:   # cryptography parses names and extensions lazily
+        return None
 def _os_error_text(error):
     return printable(error_text(error))
 

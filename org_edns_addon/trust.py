@@ -29,7 +29,7 @@ staging, the pre-flight check and the rules all take it from here:
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from org_edns_addon import constants as c
+from org_edns_addon import chains, constants as c
 from org_edns_addon import terms
 from org_edns_addon.certificates import CertificateBlock, authentication_problem, \
     build_bundle, can_authenticate, directory_needed_problem, landing_problem, \
@@ -60,9 +60,11 @@ class DotTrust:
         """True when the kickstart's certificates alone authenticate the servers."""
         return self.path != c.SYSTEM_CA_BUNDLE_PATH
 
-    def describe(self):
-        """What authenticates the servers, as a whole sentence: every user interface that
-        names the trust says this."""
+    def describe(self, now=None):
+        """What authenticates the servers, and for a bundle alone what each of its
+        certificates is in a chain (``chains.role``: root CA, intermediate CA, or why it
+        authenticates nothing), in whole sentences: every user interface that names the
+        trust says this."""
         values = {"names": ", ".join(self.names), "path": self.path, "mark": terms.CA_MARK}
         if not self.explicit:
             if not self.names:
@@ -71,14 +73,24 @@ class DotTrust:
                       "servers.",
                       "The system trust store and the anchors %(names)s authenticate the "
                       "DNS servers.", len(self.names)) % values
-        if self.bundle is None:
-            return _("%(names)s alone authenticates the DNS servers; it is placed at "
+        found = chains.links(self.blocks, now)
+        if not any(link.authenticates for link in found.values()):
+            said = _("%(names)s cannot authenticate the DNS servers: no chain in the bundle "
+                     "%(path)s ends at a root CA that OpenSSL trusts.") % values
+        elif self.bundle is None:
+            said = _("%(names)s alone authenticates the DNS servers; it is placed at "
                      "%(path)s.") % values
-        # TRANSLATORS: %(mark)s is " (--ca)" for a kickstart's reader, nothing on a screen.
-        return P_("%(names)s%(mark)s alone authenticates the DNS servers, as the bundle "
-                  "%(path)s.",
-                  "%(names)s%(mark)s alone authenticate the DNS servers, as the bundle "
-                  "%(path)s.", len(self.names)) % values
+        else:
+            # TRANSLATORS: %(mark)s is " (--ca)" for a kickstart's reader, nothing on a
+            # screen.
+            said = P_("%(names)s%(mark)s alone authenticates the DNS servers, as the bundle "
+                      "%(path)s.",
+                      "%(names)s%(mark)s alone authenticate the DNS servers, as the bundle "
+                      "%(path)s.", len(self.names)) % values
+        if not found:
+            return said
+        return said + " " + _("In it: %s.") % "; ".join(
+            chains.role(link, now) for link in found.values())
 
 
 def _at_bundle_path(certificates):
@@ -117,19 +129,61 @@ def is_dns_trust(cert, ca_names):
     return cert.is_anchor or cert.path == c.DOT_CA_BUNDLE_PATH
 
 
-def trust_can_authenticate(ca_names, certificates, now=None):
-    """Whether one of the CERTIFICATES that authenticate the DNS servers of a configuration
-    with CA_NAMES (as ``dot_trust`` chooses them: the ``--ca`` ones, else the one placed
-    at the bundle path, else the anchors) can (``authentication_problem``) at NOW: then
-    the others there that cannot are warnings, as Unbound's tls-cert-bundle loading takes
-    them beside it (``certificates.passed_over_warning``); else each is an error, since
-    nothing would authenticate the servers."""
+def _chosen(ca_names, certificates):
+    """(the certificates that authenticate the DNS servers of a configuration with
+    CA_NAMES, as ``dot_trust`` chooses them, whether they alone do)."""
     if ca_names:
-        chosen = [cert for cert in certificates if cert.filename in ca_names]
-    else:
-        chosen = _at_bundle_path(certificates) or \
-            [cert for cert in certificates if cert.is_anchor]
-    return can_authenticate((block for cert in chosen for block in cert.blocks), now)
+        return [cert for cert in certificates if cert.filename in ca_names], True
+    placed = _at_bundle_path(certificates)
+    if placed:
+        return placed, True
+    return [cert for cert in certificates if cert.is_anchor], False
+
+
+def trust_can_authenticate(ca_names, certificates, now=None):
+    """Whether what authenticates the DNS servers of a configuration with CA_NAMES (as
+    ``dot_trust`` chooses it: the ``--ca`` certificates, else the one placed at the bundle
+    path, else the anchors) can at NOW: a bundle alone through a chain that OpenSSL
+    trusts (``chains.can_authenticate``: it must reach a root CA of the bundle), anchors
+    each beside the system store (``authentication_problem``). Then the others there
+    that cannot are warnings, as Unbound's tls-cert-bundle loading takes them beside it
+    (``certificates.passed_over_warning``); else each is an error, since nothing would
+    authenticate the servers."""
+    chosen, explicit = _chosen(ca_names, certificates)
+    blocks = [block for cert in chosen for block in cert.blocks]
+    return chains.can_authenticate(blocks, now) if explicit else can_authenticate(blocks, now)
+
+
+def _strict_problems(cert, usable, bundle_links, now):
+    """[(line, severity, message)] of CERT, a certificate of what authenticates the DNS
+    servers; BUNDLE_LINKS are the ``chains.links`` of the bundle that alone authenticates
+    them, or None (anchors: the system store may complete their chains)."""
+    found, notes = [], []
+    for block in cert.blocks:
+        # (Without --ca, an anchor beside the certificate placed at the bundle path is
+        # judged too, outside that bundle.)
+        link = bundle_links.get(block.fingerprint) if bundle_links is not None else None
+        if link is not None and link.block is not block:
+            if link.block.trusted != block.trusted:
+                notes.append((block.line, Severity.WARNING, _(
+                    "the same certificate (%s) is earlier in this bundle with other trust "
+                    "settings: OpenSSL keeps the first copy and passes over this one, trust "
+                    "settings and all (X509_STORE_add_cert); remove one of them")
+                    % block.subject))
+            continue
+        problem = authentication_problem(block, now)
+        if problem is not None:
+            warning = link is not None and chains.expired_issuer_warning(block, now)
+            found.append((block.line, problem, warning))
+        elif link is not None:
+            problem = chains.link_problem(link, usable, now)
+            if problem is not None:
+                found.append((block.line, problem, problem))
+    found += [(note.line, note.message, None) for note in cert.passed_over]
+    found = [(line, Severity.WARNING if usable else Severity.ERROR,
+              (warning or passed_over_warning(problem)) if usable else problem)
+             for line, problem, warning in found]
+    return sorted(found + notes, key=lambda item: item[0])
 
 
 def _check_one_file_name(certificates, ca_names, add):
@@ -206,6 +260,10 @@ def trust_problems(config, certificates, configured=True, known_names=None, now=
     # certificate is the Security module's business: only a warning when it is out of
     # date.
     usable = configured and trust_can_authenticate(ca_names, certificates, now)
+    chosen, explicit = _chosen(ca_names, certificates)
+    # A bundle alone authenticates: a chain through it must reach one of its root CAs.
+    bundle_links = chains.links([block for cert in chosen for block in cert.blocks], now) \
+        if configured and explicit else None
     for cert in certificates:
         strict = configured and is_dns_trust(cert, ca_names)
         if not strict:
@@ -214,14 +272,8 @@ def trust_problems(config, certificates, configured=True, known_names=None, now=
                 if problem:
                     add(Severity.WARNING, problem, cert, block.line)
             continue
-        unusable = [(block.line, problem) for block in cert.blocks
-                    for problem in (authentication_problem(block, now),) if problem]
-        unusable += [(note.line, note.message) for note in cert.passed_over]
-        for line, problem in sorted(unusable, key=lambda item: item[0]):
-            if usable:
-                add(Severity.WARNING, passed_over_warning(problem), cert, line)
-            else:
-                add(Severity.ERROR, problem, cert, line)
+        for line, severity, message in _strict_problems(cert, usable, bundle_links, now):
+            add(severity, message, cert, line)
     return found
 
 

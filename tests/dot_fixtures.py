@@ -30,6 +30,15 @@ Fixtures
                               198.51.100.2@<free port> in ``lab_network`` with the valid
                               certificate.
   ``expired_upstream`` (session)  the same on 198.51.100.3 with the expired certificate.
+  ``two_tier_pki`` (session)  a root CA, its intermediate CA and a server certificate
+                              the intermediate issued for ``TLS_NAMES`` (``TwoTierPki``).
+  ``two_tier_upstream`` (session)  Unbound serving ``ZONE_RECORDS`` over TLS on
+                              198.51.100.12@<free port> in ``lab_network``, sending its
+                              certificate and the intermediate's, as servers of a
+                              two-tier PKI do; ``leaf_only_upstream`` (198.51.100.13)
+                              sends its certificate alone.
+  ``unknown_issuer_said`` (session)  what the check says of a server whose issuer is
+                              neither in the bundle nor sent, on this Python.
   ``unbound_forwarder`` (function)  a factory ``(config_text, address) -> UnboundProcess``
                               running a local forwarder in ``lab_network``; stopped at
                               teardown.
@@ -53,8 +62,8 @@ from typing import List
 
 import pytest
 
-from lab.dotlab import (DotPki, DotUpstream, PrivateNetwork, UnboundProcess, lab_host,
-                        stage_kickstart, start_dot_upstream, start_forwarder,
+from lab.dotlab import (DotPki, DotUpstream, PrivateNetwork, TwoTierPki, UnboundProcess,
+                        lab_host, stage_kickstart, start_dot_upstream, start_forwarder,
                         start_staged_resolver)
 from org_edns_addon import constants as c
 from tests.staging_fixtures import require_namespaces
@@ -99,6 +108,58 @@ def expired_upstream(tmp_path_factory, dot_pki, lab_network):
                                  "expired_server")
     yield upstream
     upstream.stop()
+
+
+@pytest.fixture(scope="session")
+def two_tier_pki(tmp_path_factory):
+    return TwoTierPki.create(tmp_path_factory.mktemp("two-tier-pki"))
+
+
+def _two_tier_upstream(tmp_path_factory, pki, network, address, chain):
+    """The upstream of PKI on ADDRESS, sending the intermediate's certificate or not
+    (CHAIN), for as long as the fixture lasts."""
+    cert_path, key_path = pki.files(chain)
+    upstream = start_dot_upstream(tmp_path_factory.mktemp("upstream-two-tier"), address,
+                                  cert_path, key_path, network=network)
+    try:
+        yield upstream
+    finally:
+        upstream.stop()
+
+
+@pytest.fixture(scope="session")
+def two_tier_upstream(tmp_path_factory, two_tier_pki, lab_network):
+    yield from _two_tier_upstream(tmp_path_factory, two_tier_pki, lab_network, lab_host(12),
+                                  chain=True)
+
+
+@pytest.fixture(scope="session")
+def leaf_only_upstream(tmp_path_factory, two_tier_pki, lab_network):
+    yield from _two_tier_upstream(tmp_path_factory, two_tier_pki, lab_network, lab_host(13),
+                                  chain=False)
+
+
+@pytest.fixture(scope="session")
+def unknown_issuer_said():
+    """Factory: ``unknown_issuer_said(issuer)``, what the check says of a server whose
+    issuer ISSUER is neither in the --ca bundle nor sent by the server, on this Python:
+    before 3.10 ``ssl`` cannot tell what else a server sent, and the check says so less
+    surely (``chains.refusal_reason``)."""
+    import ssl
+
+    shows_chain = hasattr(ssl.SSLObject, "get_unverified_chain") or \
+        hasattr(ssl._ssl._SSLSocket, "get_unverified_chain")
+
+    def said(issuer):
+        if shows_chain:
+            return ("its issuer '%s' is neither in the bundle nor sent by the server: if it is "
+                    "an intermediate CA of a root CA in the bundle, have the server send it "
+                    "(its certificate chain file); else add its root CA to the bundle" % issuer)
+        return ("its issuer '%s' is not in the bundle: if it is an intermediate CA of a root "
+                "CA in the bundle, the server must send it (its certificate chain file); else "
+                "add its root CA to the bundle" % issuer)
+    said.shows_chain = shows_chain
+    return said
 
 
 @pytest.fixture

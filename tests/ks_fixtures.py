@@ -18,6 +18,7 @@ import subprocess
 import pytest
 
 from lab import certs
+from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, DOT_CA_DIR
 from org_edns_addon.ks.reader import parse_kickstart
 
 # Every kickstart the suite reads clean, with an encrypted DNS section (``parse``, and
@@ -157,3 +158,107 @@ class PeerPemForms:
 @pytest.fixture(scope="session")
 def peer_pem_forms(tmp_path_factory):
     return PeerPemForms(tmp_path_factory.mktemp("peer-pem-forms"))
+
+
+class ChainPki:
+    """A company's two-tier PKI (``two_tier_pki``) in every form a ``--ca`` bundle may hold
+    it, and servers to verify against a bundle with OpenSSL itself (``verifies``).
+
+    ``forms``: {what: PEM text}: the root, the intermediate, another root, the
+    intermediate expired (same name and key: last year's), the root expired (same name
+    and key), and trust settings written by ``openssl x509 -trustout``. ``servers``:
+    {what: (certificate, the chain it sends after it)}: the two-tier server sending the
+    intermediate or not, a server the root issued directly, one of the other root."""
+
+    def __init__(self, directory, pki):
+        self.directory = directory
+        root, intermediate = pki.root, pki.intermediate
+        other_root = certs.make_ca("Other Root CA")
+        past = certs.now() - 60 * certs.DAY, certs.now() - certs.DAY
+        expired_intermediate = certs.make_intermediate(root, "Corp Issuing CA", *past,
+                                                       key=intermediate.key)
+        expired_root = certs.make_ca("Corp Root CA", *past, key=root.key)
+        self.expired_intermediate = expired_intermediate
+        self.forms = {
+            "root": root.pem, "intermediate": intermediate.pem, "other root": other_root.pem,
+            "expired intermediate": expired_intermediate.pem, "expired root": expired_root.pem,
+        }
+        for name, issued, options in (
+                ("root -addreject serverAuth", root, ("-addreject", "serverAuth")),
+                ("root -addtrust emailProtection", root, ("-addtrust", "emailProtection")),
+                ("root -addtrust serverAuth", root, ("-addtrust", "serverAuth")),
+                ("intermediate -addtrust serverAuth", intermediate, ("-addtrust", "serverAuth")),
+                ("intermediate -addreject serverAuth", intermediate,
+                 ("-addreject", "serverAuth"))):
+            self.forms[name] = certs.with_trust_settings(issued, directory, *options)
+        self.servers = {
+            "leaf + intermediate": (pki.server, [intermediate]),
+            "leaf alone": (pki.server, []),
+            "issued by the root": (certs.make_server(root, ("dot.corp.example",)), []),
+            "issued by the other root": (certs.make_server(other_root, ("dot.corp.example",)),
+                                         []),
+        }
+
+    def bundle(self, *forms):
+        return "".join(self.forms[form] for form in forms)
+
+    def verifies(self, bundle, server, openssl=("openssl",), env=None, partial_chain=False):
+        """Whether ``openssl verify -purpose sslserver -CAfile BUNDLE`` (bytes) takes SERVER
+        (a key of ``servers``) with the chain it sends as -untrusted: how libssl verifies
+        a server for Unbound (ssl/ssl_cert.c ssl_verify_cert_chain, "ssl_server"), without
+        X509_V_FLAG_PARTIAL_CHAIN unless PARTIAL_CHAIN. OPENSSL is the command (another
+        tree's binary through its loader), ENV its environment."""
+        leaf, sent = self.servers[server]
+        paths = {"bundle": bundle, "leaf": leaf.pem.encode(),
+                 "sent": "".join(cert.pem for cert in sent).encode()}
+        for name, content in paths.items():
+            (self.directory / ("verify-%s.pem" % name)).write_bytes(content)
+        argv = list(openssl) + ["verify", "-purpose", "sslserver", "-CAfile",
+                                str(self.directory / "verify-bundle.pem")]
+        if sent:
+            argv += ["-untrusted", str(self.directory / "verify-sent.pem")]
+        if partial_chain:
+            argv.append("-partial_chain")
+        result = subprocess.run(argv + [str(self.directory / "verify-leaf.pem")],
+                                capture_output=True, text=True, timeout=60, env=env)
+        return result.returncode == 0 and result.stdout.strip().endswith(": OK")
+
+
+@pytest.fixture(scope="session")
+def chain_pki(tmp_path_factory, two_tier_pki):
+    return ChainPki(tmp_path_factory.mktemp("chain-pki"), two_tier_pki)
+
+
+class IntermediateAlone:
+    """A configuration whose --ca names a %certificate of the intermediate CA alone, which
+    Unbound would refuse, and what the screens must say of it: ``trust`` (its
+    ``DotTrust.describe``), ``error`` (its problem's line on a screen). A kickstart validate
+    refuses cannot be loaded: the screens get there by editing (``editor``)."""
+
+    def __init__(self, chain_pki):
+        self.pem = chain_pki.forms["intermediate"]
+        self.trust = (
+            "dns-ca.pem cannot authenticate the DNS servers: no chain in the bundle %s ends "
+            "at a root CA that OpenSSL trusts. In it: the intermediate CA 'CN=Corp Issuing "
+            "CA', which authenticates nothing without the root CA 'CN=Corp Root CA'."
+            % DOT_CA_BUNDLE_PATH)
+        self.error = (
+            "Error: The intermediate CA 'CN=Corp Issuing CA' is in this bundle without "
+            "'CN=Corp Root CA', the CA that issued it: OpenSSL, and so Unbound, accepts only "
+            "a chain that ends at a self-signed root CA of the bundle (it takes no partial "
+            "chain); add the root CA 'CN=Corp Root CA' (with any CA between) to this bundle.")
+
+    def editor(self):
+        from org_edns_addon.certificates import KickstartCertificate
+        from org_edns_addon.model import DotServer, EdnsConfig
+        from org_edns_addon.state import EdnsState
+        from org_edns_addon.ui.editor import EdnsEditor
+        return EdnsEditor(EdnsState(
+            EdnsConfig(servers=(DotServer.parse_uri("dns+tls://192.0.2.53#dot.example"),),
+                       ca_names=("dns-ca.pem",)),
+            [KickstartCertificate.from_section("dns-ca.pem", self.pem, DOT_CA_DIR)]))
+
+
+@pytest.fixture(scope="session")
+def intermediate_alone(chain_pki):
+    return IntermediateAlone(chain_pki)

@@ -21,9 +21,10 @@ import pytest
 from lab import certs
 from lab.kickstarts import CA_FILENAME, certificate_section, edns_kickstart
 from org_edns_addon import constants as c
-from org_edns_addon.certificates import (CertificateError, build_bundle, ca_problem,
-                                         landing_problem, load_pem_certificates,
-                                         read_pem, validity_problem)
+from org_edns_addon.certificates import (SERVER_AUTH, CertificateError, ServerTrust,
+                                         authentication_problem, build_bundle, ca_problem,
+                                         landing_problem, load_pem_certificates, read_pem,
+                                         server_auth_trust, validity_problem)
 from org_edns_addon.initrd import overlay_plan
 from org_edns_addon.model import Phase
 from org_edns_addon.staging.freeipa import handover_unit
@@ -387,3 +388,34 @@ def test_p11kit_passes_over_an_x509_certificate_block_of_an_anchor_and_so_do_we(
     assert len(read_pem(old).blocks) == 1
     with pytest.raises(CertificateError, match="no -----BEGIN CERTIFICATE----- block is found"):
         read_pem(old, anchor=True)
+
+
+@pytest.mark.parametrize("form, trusted_for, rejected_for, trust", [
+    ("root", None, None, ServerTrust.NEUTRAL),
+    ("root -addtrust serverAuth", ("serverAuth",), None, ServerTrust.TRUSTED),
+    ("root -addreject serverAuth", None, ("serverAuth",), ServerTrust.REJECTED),
+    ("root -addtrust emailProtection", ("emailProtection",), None, ServerTrust.REJECTED),
+])
+def test_trust_settings_are_read_as_openssl_writes_them(chain_pki, form, trusted_for,
+                                                        rejected_for, trust):
+    block, = load_pem_certificates(chain_pki.forms[form])
+    names = {"serverAuth": SERVER_AUTH, "emailProtection": "1.3.6.1.5.5.7.3.4"}
+    assert block.trusted_for == (tuple(names[name] for name in trusted_for)
+                                 if trusted_for else None)
+    assert block.rejected_for == (tuple(names[name] for name in rejected_for)
+                                  if rejected_for else None)
+    assert server_auth_trust(block) is trust
+    # Bundled as read: the same trust settings reach Unbound's tls-cert-bundle.
+    assert load_pem_certificates(build_bundle([block], as_read=True))[0].trusted_for == \
+        block.trusted_for
+
+
+def test_an_alias_alone_is_no_trust_setting(chain_pki, tmp_path):
+    # `openssl x509 -trustout -setalias`: an X509_CERT_AUX without trust or reject lists,
+    # which obj_trust passes over (a self-signed root is then trusted as without it).
+    block, = load_pem_certificates(certs.with_trust_settings(
+        certs.make_ca("Aliased Root"), tmp_path, "-setalias", "corp"))
+    assert block.trusted is not None
+    assert (block.trusted_for, block.rejected_for) == (None, None)
+    assert server_auth_trust(block) is ServerTrust.NEUTRAL
+    assert authentication_problem(block) is None

@@ -22,7 +22,7 @@ import sys
 
 import pytest
 
-from lab.kickstarts import edns_kickstart
+from lab.kickstarts import certificate_section, edns_kickstart, edns_section
 from org_edns_addon import constants as c
 from tests.conftest import REPO, assert_sentence, run_cli, sticky_directory_with_a_planted_link
 
@@ -212,6 +212,21 @@ def test_tui_refuses_an_output_in_a_missing_directory_before_editing(tmp_path):
                                                        tmp_path / "nowhere"))
 
 
+def assert_every_command_refuses(kickstart, said, tmp_path):
+    """Every command but validate refuses KICKSTART saying SAID and writes nothing."""
+    root = tmp_path / "root"
+    root.mkdir()
+    image = tmp_path / "o.img"
+    for argv, what in ((["boot-args"], "no boot options"), (["overlay", "-o", image],
+                                                           "no overlay written"),
+                       (["apply", "--root", root], "has errors"),
+                       (["check"], "not checked")):
+        result = run_cli(argv[0], kickstart, *argv[1:])
+        assert_sentence(result, 1, said, what)
+        assert result.stdout == ""
+    assert list(root.iterdir()) == [] and not image.exists()
+
+
 # A zone whose every server is on loopback has no DNS at all: the resolvers never query
 # loopback (model.py, _never_queried). Every command refuses it alike, the server's line
 # named, and writes nothing; beside a server that is asked, a loopback one is a warning.
@@ -231,22 +246,24 @@ def test_a_zone_served_only_on_loopback_is_refused_by_every_command(write_ks, te
     line = text.splitlines().index(servers[-1]) + 1
     said = "%s:%d: error: %s would have no DNS: the only server for them, %s, is on " \
         "loopback" % (kickstart, line, zone, servers[-1].split()[0])
-    root = tmp_path / "root"
-    root.mkdir()
-    image = tmp_path / "o.img"
 
     validated = run_cli("validate", kickstart)
     assert validated.returncode == 1 and said in validated.stdout, validated.stdout
     assert "give the server's own address on the network instead" in validated.stdout
     # check refuses before it sends a packet.
-    for argv, what in ((["boot-args"], "no boot options"), (["overlay", "-o", image],
-                                                           "no overlay written"),
-                       (["apply", "--root", root], "has errors"),
-                       (["check"], "not checked")):
-        result = run_cli(argv[0], kickstart, *argv[1:])
-        assert_sentence(result, 1, said, what)
-        assert result.stdout == ""
-    assert list(root.iterdir()) == [] and not image.exists()
+    assert_every_command_refuses(kickstart, said, tmp_path)
+
+
+@pytest.mark.parametrize("forms", [("intermediate",), ("root -addreject serverAuth",)],
+                         ids=["the intermediate alone", "trust settings that reject serverAuth"])
+def test_a_bundle_unbound_would_refuse_is_refused_by_every_command(write_ks, chain_pki,
+                                                                   tmp_path, forms):
+    kickstart = write_ks(certificate_section(chain_pki.bundle(*forms)) +
+                         edns_section(SERVER.strip(), options="--ca=dns-ca.pem"))
+    said = "%s:2: error: the " % kickstart
+    validated = run_cli("validate", kickstart)
+    assert validated.returncode == 1 and said in validated.stdout, validated.stdout
+    assert_every_command_refuses(kickstart, said, tmp_path)
 
 
 def test_a_loopback_server_beside_one_that_is_asked_is_a_warning_and_every_command_goes_on(

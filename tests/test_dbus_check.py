@@ -77,14 +77,15 @@ def test_a_good_server_is_ok_with_its_round_trip_and_a_closed_port_is_refused(
 
 
 @pytest.mark.root
-def test_a_server_whose_ca_is_not_the_kickstarts_is_unknown(service_for, dot_upstream, dot_pki):
+def test_a_server_whose_ca_is_not_the_kickstarts_is_unknown(service_for, dot_upstream, dot_pki,
+                                                            unknown_issuer_said):
     proxy = service_for([dot_upstream.server_line()], dot_pki.other_ca.pem)
     [check] = reply_of(proxy)
     assert (check["outcome"], check["rtt-ms"]) == ("unknown CA", 0.0)
-    # Said to the screen that asked, in its words.
-    assert check["reason"] == ("the server's certificate (issued by CN=Test DNS CA) is not "
-                               "signed by one of the CA certificates selected for the DNS "
-                               "servers; add the CA that issued it")
+    # The command line's sentence, said to the screen that asked in its words.
+    assert check["reason"] == ("the server's certificate is not authenticated by one of the CA "
+                               "certificates selected for the DNS servers: %s"
+                               % unknown_issuer_said("CN=Test DNS CA"))
 
 
 @pytest.mark.root

@@ -411,6 +411,33 @@ def test_added_certificate_is_listed_and_signalled_as_invalidated_and_can_be_nam
     assert validation(proxy) == []
 
 
+def test_validate_says_a_bundle_of_the_intermediate_alone_needs_its_root(service, chain_pki):
+    # Each added certificate is a CA (AddCertificate judges it alone); the bundle they make
+    # is judged as OpenSSL builds a chain through it (chains.py).
+    proxy = service.proxy
+    proxy.AddCertificate("issuing.pem", chain_pki.forms["intermediate"])
+    proxy.Servers = [server("192.0.2.53", "dot.example")]
+    proxy.CaNames = ["issuing.pem"]
+    assert validation(proxy) == [
+        "error: the intermediate CA 'CN=Corp Issuing CA' is in this bundle without 'CN=Corp "
+        "Root CA', the CA that issued it: OpenSSL, and so Unbound, accepts only a chain that "
+        "ends at a self-signed root CA of the bundle (it takes no partial chain); add the "
+        "root CA 'CN=Corp Root CA' (with any CA between) to this bundle"]
+    with pytest.raises(InvalidConfigurationError, match="is in this bundle without"):
+        proxy.CheckServers(1.0)
+    proxy.AddCertificate("root.pem", chain_pki.forms["root"])
+    proxy.CaNames = ["root.pem", "issuing.pem"]
+    assert validation(proxy) == []
+
+
+def test_a_root_whose_trust_settings_reject_serverauth_is_refused_when_added(service,
+                                                                             chain_pki):
+    with pytest.raises(InvalidValueError, match="the PEM text of rejected.pem, line 1: the "
+                       "trust settings of the TRUSTED CERTIFICATE CN=Corp Root CA reject "
+                       r"server authentication \(serverAuth\)"):
+        service.proxy.AddCertificate("rejected.pem", chain_pki.forms["root -addreject serverAuth"])
+
+
 def test_kickstart_certificates_come_first_and_keep_their_names(bus, bus_address, tmp_path,
                                                                  test_ca):
     kickstart = tmp_path / "ks.cfg"

@@ -78,10 +78,11 @@ def test_the_page_shows_a_kickstart_read_from_the_module(shown_page, bus, bus_ad
     assert certificate[2].startswith("CN=Test DNS CA, valid until ")
     # The trust's one sentence, in the page's words (validate's says "dns-ca.pem (--ca)").
     assert page.certificates.trust_label.get_text() == page.editor.trust_sentence() == \
-        "dns-ca.pem alone authenticates the DNS servers, as the bundle %s." % DOT_CA_BUNDLE_PATH
+        "dns-ca.pem alone authenticates the DNS servers, as the bundle %s. In it: the root CA " \
+        "'CN=Test DNS CA'." % DOT_CA_BUNDLE_PATH
     assert page.editor.state.trust.describe() == \
-        "dns-ca.pem (--ca) alone authenticates the DNS servers, as the bundle %s." \
-        % DOT_CA_BUNDLE_PATH
+        "dns-ca.pem (--ca) alone authenticates the DNS servers, as the bundle %s. In it: the " \
+        "root CA 'CN=Test DNS CA'." % DOT_CA_BUNDLE_PATH
     # prefer says what plaintext it lets out (model.py, the header line's warning), beside
     # the mode and in the list, in the words of the page.
     said = ("The resolve mode “prefer” lets plaintext DNS leave the host: dnsconfd also sends "
@@ -231,8 +232,8 @@ def test_choosing_a_ca_changes_what_authenticates_the_servers(shown_page, kickst
     assert page.editor.config.ca_names == ("dns-ca.pem",)
     assert rows(certificates.store)[0][0] is True
     assert certificates.trust_label.get_text() == (
-        "dns-ca.pem alone authenticates the DNS servers, as the bundle %s."
-        % DOT_CA_BUNDLE_PATH)
+        "dns-ca.pem alone authenticates the DNS servers, as the bundle %s. In it: the root CA "
+        "'CN=Test DNS CA'." % DOT_CA_BUNDLE_PATH)
 
     toggle.emit("toggled", "1")               # a server certificate cannot authenticate
     assert certificates.error.message == (
@@ -240,6 +241,14 @@ def test_choosing_a_ca_changes_what_authenticates_the_servers(shown_page, kickst
         "(basicConstraints CA:TRUE is missing); give the CA that issued the DNS servers' "
         "certificates.")
     assert page.editor.config.ca_names == ("dns-ca.pem",)
+
+
+def test_a_bundle_unbound_would_refuse_is_said_in_chain_words_never_no_problems(
+        shown_page, intermediate_alone):
+    page, _, _ = shown_page(intermediate_alone.editor())
+    assert page.certificates.trust_label.get_text() == intermediate_alone.trust
+    assert page.problems_label.get_text() == intermediate_alone.error
+    assert page.warning == intermediate_alone.error[len("Error: "):]
 
 
 def page_object(page, object_id):

@@ -23,7 +23,9 @@ import pytest
 from lab.kickstarts import (CA_DIRECTORY_OPTION, CA_FILENAME, anchor_options, anchor_section,
                             certificate_section, edns_kickstart)
 from lab.bus import wait_for
-from lab.dotlab import REFUSED_ZONE, TLS_NAME, forward_zone_config, free_port, lab_host
+from lab import certs
+from lab.dotlab import (REFUSED_ZONE, TLS_NAME, WITHOUT_INTERNET, forward_zone_config,
+                        free_port, lab_host, start_dot_upstream)
 from org_edns_addon.probe import Outcome, check_staging_input
 from tests.conftest import run_cli
 from tests.ks_fixtures import parse
@@ -132,13 +134,92 @@ def test_a_refused_query_is_a_dns_error(check, dot_upstream, dot_pki):
 
 
 @pytest.mark.root
-def test_a_certificate_from_another_ca_is_an_unknown_ca(check, dot_upstream, dot_pki):
+def test_a_certificate_from_another_ca_is_an_unknown_ca(check, dot_upstream, dot_pki,
+                                                         unknown_issuer_said):
     result = check([dot_upstream.server_line()], dot_pki.other_ca.pem)
     assert result.returncode == 1
     assert result.stdout == (
-        "%s: unknown CA: the server's certificate (issued by CN=Test DNS CA) is not signed "
-        "by a CA of the kickstart's --ca bundle; add the CA that issued it\n"
-        % dot_upstream.server_line())
+        "%s: unknown CA: the server's certificate is not authenticated by a CA of the "
+        "kickstart's --ca bundle: %s\n"
+        % (dot_upstream.server_line(), unknown_issuer_said("CN=Test DNS CA")))
+
+
+# --- a company's two-tier PKI: what a refusal says, in chain words --------------------
+
+@pytest.mark.root
+def test_the_root_alone_authenticates_a_server_that_sends_its_intermediate(
+        check, two_tier_upstream, chain_pki):
+    result = check([two_tier_upstream.server_line()], chain_pki.bundle("root"))
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.startswith(two_tier_upstream.server_line() + ": ok, ")
+
+
+@pytest.mark.root
+@pytest.mark.parametrize("upstream, forms, reason", [
+    # The server sends its certificate alone: the intermediate is neither in the bundle
+    # nor sent (said as this Python can say it, unknown_issuer_said).
+    ("leaf_only_upstream", ("root",), None),
+    # validate warns (another root authenticates); the check names the root CA missing
+    # above the intermediate, which OpenSSL takes from the bundle and never from the server.
+    # (The intermediate issued the server's certificate: no need of what the server sent.)
+    ("two_tier_upstream", ("intermediate", "other root"),
+     "it chains to the intermediate CA 'CN=Corp Issuing CA' of the kickstart's "
+     "certificates, but 'CN=Corp Root CA', the CA that issued the end of that chain, is not "
+     "there, and OpenSSL (Unbound) accepts no chain that ends below a root CA; add the root "
+     "CA 'CN=Corp Root CA' to the bundle"),
+    # Loaded as Unbound loads its tls-cert-bundle: the TRUSTED CERTIFICATE keeps its trust
+    # settings (Python's cadata would have read the certificate alone, and said ok). The
+    # root is reached through what the server sent, which Python before 3.10 cannot tell.
+    ("two_tier_upstream", ("root -addreject serverAuth", "other root"),
+     "it chains to 'CN=Corp Root CA' of the kickstart's certificates, and its chain ends at "
+     "'CN=Corp Root CA', which cannot end it: its trust settings exclude server "
+     "authentication"),
+], ids=["the server sends no intermediate", "an intermediate without its root",
+        "trust settings that reject serverAuth"])
+def test_a_refusal_names_what_the_bundle_lacks_never_a_ca_it_holds(
+        request, check, chain_pki, unknown_issuer_said, upstream, forms, reason):
+    server = request.getfixturevalue(upstream)
+    if reason is None or (not unknown_issuer_said.shows_chain and "root" in forms[0]):
+        reason = unknown_issuer_said("CN=Corp Issuing CA")
+    result = check([server.server_line()], chain_pki.bundle(*forms))
+    assert (result.returncode, result.stdout) == (1, (
+        "%s: unknown CA: the server's certificate is not authenticated by a CA of the "
+        "kickstart's --ca bundle: %s\n" % (server.server_line(), reason)))
+
+
+# --- a server named by its address ------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def address_named_upstream(tmp_path_factory, dot_pki, lab_network):
+    """An internal resolver without the Internet (it answers SERVFAIL for every name it
+    does not serve), with a certificate for its address alone, on 198.51.100.14."""
+    directory = tmp_path_factory.mktemp("address-named")
+    address = lab_host(14)
+    certificate = certs.make_server(dot_pki.ca, dns_names=(), ip_addresses=(address,))
+    cert_path, key_path = certificate.write(directory, "server")
+    upstream = start_dot_upstream(directory, address, cert_path, key_path, network=lab_network,
+                                  settings=WITHOUT_INTERNET)
+    yield upstream
+    upstream.stop()
+
+
+@pytest.mark.root
+def test_a_server_named_by_its_address_is_asked_a_name_every_resolver_answers(
+        check, address_named_upstream, dot_pki):
+    line = address_named_upstream.server_line(address_named_upstream.address)
+    result = check([line], dot_pki.ca.pem)
+    assert result.returncode == 0, result.stdout
+    assert re.fullmatch(r"%s: ok, [\d.]+ ms \(TCP and TLS handshakes [\d.]+ ms, query [\d.]+ "
+                        r"ms; localhost A: NOERROR, 1 record\)\n" % re.escape(line),
+                        result.stdout)
+    # What was asked before: the address as a name, which this resolver cannot look up.
+    asked = check([line], dot_pki.ca.pem, "--name", address_named_upstream.address)
+    assert asked.returncode == 1
+    assert asked.stdout == ("%s: DNS error: the server answered SERVFAIL to %s A; it is "
+                            "authenticated and reachable, but failed to resolve that name "
+                            "itself (its own upstream or DNSSEC validation failed); see the "
+                            "server's log, or ask a name it can resolve\n"
+                            % (line, address_named_upstream.address))
 
 
 @pytest.mark.root

@@ -147,9 +147,10 @@ def test_a_file_name_with_a_space_is_one_name_in_certificate_and_ca(write_ks, pe
 
 @pytest.mark.parametrize("ca_names, placed, said", [
     (("corp.pem",), "/etc/pki/dns/", "corp.pem (--ca) alone authenticates the DNS servers, "
-     "as the bundle %s." % c.DOT_CA_BUNDLE_PATH),
+     "as the bundle %s. In it: the root CA 'CN=Corp DNS CA'." % c.DOT_CA_BUNDLE_PATH),
     ((), c.DOT_CA_BUNDLE_PATH.rsplit("/", 1)[0], "tls-ca-bundle.pem alone authenticates the "
-     "DNS servers; it is placed at %s." % c.DOT_CA_BUNDLE_PATH),
+     "DNS servers; it is placed at %s. In it: the root CA 'CN=Corp DNS CA'."
+     % c.DOT_CA_BUNDLE_PATH),
     ((), c.CA_TRUST_ANCHORS_DIR, "The system trust store and the anchor root.pem authenticate "
      "the DNS servers."),
     ((), "/etc/pki/elsewhere/", "The system trust store authenticates the DNS servers."),

@@ -233,6 +233,17 @@ def test_every_sentence_naming_the_trust_says_what_staging_uses(test_ca):
         % DOT_CA_BUNDLE_PATH
     assert "5) CA certificates: %s" % said in " ".join(render(main_screen(editor)).split())
     summary = summary_lines(editor)
-    assert said in summary
+    assert [line for line in summary if line.startswith(said)]
     # What is configured comes before a blank line, the problems after it.
     assert not [line for line in summary[:summary.index("")] if "system trust store" in line]
+
+
+def test_a_bundle_unbound_would_refuse_is_said_in_chain_words_never_no_problems(
+        intermediate_alone):
+    editor = intermediate_alone.editor()
+    main = " ".join(render(main_screen(editor)).split())
+    assert "5) CA certificates: %s" % intermediate_alone.trust in main
+    assert intermediate_alone.error in main
+    summary = " ".join(render(SummaryScreen(editor)).split())
+    assert intermediate_alone.trust in summary and intermediate_alone.error in summary
+    assert "No problems." not in summary

@@ -512,6 +512,12 @@ class Lab:
         self.main_cert = certs.make_server(self.ca, [site.MAIN_DOT_NAME]).write(pki, "main")
         self.lab_cert = certs.make_server(self.ca, [site.ROUTED_DOT_NAME]).write(pki, "lab")
         self.web_cert = certs.make_server(self.ca, [site.HTTPS_NAME]).write(pki, "web")
+        # A two-tier PKI with the lab's CA as its root: a server whose certificate an
+        # intermediate CA issued, and which sends it with the intermediate's.
+        self.intermediate = certs.make_intermediate(self.ca, "Lab Issuing CA")
+        chain = certs.make_server(self.intermediate, [site.MAIN_DOT_NAME])
+        self.chain_cert = chain.write(pki, "chain")
+        self.chain_cert[0].write_text(chain.pem + self.intermediate.pem)
         self.network = tapnet.TapNetwork.create()
         self.services = []
 
@@ -532,6 +538,11 @@ class Lab:
                                     ["%s. 300 IN A %s" % (site.ROUTED_TEST_NAME,
                                                           site.ANSWERS[site.ROUTED_TEST_NAME])],
                                     site.ROUTED_DOT)
+        self.chain = net.start_dot(self.workdir / "dot-chain", site.MAIN_DOT_NAME,
+                                   [site.CHAIN_DOT], *self.chain_cert, site.CORP_ZONE,
+                                   ["%s. 300 IN A %s" % (site.TEST_NAME,
+                                                         site.CHAIN_SERVER_ANSWER)],
+                                   site.CHAIN_DOT)
         self.ks_file = edns_kickstart(self.ca.pem, servers=[site.MAIN_SERVER],
                                       commands=COMMANDS).encode()
         self.web = net.start_https(self.workdir / "https", *self.web_cert,
@@ -541,7 +552,8 @@ class Lab:
                 [site.CORP_ZONE] if self.plaintext_corp else []),
             ["%s. 300 IN A %s" % (site.DHCP_TEST_NAME, site.ANSWERS[site.DHCP_TEST_NAME])] + (
                 corp if self.plaintext_corp else []))
-        self.services = [self.main, self.ipv6, self.routed, self.web, self.plaintext]
+        self.services = [self.main, self.ipv6, self.chain, self.routed, self.web,
+                         self.plaintext]
 
     def stop(self):
         for service in self.services:
@@ -733,6 +745,30 @@ def boot_target(proof, lab, backend, name, upper, options, expect, below=(), sel
                             "LoadState", "ActiveState", "ExecMainStartTimestampMonotonic"))))
     resolution_checks(proof, lab, boot, expect, offsets)
     show_failed_units(proof, boot)
+
+
+def two_tier_case(proof, lab, name, ks_text, refused=False):
+    """A kickstart of the two-tier PKI: validate takes it, then its target boots and
+    resolves through the server that sends its intermediate; REFUSED (the intermediate
+    CA alone): validate and apply refuse it, naming the root CA, and write nothing."""
+    ks = lab.write_ks(name, ks_text)
+    validated = cli("validate", ks, check=False)
+    if not refused:
+        proof.check(validated.returncode == 0, "validate takes it: %s"
+                    % validated.stdout.strip().splitlines()[-1])
+        target_case(proof, lab, "unbound", name, ks_text, Expect(
+            resolves=True, mode=None, resolver_units=("unbound.service",),
+            answer=site.CHAIN_SERVER_ANSWER))
+        return
+    root = lab.workdir / ("%s-root" % name)
+    root.mkdir()
+    applied = cli("apply", ks, "--root", root, check=False)
+    said = "add the root CA '%s'" % lab.ca.cert.subject.rfc4514_string()
+    proof.check(validated.returncode == 1 and said in validated.stdout,
+                "validate refuses it (exit %d), saying on its line to %s"
+                % (validated.returncode, said))
+    proof.check(applied.returncode == 1 and not any(root.iterdir()),
+                "apply refuses it (exit %d) and writes nothing" % applied.returncode)
 
 
 def sysusers_fact(proof, lab, backend, upper):
@@ -1298,6 +1334,12 @@ def cases(lab):
         lab.ca.pem, "--resolve-mode=%s --ca=%s" % (MODE, UPSTREAM_CA_FILENAME), servers,
         certificates=certificate_section(lab.ca.pem, UPSTREAM_CA_FILENAME, UPSTREAM_CA_OPTIONS),
         commands=COMMANDS)
+    two_tier = [site.CHAIN_SERVER, site.ROUTED_SERVER]
+    ks_root_alone = edns_kickstart(lab.ca.pem, unbound_options, two_tier, commands=COMMANDS)
+    ks_root_and_intermediate = edns_kickstart(lab.ca.pem + lab.intermediate.pem,
+                                              unbound_options, two_tier, commands=COMMANDS)
+    ks_intermediate_alone = edns_kickstart(lab.intermediate.pem, unbound_options, two_tier,
+                                           commands=COMMANDS)
     with_dnsconfd = bool(lab.dnsconfd)
     closed = Expect(resolves=False, dot_tried=False, resolver_units=())
     found = [
@@ -1340,6 +1382,17 @@ def cases(lab):
                  proof, lab, "unbound", "target-unbound-other-ca", ks_unbound_other,
                  Expect(resolves=False, ca_trusted=False, mode=None,
                         resolver_units=("unbound.service",)))),
+        Case("two-tier-root", "Installed system, unbound backend, a two-tier PKI: --ca the "
+             "root CA alone, the server sends its certificate and the intermediate CA's", False,
+             lambda proof, image: two_tier_case(proof, lab, "two-tier-root", ks_root_alone)),
+        Case("two-tier-root-and-intermediate", "Installed system, unbound backend, a two-tier "
+             "PKI: --ca the root CA and the intermediate CA", False,
+             lambda proof, image: two_tier_case(proof, lab, "two-tier-root-and-intermediate",
+                                                ks_root_and_intermediate)),
+        Case("two-tier-intermediate-alone", "A two-tier PKI: --ca the intermediate CA alone, "
+             "which Unbound would refuse", False,
+             lambda proof, image: two_tier_case(proof, lab, "two-tier-intermediate-alone",
+                                                ks_intermediate_alone, refused=True)),
         Case("composed-dnsconfd", "Installed system as the installer's sequence leaves it, "
              "dnsconfd backend: the line's Security and network modules, then ours", True,
              lambda proof, image: composed_case(
@@ -1382,7 +1435,7 @@ def cases(lab):
 def case_names():
     """The names of every case (without building a lab)."""
     class NoLab:
-        ca = other_ca = certs.make_ca("names only")
+        ca = other_ca = intermediate = certs.make_ca("names only")
         dnsconfd = None
     return [case.name for case in cases(NoLab())]
 

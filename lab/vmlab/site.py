@@ -29,6 +29,8 @@ MAIN_DOT = "192.0.2.53"           # dot.corp.example, for all names
 MAIN_DOT_NAME = "dot.corp.example"
 MAIN_DOT_IPV6 = "2001:db8::53"    # an IPv6-only DoT server, answering with its own address
 IPV6_READY = "192.0.2.56"         # where the IPv6 server's readiness is checked
+CHAIN_DOT = "192.0.2.57"          # dot.corp.example of a two-tier PKI: it sends its
+                                  # certificate and its intermediate CA's
 ROUTED_DOT = "198.51.100.60"      # dot.lab.example, for domain=lab.example
 ROUTED_DOT_NAME = "dot.lab.example"
 ROUTED_DOMAIN = "lab.example"
@@ -50,6 +52,8 @@ ANSWERS = {
 # What the IPv6-only server answers for www.corp.example: another address, so the
 # guest's answer names the server that gave it.
 IPV6_SERVER_ANSWER = "192.0.2.86"
+# What the two-tier PKI's server answers for www.corp.example: its own answer too.
+CHAIN_SERVER_ANSWER = "192.0.2.87"
 # What the HTTPS server serves, as a payload's source set-up or inst.ks=https:// fetch it.
 KS_URL = "https://%s/ks.cfg" % HTTPS_NAME
 
@@ -57,6 +61,7 @@ KS_URL = "https://%s/ks.cfg" % HTTPS_NAME
 MAIN_SERVER = "dns+tls://%s#%s" % (MAIN_DOT, MAIN_DOT_NAME)
 ROUTED_SERVER = "dns+tls://%s#%s  domain=%s" % (ROUTED_DOT, ROUTED_DOT_NAME, ROUTED_DOMAIN)
 IPV6_SERVER = "dns+tls://[%s]#%s" % (MAIN_DOT_IPV6, MAIN_DOT_NAME)
+CHAIN_SERVER = "dns+tls://%s#%s" % (CHAIN_DOT, MAIN_DOT_NAME)
 
 # data/kickstart-tests' @KSTEST_*@ values for this lab (tests/test_kickstart_tests_format.py
 # and the proof's harness-delivered case substitute these).

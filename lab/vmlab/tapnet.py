@@ -34,14 +34,15 @@ from pathlib import Path
 
 from lab import dotlab
 
-from lab.vmlab.site import (DHCP_DOMAIN, DHCP_RANGE, GATEWAY_IPV4, GATEWAY_IPV6, GUEST_MAC,
-                            HTTPS_SERVER, IPV6_READY, MAIN_DOT, MAIN_DOT_IPV6, PLAINTEXT_DNS,
-                            ROUTED_DOT, TAP)
+from lab.vmlab.site import (CHAIN_DOT, DHCP_DOMAIN, DHCP_RANGE, GATEWAY_IPV4, GATEWAY_IPV6,
+                            GUEST_MAC, HTTPS_SERVER, IPV6_READY, MAIN_DOT, MAIN_DOT_IPV6,
+                            PLAINTEXT_DNS, ROUTED_DOT, TAP)
 
 # Every address the lab's servers listen on, on the namespace's side of the tap.
 NAMESPACE_ADDRESSES = ("%s/24" % GATEWAY_IPV4, MAIN_DOT + "/24", IPV6_READY + "/24",
-                       HTTPS_SERVER + "/24", PLAINTEXT_DNS + "/24", "198.51.100.1/24",
-                       ROUTED_DOT + "/24", GATEWAY_IPV6 + "/64", MAIN_DOT_IPV6 + "/64")
+                       CHAIN_DOT + "/24", HTTPS_SERVER + "/24", PLAINTEXT_DNS + "/24",
+                       "198.51.100.1/24", ROUTED_DOT + "/24", GATEWAY_IPV6 + "/64",
+                       MAIN_DOT_IPV6 + "/64")
 STARTUP_SECONDS = 15
 
 

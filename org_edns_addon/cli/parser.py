@@ -130,7 +130,8 @@ def build_parser():
                        help=_("seconds each server has to answer (default %(default)g)"))
     check.add_argument("--name", type=_query_name, metavar="QNAME",
                        help=_("the name to ask (default: the server's first routed domain, "
-                       "else its TLS name)"))
+                       "else its TLS name; for a TLS name that is an address, localhost, "
+                       "which every resolver answers itself)"))
     check.set_defaults(run=run_check, needs=dependencies.CHECKS_SERVERS)
 
     tui = commands.add_parser(

@@ -118,6 +118,10 @@ ROUTED_DOMAIN = Term("domain=%s", N_("the routed domain %s"))
 CA_LIST = Term("--ca", N_("the list of CA certificates selected for the DNS servers"))
 # A parenthesis after a certificate's name saying that it is one of that list.
 CA_MARK = Term(" (--ca)", "")
+# The bundle they make, and the certificates a chain is followed through.
+CA_BUNDLE = Term("the --ca bundle", N_("the bundle of the CA certificates selected for the "
+                                       "DNS servers"))
+KICKSTART_CERTIFICATES = Term("the kickstart's certificates", N_("the CA certificates here"))
 # What signs a server's certificate that those certificates authenticate.
 CA_OF_BUNDLE = Term("a CA of the kickstart's --ca bundle",
                     N_("one of the CA certificates selected for the DNS servers"))

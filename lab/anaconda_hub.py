@@ -36,6 +36,8 @@ Each command line is answered by one line of JSON once the window shows the resu
     wait-check N         wait until N checks have answered
     wait-servers N       wait until the list holds N servers
     wait-dialog          wait until the file chooser is on the screen
+    choose PATH          choose PATH in the file chooser and press Read
+    wait-certificates N  wait until the certificates' list holds N rows
     wait-done-once       wait until Done was pressed once on a failed apply
     wait-ready           wait until the spoke is ready (its tasks have run)
     help                 press the spoke window's help button, if this line has one
@@ -203,6 +205,26 @@ class HubRemote:
         keyboard clicks a moment later, once it has been shown pressed)."""
         self._after_frame(lambda: self.reply(self._page_state()),
                           until=lambda: self.spoke._done_once)
+
+    def do_choose(self, path):
+        """Choose PATH in the file chooser and press its Read (GTK's chooser answers a typed
+        path after querying the file, which needs more of a desktop than this display)."""
+        dialog = self.spoke._page.certificates.dialog
+        dialog.set_filename(path)
+
+        def chosen():
+            if dialog.get_filename() != path:
+                return True
+            dialog.response(Gtk.ResponseType.ACCEPT)
+            self.do_page()
+            return False
+        GLib.idle_add(chosen, priority=GLib.PRIORITY_LOW)
+
+    def do_wait_certificates(self, count):
+        """Wait until the certificates' list holds COUNT rows (a file read)."""
+        store = self.spoke._page.certificates.store
+        self._after_frame(lambda: self.reply(self._page_state()),
+                          until=lambda: len(store) == int(count))
 
     def do_wait_dialog(self):
         """Wait until the file chooser is on the screen."""

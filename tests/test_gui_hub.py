@@ -418,8 +418,8 @@ def test_an_invalid_configuration_stops_the_hub(installer, start_hub, test_ca):
     hub.shot("8-hub-invalid")
 
 
-def test_the_mode_s_warning_and_the_file_chooser_on_the_installer_s_screen(installer,
-                                                                          start_hub, test_ca):
+def test_the_mode_s_warning_and_the_file_chooser_on_the_installer_s_screen(
+        installer, start_hub, test_ca, intermediate_alone, tmp_path):
     installer[2](kickstart(test_ca.pem, edns=edns_section("dns+tls://192.0.2.53#dot.example")))
     hub = start_hub()
     hub.send("focus")
@@ -453,6 +453,21 @@ def test_the_mode_s_warning_and_the_file_chooser_on_the_installer_s_screen(insta
     hub.focus(page["dialog"]["xid"])
     page = hub.keys("Escape")
     assert page["focus"] == "ednsReadPemButton"
+
+    # A company's intermediate CA read alone (chosen in the chooser, then Read): the page
+    # says in chain words why it authenticates nothing, never "No problems".
+    issuing = tmp_path / "issuing-ca.pem"
+    issuing.write_text(intermediate_alone.pem)
+    hub.keys("Return")
+    hub.send("wait-dialog")
+    hub.send("choose", str(issuing))
+    page = hub.send("wait-certificates", "2")    # the kickstart's, and this one
+    assert page["dialog"] is None
+    assert page["certificates"][1][:2] == [True, "issuing-ca.pem (added here)"]
+    assert page["trust"] == intermediate_alone.trust.replace("dns-ca.pem", "issuing-ca.pem")
+    assert intermediate_alone.error in page["problems"].splitlines()
+    assert page["info_bar"] == intermediate_alone.error[len("Error: "):]
+    hub.shot("13-intermediate-alone")
 
 
 def test_a_german_catalogue_shows_in_the_real_hub_and_spoke(installer, start_hub, test_ca,

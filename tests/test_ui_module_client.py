@@ -234,9 +234,8 @@ def test_a_hub_redraw_asks_the_module_once_and_again_only_after_it_changed(edns_
 
 def test_a_failed_apply_stops_the_hub_until_the_person_decides(edns_proxy):
     proxy, _ = edns_proxy
-    editor = read_editor(proxy)
-    editor.add_server("dns+tls://192.0.2.53#dot.example")
-    write_config(proxy, editor.config)
+    write_config(proxy, EdnsConfig(servers=(DotServer.parse_uri(
+        "dns+tls://192.0.2.53#dot.example"),)))
     judged = hub_status(proxy)
     assert judged.completed and not judged.mandatory
     applying = InstallerApply()

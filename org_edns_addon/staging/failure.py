@@ -25,25 +25,23 @@ from org_edns_addon.staging import StagingError
 def _what_failed(phase, error):
     """One sentence: what of PHASE failed, from ERROR (a ``StagingError`` or the
     ``ValidationError`` of a configuration with errors)."""
-    steps = ", ".join(getattr(error, "failed_steps", ()))
-    if phase is Phase.INSTALLER:
-        if not isinstance(error, StagingError):
-            return _("The installer could not switch to encrypted DNS: the configuration "
-                     "has errors.")
-        if error.files_written:
-            # TRANSLATORS: %s lists the steps that failed, like "reload NetworkManager".
-            return _("The installer could not switch to encrypted DNS: its configuration is "
-                     "written, but these steps failed: %s.") % steps
-        return _("The installer could not switch to encrypted DNS: writing its configuration "
-                 "failed, and nothing of it is in use.")
+    installer = phase is Phase.INSTALLER
     if not isinstance(error, StagingError):
-        return _("The installed system could not be configured for encrypted DNS: the "
-                 "configuration has errors.")
+        return _("The installer could not switch to encrypted DNS: the configuration has "
+                 "errors.") if installer else \
+            _("The installed system could not be configured for encrypted DNS: the "
+              "configuration has errors.")
     if error.files_written:
-        return _("The installed system could not be fully configured for encrypted DNS: its "
-                 "configuration is written, but these steps failed: %s.") % steps
-    return _("The installed system could not be configured for encrypted DNS: writing its "
-             "configuration failed, and nothing of it is in use.")
+        # TRANSLATORS: %s lists the steps that failed, like "reload NetworkManager".
+        return (_("The installer could not switch to encrypted DNS: its configuration is "
+                  "written, but these steps failed: %s.") if installer else
+                _("The installed system could not be fully configured for encrypted DNS: its "
+                  "configuration is written, but these steps failed: %s.")) \
+            % ", ".join(error.failed_steps)
+    return _("The installer could not switch to encrypted DNS: writing its configuration "
+             "failed, and nothing of it is in use.") if installer else \
+        _("The installed system could not be configured for encrypted DNS: writing its "
+          "configuration failed, and nothing of it is in use.")
 
 
 def _what_it_means(phase):

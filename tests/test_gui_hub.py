@@ -100,6 +100,9 @@ class Hub(HubProcess):
         from pyanaconda.core.constants import DEFAULT_LANG
         env = dict(os.environ, **environment)
         env.setdefault("LANG", DEFAULT_LANG)
+        # The file chooser's settings in memory and its recently used files in the test's
+        # directory, never the machine's dconf or the user's own list.
+        env.update(GSETTINGS_BACKEND="memory", XDG_DATA_HOME=str(shots / "xdg-data"))
         # The installed addon first: the spoke is loaded from there, as in an installer.
         # Then what the suite runs on (PYTHONPATH: python-meh, and a line's own pykickstart
         # where it has one).

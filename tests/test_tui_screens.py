@@ -247,3 +247,20 @@ def test_a_bundle_unbound_would_refuse_is_said_in_chain_words_never_no_problems(
     summary = " ".join(render(SummaryScreen(editor)).split())
     assert intermediate_alone.trust in summary and intermediate_alone.error in summary
     assert "No problems." not in summary
+
+
+def test_each_mode_says_what_it_does_and_what_plaintext_it_lets_out_where_it_is_chosen():
+    editor = EdnsEditor()
+    editor.add_server("dns+tls://192.0.2.53#dot.example")
+    text = " ".join(render(resolve_mode_screen(editor)).split())
+    exclusive, prefer, backup = (text[text.index("%d) [" % n):] for n in (1, 2, 3))
+    assert "Warning:" not in exclusive[:exclusive.index("2) [")]
+    assert prefer.startswith("2) [ ] prefer (these servers answer every name, but a name in a "
+                             "connection's own domains may also go to that connection's DNS "
+                             "servers (from DHCP, in plaintext) Warning: The resolve mode "
+                             "“prefer” lets plaintext DNS leave the host: ")
+    assert backup.startswith("3) [ ] backup (these servers and every connection's own DNS "
+                             "servers (from DHCP, in plaintext) answer side by side, for every "
+                             "name: not a fallback when these fail; the only mode that allows "
+                             "plaintext servers here Warning: The resolve mode “backup” lets "
+                             "plaintext DNS leave the host for every name: ")

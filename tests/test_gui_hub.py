@@ -47,6 +47,7 @@ from org_edns_addon.dbus.structures import ConfigurationData, DotServerData
 from org_edns_addon.dbus.identifiers import EDNS
 from tests.anaconda_fixtures import (NOT_SWITCHED, SECURITY_SERVICE, anaconda_line,
                                      installer_modules, kickstart)
+from tests.dot_fixtures import times_masked
 from tests.conftest import REPO, run_cli
 
 pytestmark = pytest.mark.anaconda
@@ -342,11 +343,6 @@ def assert_waits_for_a_decision(state):
     assert not state["may_continue"]
     assert state["warning"] == ("Please complete items marked with this icon before "
                                 "continuing to the next step.")
-
-
-def times_masked(line):
-    """LINE with its times (" 1.2 ms") as " N ms": they are each run's own."""
-    return re.sub(r" [0-9]+\.[0-9] ms", " N ms", line)
 
 
 def test_a_failed_apply_waits_for_the_person_to_decide(installer, start_hub, test_ca):

@@ -16,7 +16,6 @@ Anaconda's smallest screen, over an editor read from the stand-alone module on a
 private bus where the module matters; keys go through the X server.
 """
 
-import re
 import socket
 
 import pytest
@@ -33,6 +32,7 @@ from org_edns_addon.tui.kickstart_file import load_kickstart
 from org_edns_addon.ui.editor import EdnsEditor
 from org_edns_addon.ui.module_client import read_editor, read_config
 from tests.dbus_fixtures import running_template_service
+from tests.dot_fixtures import times_masked
 from tests.conftest import run_cli
 from tests.gui_fixtures import settle
 
@@ -383,11 +383,6 @@ def never_answering(lab_network):
     listener.listen(8)
     yield "dns+tls://%s:%d#%s" % (lab_host(5), listener.getsockname()[1], TLS_NAME)
     listener.close()
-
-
-def times_masked(line):
-    """LINE with its times (" 1.2 ms") as " N ms": they are this run's own."""
-    return re.sub(r" [0-9]+\.[0-9] ms", " N ms", line)
 
 
 @pytest.mark.root

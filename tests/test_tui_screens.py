@@ -25,7 +25,9 @@ from org_edns_addon.tui.kickstart_file import load_kickstart
 from org_edns_addon.tui.screens import (CaScreen, CheckScreen, EntryScreen, MainScreen,
                                         ServerScreen, ServersScreen, SummaryScreen,
                                         add_server_screen, resolve_mode_screen, summary_lines)
-from tests.conftest import REPO
+from lab.kickstarts import edns_kickstart
+from tests.dot_fixtures import times_masked
+from tests.conftest import REPO, run_cli
 
 EXAMPLE = str(REPO / "data" / "examples" / "corp-dot.ks")
 
@@ -186,11 +188,12 @@ def test_summary_shows_the_section_and_the_messages():
 
 
 @pytest.mark.root
-def test_check_screen_reaches_a_dot_server_of_the_lab(dot_pki, dot_upstream):
+def test_check_screen_reaches_a_dot_server_of_the_lab(dot_pki, dot_upstream, write_ks):
     editor = EdnsEditor(EdnsState(EdnsConfig(), [KickstartCertificate.from_section(
         "dns-ca.pem", dot_pki.ca.pem, DOT_CA_DIR)]))
-    editor.add_server(dot_upstream.server_line())
-    editor.add_server(dot_upstream.server_line("wrong.test"))
+    servers = (dot_upstream.server_line(), dot_upstream.server_line("wrong.test"))
+    for server in servers:
+        editor.add_server(server)
     editor.toggle_ca("dns-ca.pem")
     # The screen checks as it is drawn, here in the lab's network.
     lines = dot_upstream.network.run(render, CheckScreen(editor)).splitlines()
@@ -200,6 +203,15 @@ def test_check_screen_reaches_a_dot_server_of_the_lab(dot_pki, dot_upstream):
     assert any(" ".join(lines[index:]).startswith(
         "%s: name mismatch: the server's certificate is" % dot_upstream.server_line("wrong.test"))
         for index in (3, 4))
+    # One source: the lines `edns-addon check` prints for the same servers (each run's
+    # times its own).
+    shown = dot_upstream.network.run(CheckScreen(editor).lines)
+    cli = run_cli("check", write_ks(edns_kickstart(dot_pki.ca.pem, servers=servers,
+                                                   commands="")),
+                  prefix=dot_upstream.network.command([]))
+    assert [times_masked(line) for line in shown] == \
+        [times_masked(line) for line in cli.stdout.splitlines()], cli.stderr
+
 
 
 def test_check_screen_without_servers():

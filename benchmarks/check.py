@@ -61,6 +61,7 @@ from benchmarks.paired import (as_installed, installed_env, median_ms, paired_ra
 from lab.kickstarts import edns_kickstart
 from lab.dnsdist import ANSWER_ADDRESS, start_dnsdist_upstream
 from lab.dotlab import TLS_NAME, DotPki, PrivateNetwork, lab_host
+from org_edns_addon.constants import DOT_PORT
 
 SERVERS = 10
 # The sizes of the scale figures, and the lab's hosts of dnsdist's DoT listeners.
@@ -230,11 +231,15 @@ def main():
             [str(REPO)] + site.getsitepackages() + [os.environ.get("PYTHONPATH", "")]))
         pki = DotPki.create(scratch / "pki")
         cert, key = pki.files("server")
-        upstream = start_dnsdist_upstream(scratch / "dnsdist", cert, key, ADDRESSES)
+        # DoT's own port, free in this private network: the kickstarts are then valid for
+        # every installer line (before NetworkManager 1.54 dnsconfd never sees a port).
+        upstream = start_dnsdist_upstream(scratch / "dnsdist", cert, key, ADDRESSES,
+                                          tls_port=DOT_PORT)
         try:
             def kdig_for(line):
-                address, port = re.match(r"dns\+tls://([\d.]+):(\d+)#", line).groups()
-                return ["kdig", "@%s" % address, "-p", port, "+tls-ca=%s" % pki.ca_path,
+                address, port = re.match(r"dns\+tls://([\d.]+)(?::(\d+))?#", line).groups()
+                return ["kdig", "@%s" % address, "-p", port or str(DOT_PORT),
+                        "+tls-ca=%s" % pki.ca_path,
                         "+tls-hostname=%s" % TLS_NAME, TLS_NAME, "A"]
             scale_figures(scale_rounds, scratch, env, pki, upstream, kdig_for)
             if args.scale_only:

@@ -52,7 +52,7 @@ def server_line(index):
     if index % 4 == 1:
         return "192.0.2.%d#dot%d.corp.example" % (index % 256, index)
     if index % 4 == 2:
-        return "dns+tls://198.51.100.%d:8853#dot%d.bücher.example" % (index % 256, index)
+        return "dns+tls://198.51.100.%d#dot%d.bücher.example" % (index % 256, index)
     return ("dns+tls://192.0.2.%d#dot%d.lab.example domain=lab%d.example,test.lab%d.example"
             % (index % 256, index, index, index))
 
@@ -63,7 +63,7 @@ def generated_kickstart(servers, certificates, pems):
     return many_certificates_kickstart(
         pems, certificates, ca_names=certificates, anchors=certificates // 2,
         servers=[server_line(index) for index in range(servers)],
-        options="--resolve-mode=exclusive --backend=dnsconfd --search=corp.example") + \
+        options="--resolve-mode=exclusive --backend=dnsconfd") + \
         "\n%packages\n@core\n%end\n"
 
 

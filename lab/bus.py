@@ -125,8 +125,12 @@ def python_env(extra_path=()):
     return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in path if p))
 
 
-def template_service_argv(address, kickstart=None):
+def template_service_argv(address, kickstart=None, line=None):
+    """The stand-alone service on ADDRESS, starting from KICKSTART, as an installer of LINE
+    (a lines.py key; None: judging for every line)."""
     argv = [sys.executable, "-m", "org_edns_addon.dbus.standalone", "--address", address]
+    if line:
+        argv += ["--line", line]
     return argv + ["--kickstart", str(kickstart)] if kickstart else argv
 
 

@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Sequence
 
 from lab.dotlab import (HOST_NETWORK, LAB_HOSTS, STARTUP_SECONDS, TLS_NAME, _accepts,
-                        _die_with_parent, free_port, stop_process)
+                        _die_with_parent, lab_port, stop_process)
+from org_edns_addon.constants import DOT_PORT, PLAIN_DNS_PORT
 
 DNSDIST = "dnsdist"
 ANSWER_ADDRESS = "192.0.2.80"
@@ -54,7 +55,8 @@ class DnsdistUpstream:
 
     def server_line(self, address=None, tls_name=TLS_NAME):
         """How a kickstart names this upstream's DoT service on ADDRESS (default: the first)."""
-        return "dns+tls://%s:%d#%s" % (address or self.address, self.tls_port, tls_name)
+        port = "" if self.tls_port == DOT_PORT else ":%d" % self.tls_port
+        return "dns+tls://%s%s#%s" % (address or self.address, port, tls_name)
 
     def log(self):
         return (self.workdir / "dnsdist.log").read_text(errors="replace")
@@ -87,8 +89,9 @@ def start_dnsdist_upstream(workdir, cert_path, key_path, addresses=("127.0.0.5",
     address accepts TLS connections. RuntimeError with its log if it does not."""
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
-    tls_port = tls_port or free_port(addresses[0], network)
-    plain_port = plain_port or free_port(addresses[0], network)
+    # DoT's and DNS's own ports in a private network, where they are free (lab_port).
+    tls_port = tls_port or lab_port(addresses[0], network)
+    plain_port = plain_port or lab_port(addresses[0], network, PLAIN_DNS_PORT)
     config = workdir / "dnsdist.conf"
     config.write_text(dnsdist_config(addresses, tls_port, plain_port, cert_path, key_path))
     with open(workdir / "dnsdist.log", "wb") as log:

@@ -105,8 +105,7 @@ def lab_host(number):
 # dnsconfd's defaults (dnsconfd.conf(5)): where its Unbound listens, and the CA
 # bundles it uses, the first readable one, when no server names a CA.
 DNSCONFD_LISTEN_ADDRESS = "127.0.0.1"
-DNSCONFD_DEFAULT_CA_BUNDLES = (c.DOT_CA_BUNDLE_PATH,
-                               "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem")
+DNSCONFD_DEFAULT_CA_BUNDLES = (c.DOT_CA_BUNDLE_PATH, c.SYSTEM_CA_BUNDLE_PATH)
 # Fedora's /etc/unbound/unbound.conf ends with this include.
 SYSTEM_UNBOUND_INCLUDE = "/etc/unbound/conf.d/*.conf"
 
@@ -343,6 +342,29 @@ def free_port(address, network=HOST_NETWORK):
         return probe.getsockname()[1]
 
 
+def lab_port(address, network=HOST_NETWORK, wanted=c.DOT_PORT):
+    """The port a lab server takes at ADDRESS in NETWORK: WANTED (853, DoT's own; 53 for
+    plaintext DNS) in a private network where it is free, so that a kickstart names the
+    server as every installer line reads it (NetworkManager before 1.54 hands dnsconfd no
+    port: lines.PORT_TO_DNSCONFD), else any free port (on the host, where tests share
+    the addresses)."""
+    if network is not HOST_NETWORK:
+        with network.socket(socket.AF_INET6 if ":" in address else socket.AF_INET,
+                            socket.SOCK_STREAM) as probe:
+            # As the server will bind it: past the TIME_WAIT of a server stopped before.
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((address, wanted))
+                return wanted
+            except OSError:
+                pass
+    return free_port(address, network)
+
+
+# A lab host no lab server listens on: a server there refuses every connection.
+CLOSED_LAB_HOST = 9
+
+
 def _run_settings(workdir, address=None, port=None, query_loopback=True):
     """The server: settings every lab Unbound needs to run unprivileged in WORKDIR.
 
@@ -455,7 +477,7 @@ def start_dot_upstream(workdir, address, cert_path, key_path, records=ZONE_RECOR
     (``WITHOUT_INTERNET``).
     """
     workdir = Path(workdir)
-    port = port or free_port(address, network)
+    port = port or lab_port(address, network)
     zones = (zone,) if isinstance(zone, str) else tuple(zone)
     text = _run_settings(workdir, address, port) + "\n".join([
         "  tls-port: %d" % port,
@@ -501,7 +523,7 @@ def start_forwarder(workdir, config_text, address, port=None,
     """
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
-    port = port or free_port(address, network)
+    port = port or lab_port(address, network, c.PLAIN_DNS_PORT)
     included = workdir / "forward.conf"
     included.write_text(config_text)
     text = _run_settings(workdir, address, port) + _special_use_zones(plain_zones) + \

@@ -30,7 +30,7 @@ CA_DIRECTORY_OPTION = "--dir=" + c.DOT_CA_DIR
 COMMANDS = "text\nlang en_US.UTF-8\nkeyboard us\ntimezone UTC --utc\nrootpw --lock\n"
 # Every form of server line: URI and short form, IPv6 with a port, a routed server.
 SERVERS = ("dns+tls://192.0.2.53#dot.corp.example",
-           "dns+tls://[2001:db8::53]:8853#dot.corp.example",
+           "dns+tls://[2001:db8::53]:853#dot.corp.example",
            "192.0.2.54#dot2.corp.example",
            "dns+tls://198.51.100.60#dot.lab.example  domain=lab.example,test.lab.example")
 

@@ -42,8 +42,8 @@ initramfs and the system need to start:
    derived from the paths it names: the DoT CA bundle, the copy the FreeIPA
    handover unit puts back; the state directory of apply's record): on one,
    below one as if it were a directory (it must stay a file), or where one
-   needs a directory; nor below
-   the system's trust store (``SYSTEM_CA_BUNDLE_PATH``) as a directory;
+   needs a directory; nor below a file of the system's trust store of any line
+   (``SYSTEM_TRUST_STORE_FILES``) as a directory;
 2. the top of the file system (``--dir=/``): the initramfs's ``/init`` and
    ``/shutdown``, the top-level directories and their usr-merge symlinks;
    nor below ``/init`` or ``/shutdown`` as directories;
@@ -775,10 +775,11 @@ def landing_problem(path):
                  "where the initramfs has /init and the system its top-level directories; "
                  "give it a directory of its own, like %(own)s") \
             % dict(values, top=terms.DIRECTORY_VALUE("/"))
-    if _below(path, c.SYSTEM_CA_BUNDLE_PATH):
-        return _("%(dir)s places this certificate at %(path)s, below %(file)s, the system's "
-                 "trust store, which must stay a file; choose another %(another)s") \
-            % dict(values, file=c.SYSTEM_CA_BUNDLE_PATH)
+    for store in c.SYSTEM_TRUST_STORE_FILES:
+        if _below(path, store):
+            return _("%(dir)s places this certificate at %(path)s, below %(file)s, the "
+                     "system's trust store, which must stay a file; choose another "
+                     "%(another)s") % dict(values, file=store)
     for top in _TOP_LEVEL_FILES:
         if _below(path, top):
             return _("%(dir)s places this certificate at %(path)s, below %(file)s, a file the "

@@ -89,9 +89,38 @@ APPLY_STATE_DIR = "/var/lib/edns-addon"
 APPLY_RECORD_PATH = APPLY_STATE_DIR + "/applied.json"
 APPLY_JOURNAL_PATH = APPLY_STATE_DIR + "/journal.json"
 DRACUT_MODULES_DIR = "/usr/lib/dracut/modules.d"
-# The system trust store (Fedora's path): what Unbound authenticates servers
-# against without --ca, and what the initramfs needs then.
-SYSTEM_CA_BUNDLE_PATH = "/etc/pki/tls/certs/ca-bundle.crt"
+# The system trust store: what the servers are authenticated against without --ca
+# (Unbound's tls-cert-bundle, the target initramfs's install_items). p11-kit's
+# update-ca-trust extracts the server-authentication anchors there on every line (EL9,
+# EL10, Fedora; ca-certificates.spec ghosts it), dnsconfd falls back to it after its
+# own bundle (dnsconfd src/configuration_parsing/global_options.c, default
+# certification_authority "/etc/pki/dns/extracted/pem/tls-ca-bundle.pem
+# /etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem") and its dracut module installs it
+# (distribution/dracut_module/module-setup.sh), and Anaconda's initramfs appends the
+# kickstart's anchors to it (anaconda main and rhel-10, dracut/parse-kickstart
+# CA_BUNDLE_PATH, _append_to_ca_bundle). Fedora 43 dropped the older
+# /etc/pki/tls/certs/ca-bundle.crt (Fedora Changes/dropingOfCertPemFile; FreeIPA commit
+# f6ffcca0 "DNS over TLS: use system trust store": "does not exist any more in fedora 43+").
+SYSTEM_CA_BUNDLE_PATH = "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem"
+# Every file of the system trust store on some line: what update-ca-trust extracts
+# (p11-kit's formats below /etc/pki/ca-trust/extracted) and the links to them that older
+# lines keep in /etc/pki/tls and /etc/pki/java (ca-certificates.spec). Each must stay a
+# file: no %certificate lands below one (certificates.landing_problem).
+# The links of older lines (lines.py: Line.legacy_ca_bundle says which have them).
+SYSTEM_TRUST_LEGACY_FILES = (
+    "/etc/pki/tls/certs/ca-bundle.crt",
+    "/etc/pki/tls/certs/ca-bundle.trust.crt",
+    "/etc/pki/tls/cert.pem",
+    "/etc/pki/java/cacerts",
+)
+SYSTEM_TRUST_STORE_FILES = (
+    SYSTEM_CA_BUNDLE_PATH,
+    "/etc/pki/ca-trust/extracted/pem/email-ca-bundle.pem",
+    "/etc/pki/ca-trust/extracted/pem/objsign-ca-bundle.pem",
+    "/etc/pki/ca-trust/extracted/openssl/ca-bundle.trust.crt",
+    "/etc/pki/ca-trust/extracted/java/cacerts",
+    "/etc/pki/ca-trust/extracted/edk2/cacerts.bin",
+) + SYSTEM_TRUST_LEGACY_FILES
 # Modes of what staging writes.
 FILE_MODE = 0o644
 DIR_MODE = 0o755

@@ -64,6 +64,9 @@ class EdnsState:
     def __init__(self, config=None, certificates=()):
         self._config = config or EdnsConfig()
         self._certificates = tuple(certificates)
+        # The installer lines the configuration is judged for (lines.Line): every line,
+        # until the installer module learns its own (service/edns.py).
+        self.lines = None
         self.servers_changed = Signal()
         self.resolve_mode_changed = Signal()
         self.backend_changed = Signal()
@@ -72,8 +75,11 @@ class EdnsState:
         self.certificates_changed = Signal()
 
     def copy(self):
-        """A new state with the same configuration and certificates (and no listeners)."""
-        return EdnsState(self._config, self._certificates)
+        """A new state with the same configuration, certificates and lines (and no
+        listeners)."""
+        state = EdnsState(self._config, self._certificates)
+        state.lines = self.lines
+        return state
 
     @property
     def config(self):
@@ -227,11 +233,15 @@ class EdnsState:
         return dot_trust(self._config, self._certificates)
 
     def problems(self, now=None):
-        """Every problem of the configuration with its certificates, as ``Problem``s."""
+        """Every problem of the configuration with its certificates, as ``Problem``s, and
+        of what the installer lines it is judged for would do with it (``line_rules``)."""
+        from org_edns_addon.line_rules import line_problems
+        from org_edns_addon.lines import LINES
         from org_edns_addon.trust import trust_problems
         # In the order a kickstart reports them: certificates, then the configuration.
         return trust_problems(self._config, self._certificates, now=now) + \
-            self._config.problems()
+            self._config.problems() + \
+            line_problems(self._config, self.trust, self.lines or LINES)
 
     def errors(self, now=None):
         """The messages of the errors among ``problems()``."""

@@ -145,6 +145,17 @@ TYPE_NOUN = Term("--type", N_("type"))
 DIRECTORY_VALUE = Term("--dir=%s", N_("the directory %s"))
 DIRECTORY_AND_FILE_NAME = Term("--dir and --filename", N_("its directory and file name"))
 CERTIFICATE_TYPE = Term("--type=%s", N_("the certificate type %s"))
+SEARCH_VALUE = Term("--search=%s", N_("the search domains %s"))
+IN_SEARCH = Term("in --search", N_("among the search domains"))
+# Search domains a connection has of its own, besides those of DHCP.
+CONNECTION_SEARCH = Term("a network --ipv4-dns-search", N_("those set for a connection"))
+SELECT_THEM = Term("name the certificates in --ca",
+                   N_("select the certificates for the DNS servers"))
+# Advice for whoever validates a kickstart without knowing which line installs it; an
+# installer knows its own line.
+OR_VALIDATE_FOR_A_LINE = Term(", or validate with --line=LINE for a line whose "
+                              "NetworkManager is 1.54 or later if only such lines install "
+                              "this kickstart", "")
 # What a server is added as: a line of the section's body, or a server in a list.
 SERVER_LINE = Term("a line", N_("a server"))
 TLS_NAME_SUFFIX = Term("#NAME", N_("its TLS name after '#'"))

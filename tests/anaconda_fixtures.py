@@ -31,9 +31,9 @@ from org_edns_addon.dbus.identifiers import EDNS
 SECURITY_SERVICE = "org.fedoraproject.Anaconda.Modules.Security"
 
 EDNS_SECTION = edns_section("dns+tls://192.0.2.53#dot.corp.example",
-                            "dns+tls://[2001:db8::53]:8853#dot.corp.example",
+                            "dns+tls://[2001:db8::53]:853#dot.corp.example",
                             "dns+tls://198.51.100.60#dot.lab.example  domain=lab.example",
-                            options="--ca=dns-ca.pem --search=corp.example")
+                            options="--ca=dns-ca.pem")
 # What the boss reads besides our sections: commands, and a %packages between them.
 BOSS_COMMANDS = "lang en_US.UTF-8\ntimezone Europe/Prague --utc\nrootpw --lock\n"
 PACKAGES = "%packages\n@core\n%end\n"

@@ -27,7 +27,7 @@ from gi.repository import Gio, GLib
 
 from lab.bus import (TIMEOUT, client_bus, kill_pid, python_env, start_bus, start_service,
                      stop_service, template_service_argv, wait_for)
-from lab.dotlab import HOST_NETWORK, lab_host
+from lab.dotlab import HOST_NETWORK, lab_host, lab_port
 from tests.anaconda_fixtures import require_pyanaconda
 from org_edns_addon.dbus.identifiers import EDNS
 from org_edns_addon.dbus.structures import DotServerData, ValidationReport
@@ -89,11 +89,13 @@ def bus(bus_address):
 
 @contextmanager
 def running_template_service(bus, bus_address, kickstart=None, log_path=None,
-                             network=HOST_NETWORK):
+                             network=HOST_NETWORK, line=None):
     """The stand-alone service (python3 -m org_edns_addon.dbus.standalone) in NETWORK, with
-    the state of the kickstart at KICKSTART if given and its output in LOG_PATH, while in the
-    block: (proxy, process)."""
-    process = start_service(network.command(template_service_argv(bus_address, kickstart)),
+    the state of the kickstart at KICKSTART if given, as an installer of LINE (a lines.py
+    key; None: every line), and its output in LOG_PATH, while in the block: (proxy,
+    process)."""
+    process = start_service(network.command(template_service_argv(bus_address, kickstart,
+                                                                  line)),
                             bus, EDNS.service_name, env=python_env(), log_path=log_path)
     try:
         yield bus.get_proxy(EDNS.service_name, EDNS.object_path), process
@@ -250,8 +252,10 @@ class SilentServer:
     connections."""
 
     def __init__(self, address, network):
+        port = lab_port(address, network)
         self._listener = network.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._listener.bind((address, 0))
+        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._listener.bind((address, port))
         self._listener.listen(256)
         self.address, self.port = self._listener.getsockname()
         self.accepted = 0

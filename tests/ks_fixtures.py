@@ -20,6 +20,7 @@ import pytest
 from lab import certs
 from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, DOT_CA_DIR
 from org_edns_addon.ks.reader import parse_kickstart
+from org_edns_addon.lines import line_named
 
 # Every kickstart the suite reads clean, with an encrypted DNS section (``parse``, and
 # conftest's ``run_cli`` for `validate`): at the end of the run each goes through staging
@@ -28,11 +29,12 @@ from org_edns_addon.ks.reader import parse_kickstart
 VALIDATED_KICKSTARTS = []
 
 
-def parse(path, now=None):
-    """``parse_kickstart(PATH)``, as a test reads a kickstart: a clean result with an
-    encrypted DNS section is kept in VALIDATED_KICKSTARTS, unless what staging needs is in
-    a file missing here (one a %pre writes: staging refuses it, naming the file)."""
-    result = parse_kickstart(path, now)
+def parse(path, now=None, line=None):
+    """``parse_kickstart(PATH)``, as a test reads a kickstart (judged for every installer
+    line, or for the one whose key is LINE): a clean result with an encrypted DNS section
+    is kept in VALIDATED_KICKSTARTS, unless what staging needs is in a file missing here
+    (one a %pre writes: staging refuses it, naming the file)."""
+    result = parse_kickstart(path, now, **({"lines": (line_named(line),)} if line else {}))
     if not result.errors and result.config is not None and not result.unread_parts():
         VALIDATED_KICKSTARTS.append(result)
     return result

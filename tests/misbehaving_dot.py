@@ -30,11 +30,13 @@ import struct
 import threading
 import time
 from dataclasses import dataclass
+from ipaddress import ip_address
 from pathlib import Path
 from typing import Callable
 
 from lab import certs
-from lab.dotlab import HOST_NETWORK
+from lab.dotlab import HOST_NETWORK, lab_port
+from org_edns_addon.model import DotServer
 
 # How long a connection of a hostile server waits for its client before giving up.
 CONNECTION_SECONDS = 10.0
@@ -105,7 +107,8 @@ def _wait_for_close(tls):
 
 @dataclass
 class HostileDotServer:
-    """A TLS server on ADDRESS (a free port) in NETWORK presenting CERTIFICATE, in threads
+    """A TLS server on ADDRESS (port 853 in a private network, else a free port: lab_port) in
+    NETWORK presenting CERTIFICATE, in threads
     of this process, doing BEHAVIOUR(tls_socket) after each handshake."""
     directory: Path
     certificate: certs.Issued
@@ -122,7 +125,8 @@ class HostileDotServer:
         self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         self.context.load_cert_chain(cert_path, key_path)
         self.listener = self.network.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.listener.bind((self.address, 0))
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind((self.address, lab_port(self.address, self.network)))
         self.listener.listen(64)
         self.port = self.listener.getsockname()[1]
         self.handshakes = 0
@@ -133,7 +137,7 @@ class HostileDotServer:
         self._accepting.start()
 
     def server_line(self, tls_name="dot.test"):
-        return "dns+tls://%s:%d#%s" % (self.address, self.port, tls_name)
+        return DotServer(ip_address(self.address), self.port, tls_name).uri()
 
     def _accept(self):
         self.listener.settimeout(0.1)

@@ -19,11 +19,13 @@ with a warning where the peer accepts it but ignores it.
 """
 
 import configparser
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Tuple
 
 from lab.kickstarts import edns_section
 from org_edns_addon import constants as c
+from org_edns_addon.ks.edns import parse_server_line
+from org_edns_addon.problems import ModelError
 from org_edns_addon.staging.networkmanager import nm_keyfile
 from org_edns_addon.staging.plan import StagingInput
 from org_edns_addon.staging.unbound import unbound_conf
@@ -52,17 +54,20 @@ class Row:
     # Server lines before LINE in the section (else a server for all names when LINE
     # is routed).
     beside: Tuple[str, ...] = ()
+    # The installer line (lines.py key) the row is judged for; None: every line.
+    installer: Optional[str] = None
 
     def __str__(self):
-        return "%s: %s%s%s" % (self.source, self.line, " (%s)" % self.options if self.options
-                               else "", " after %s" % ", ".join(self.beside) if self.beside
-                               else "")
+        return "%s: %s%s%s%s" % (self.source, self.line, " (%s)" % self.options
+                                 if self.options else "", " after %s" % ", ".join(self.beside)
+                                 if self.beside else "", " on " + self.installer
+                                 if self.installer else "")
 
     def read(self, write_ks):
         """The kickstart of this row, parsed and checked (a ParsedKickstart)."""
         lines = list(self.beside) or ([DEFAULT_SERVER] if "domain=" in self.line else [])
-        return parse(write_ks(edns_section(*lines, self.line,
-                                                     options=self.options)))
+        return parse(write_ks(edns_section(*lines, self.line, options=self.options)),
+                     line=self.installer)
 
     def check(self, write_ks):
         """Assert the errors and warnings of this row; (its server, the config) if accepted."""
@@ -110,3 +115,20 @@ def unbound_forward_addrs(config, server):
     assert len(found) == 1, text
     return [line.split(":", 1)[1].strip() for line in found[0].splitlines()
             if line.strip().startswith("forward-addr:")]
+
+
+def _own_port(line):
+    """Whether the server LINE names a port other than its protocol's own."""
+    try:
+        server = parse_server_line(line)
+    except ModelError:
+        return False
+    return server.port != (c.DOT_PORT if server.tls else c.PLAIN_DNS_PORT)
+
+
+def judged_where_ports_pass(rows):
+    """ROWS, those whose server has a port of its own judged for a line whose NetworkManager
+    hands that port to dnsconfd (1.54 and later: Fedora 43), as a peer's own cases are
+    about the peer: what the older lines do with such a port is test_line_rules.py's."""
+    return [replace(row, installer="fedora-43") if _own_port(row.line) and not row.installer
+            else row for row in rows]

@@ -49,7 +49,7 @@ except ImportError as error:   # pragma: no cover - depends on the machine
 from lab.kickstarts import certificate_section, edns_kickstart
 from lab import certs
 from lab.bus import wait_for
-from lab.dotlab import TLS_NAME, free_port
+from lab.dotlab import CLOSED_LAB_HOST, TLS_NAME, lab_host
 from org_edns_addon import constants as c
 from org_edns_addon.dbus.identifiers import EDNS
 from org_edns_addon.dbus.errors import InvalidConfigurationError
@@ -85,10 +85,10 @@ def test_boss_split_gives_the_module_only_its_sections(test_ca, tmp_path):
     assert report.is_valid(), [str(m) for m in report.get_messages()]
     assert [server.uri() for server in service.servers] == [
         "dns+tls://192.0.2.53#dot.corp.example",
-        "dns+tls://[2001:db8::53]:8853#dot.corp.example",
+        "dns+tls://[2001:db8::53]#dot.corp.example",
         "dns+tls://198.51.100.60#dot.lab.example"]
     assert service.ca_names == ("dns-ca.pem",)
-    assert service.search_domains == ("corp.example",)
+    assert service.search_domains == ()
     assert [cert.filename for cert in service.certificates] == ["dns-ca.pem"]
 
 
@@ -195,6 +195,46 @@ def test_invalid_content_comes_back_in_the_report_with_file_and_line(start_modul
             "dns+tls://192.0.2.53#dot.example") in found
 
 
+class _InstallerOf:
+    """Runs a module as on the installer whose os-release(5) is OS_RELEASE: a private mount
+    namespace with that file over /etc/os-release (the module's NetworkManager is this
+    machine's, read as on the installer: the system bus's Version, else NetworkManager
+    --version)."""
+
+    def __init__(self, os_release):
+        self.os_release = os_release
+
+    def command(self, argv):
+        return ["unshare", "--mount", "--propagation", "private", "sh", "-ec",
+                'mount --bind "$0" /etc/os-release; exec "$@"', str(self.os_release)] + \
+            list(argv)
+
+
+@pytest.mark.root
+def test_the_module_judges_the_kickstart_for_the_line_of_its_installer(start_module, bus,
+                                                                      tmp_path):
+    os_release = tmp_path / "os-release"
+    os_release.write_text('NAME="Fedora Linux"\nID=fedora\nVERSION_ID=42\n')
+    start_module("org_edns_addon.service", EDNS.service_name,
+                 network=_InstallerOf(os_release))
+    text = ("%addon org_edns_addon --search=corp.example\n"
+            "dns+tls://192.0.2.53:8853#dot.corp.example\n%end\n")
+    path = tmp_path / "port.cfg"
+    path.write_text(text)
+    report = boss_read(bus, path)
+    # Fedora 42's alone (NetworkManager 1.52.2, or this machine's older one), not every
+    # line's: no EL9, no EL10; and --search adds to the connections' there: no warning.
+    # (The module's report puts a server's problem on its section's header.)
+    assert [(m.line_number, m.message) for m in report.error_messages] == [
+        (1, "dns+tls://192.0.2.53:8853#dot.corp.example is on port 8853, but on Fedora 42 "
+            "NetworkManager's dnsconfd plugin (before 1.54) does not pass a server's port to "
+            "dnsconfd, which then asks port 853 in the installer's initramfs and in the "
+            "installed system; serve it on port 853, or validate with --line=LINE for a line "
+            "whose NetworkManager is 1.54 or later if only such lines install this "
+            "kickstart")]
+    assert [m.message for m in report.warning_messages] == []
+
+
 def test_without_cryptography_in_the_image_the_report_and_the_log_say_so(start_module, bus,
                                                                        test_ca, tmp_path):
     start_module("org_edns_addon.service", EDNS.service_name, hide=["cryptography"])
@@ -246,9 +286,9 @@ def test_generate_kickstart_round_trips(test_ca, anaconda_bus):
     assert generated == (str(Certificate(cert=test_ca.pem.rstrip("\n"), filename="dns-ca.pem",
                                          dir="/etc/pki/dns/")) +
                          "\n%addon org_edns_addon --resolve-mode=exclusive --backend=dnsconfd "
-                         "--search=corp.example --ca=dns-ca.pem\n"
+                         "--ca=dns-ca.pem\n"
                          "dns+tls://192.0.2.53#dot.corp.example\n"
-                         "dns+tls://[2001:db8::53]:8853#dot.corp.example\n"
+                         "dns+tls://[2001:db8::53]#dot.corp.example\n"
                          "dns+tls://198.51.100.60#dot.lab.example domain=lab.example\n"
                          "%end\n")
     second = EdnsService()
@@ -410,7 +450,7 @@ def test_boot_options_that_differ_are_logged_and_the_kickstart_wins(test_ca, mon
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert warnings == ["the boot option rd.net.dns=dns+tls://203.0.113.9#other.example "
                         "differs from the kickstart (rd.net.dns=dns+tls://192.0.2.53#"
-                        "dot.corp.example, rd.net.dns=dns+tls://[2001:db8::53]:8853#"
+                        "dot.corp.example, rd.net.dns=dns+tls://[2001:db8::53]#"
                         "dot.corp.example); the kickstart wins."]
     assert service.servers[0].uri() == "dns+tls://192.0.2.53#dot.corp.example"
 
@@ -421,11 +461,10 @@ def test_check_servers_task_publishes_the_results(start_module, bus, dot_upstrea
     # The module runs where the lab's servers are.
     proxy = start_module("org_edns_addon.service", EDNS.service_name,
                          network=dot_upstream.network)
-    closed = free_port(dot_upstream.address, dot_upstream.network)
+    closed = lab_host(CLOSED_LAB_HOST)
     path = tmp_path / "ks.cfg"
     path.write_text("lang en_US.UTF-8\n" + edns_kickstart(dot_pki.ca.pem, servers=[
-        dot_upstream.server_line(),
-        "dns+tls://%s:%d#%s" % (dot_upstream.address, closed, TLS_NAME)], commands=""))
+        dot_upstream.server_line(), "dns+tls://%s#%s" % (closed, TLS_NAME)], commands=""))
     assert boss_read(bus, path).is_valid()
     task = bus.get_proxy(EDNS.service_name, proxy.CheckServersWithTask())
     assert task.Name == "Check the encrypted DNS servers"
@@ -435,8 +474,8 @@ def test_check_servers_task_publishes_the_results(start_module, bus, dot_upstrea
         (dot_upstream.address, dot_upstream.port, TLS_NAME, "ok",
          "dot.test A: NOERROR, 1 record")
     assert good["rtt-ms"] > 0
-    assert (refused["port"], refused["outcome"], refused["rtt-ms"]) == \
-        (closed, "connection refused", 0.0)
+    assert (refused["address"], refused["port"], refused["outcome"], refused["rtt-ms"]) == \
+        (closed, c.DOT_PORT, "connection refused", 0.0)
 
 
 def test_check_servers_task_is_refused_for_a_configuration_with_errors(start_module):

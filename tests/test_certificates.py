@@ -144,9 +144,19 @@ REFUSED_PLACES = [
     ("/var/lib/edns-addon/", "x.pem",
      "--dir places this certificate at /var/lib/edns-addon/x.pem, in /var/lib/edns-addon, "
      "where edns-addon keeps the record of what it wrote; choose another --dir"),
+    # ... and no file of the system trust store of any line: the bundle every line has,
+    # and the one Fedora 43 dropped, which EL9, EL10 and Fedora 42 still have.
+    ("/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem/", "x.pem",
+     "--dir places this certificate at /etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem/"
+     "x.pem, below /etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem, the system's trust "
+     "store, which must stay a file; choose another --dir"),
     ("/etc/pki/tls/certs/ca-bundle.crt/", "x.pem",
      "--dir places this certificate at /etc/pki/tls/certs/ca-bundle.crt/x.pem, below "
      "/etc/pki/tls/certs/ca-bundle.crt, the system's trust store, which must stay a file; "
+     "choose another --dir"),
+    ("/etc/pki/java/cacerts/", "x.pem",
+     "--dir places this certificate at /etc/pki/java/cacerts/x.pem, below "
+     "/etc/pki/java/cacerts, the system's trust store, which must stay a file; "
      "choose another --dir"),
     # rule 2: the top of the file system, dracut's /init
     ("/", "init",

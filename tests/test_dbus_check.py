@@ -24,7 +24,8 @@ from dasbus.typing import Str, get_variant
 from gi.repository import GLib
 
 from lab.kickstarts import edns_kickstart
-from lab.dotlab import TLS_NAME, free_port, lab_host
+from lab.dotlab import CLOSED_LAB_HOST, TLS_NAME, lab_host
+from org_edns_addon import constants as c
 from lab.bus import TIMEOUT, python_env, template_service_argv, wait_for
 from org_edns_addon.constants import MAX_SERVERS
 from org_edns_addon.dbus.errors import (CHECK_RUNNING_ERROR, InvalidConfigurationError,
@@ -60,10 +61,9 @@ def service_for(bus, bus_address, write_ks, lab_network):
 @pytest.mark.root
 def test_a_good_server_is_ok_with_its_round_trip_and_a_closed_port_is_refused(
         service_for, dot_upstream, dot_pki):
-    closed = free_port(dot_upstream.address, dot_upstream.network)
-    proxy = service_for([
-        dot_upstream.server_line(), "dns+tls://%s:%d#%s" % (dot_upstream.address, closed,
-                                                             TLS_NAME)], dot_pki.ca.pem)
+    closed = lab_host(CLOSED_LAB_HOST)
+    proxy = service_for([dot_upstream.server_line(), "dns+tls://%s#%s" % (closed, TLS_NAME)],
+                        dot_pki.ca.pem)
     good, refused = reply_of(proxy)
     assert good["rtt-ms"] > good["handshake-ms"] > 0
     assert dict(good, **{"rtt-ms": None, "handshake-ms": None}) == {
@@ -71,7 +71,7 @@ def test_a_good_server_is_ok_with_its_round_trip_and_a_closed_port_is_refused(
         "outcome": "ok", "reason": "dot.test A: NOERROR, 1 record", "rtt-ms": None,
         "handshake-ms": None}
     assert refused == {
-        "address": dot_upstream.address, "port": closed, "name": TLS_NAME,
+        "address": closed, "port": c.DOT_PORT, "name": TLS_NAME,
         "outcome": "connection refused", "rtt-ms": 0.0, "handshake-ms": 0.0,
         "reason": "nothing accepts connections on this address and port; check both"}
 
@@ -216,8 +216,9 @@ def test_a_check_of_many_silent_servers_takes_as_long_as_one_and_the_next_is_tak
             listeners.append(listener)
         silent = [server(lab_host(5), "silent.test", port=listener.getsockname()[1])
                   for listener in listeners]
-        with running_template_service(bus, bus_address, network=lab_network) as (proxy,
-                                                                                   process):
+        # Servers on ports of their own: as an installer whose NetworkManager passes them on.
+        with running_template_service(bus, bus_address, network=lab_network,
+                                      line="fedora-43") as (proxy, process):
             # The same check of one of them: what a check bounded so takes here, now.
             proxy.Servers = silent[:1]
             one_seconds, [one] = timed_check(bus, BOUNDED_CHECK_SECONDS)

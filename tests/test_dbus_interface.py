@@ -92,7 +92,14 @@ def test_servers_are_stored_normalized_and_valid(edns_proxy):
         ("192.0.2.53", 853, "dot.corp.example", [], True),
         ("2001:db8::53", 8853, "dot.corp.example", [], True),
         ("198.51.100.60", 853, "dot.lab.example", ["lab.example"], True)]
-    assert validation(proxy) == []
+    # Valid, but Validate() judges for every installer line (the module for its own), and
+    # before NetworkManager 1.54 dnsconfd never learns that port (line_rules.py).
+    assert validation(proxy) == [
+        "error: dns+tls://[2001:db8::53]:8853#dot.corp.example is on port 8853, but on EL9, "
+        "EL10, Fedora 42 NetworkManager's dnsconfd plugin (before 1.54) does not pass a "
+        "server's port to dnsconfd, which then asks port 853 in the installer's initramfs and "
+        "in the installed system; serve it on port 853, or validate with --line=LINE for a "
+        "line whose NetworkManager is 1.54 or later if only such lines install this kickstart"]
 
 
 NEVER_QUERIED = ("is on loopback, which dnsconfd's Unbound never queries (dnsconfd writes "
@@ -348,6 +355,13 @@ BACKUP_PLAINTEXT = (
     "plaintext query at all")
 
 
+SEARCH_REPLACES = (
+    "warning: --search=%s: on Fedora 44, Anaconda main (NetworkManager 1.56 and later) these "
+    "become the only search domains, replacing those of the connections (DHCP's, a network "
+    "--ipv4-dns-search), while on EL9, EL10, Fedora 42, Fedora 43 they are added to them; "
+    "list every search domain the system needs in --search")
+
+
 def test_validate_reports_rules_that_span_properties(edns_proxy):
     proxy, _ = edns_proxy
     proxy.Servers = [server("192.0.2.53", tls=False, port=53),
@@ -361,11 +375,12 @@ def test_validate_reports_rules_that_span_properties(edns_proxy):
         "--resolve-mode=exclusive; use dns+tls://ADDR#NAME (plaintext is allowed only with "
         "--resolve-mode=backup)",
         "error: --search lists a name twice",
+        SEARCH_REPLACES % "corp.example,corp.example",
     ]
     proxy.ResolveMode = "backup"
     proxy.CaNames = []
     proxy.SearchDomains = ["corp.example"]
-    assert validation(proxy) == [BACKUP_PLAINTEXT]
+    assert validation(proxy) == [BACKUP_PLAINTEXT, SEARCH_REPLACES % "corp.example"]
 
 
 def test_server_without_a_port_gets_the_default_port_of_its_kind(edns_proxy):

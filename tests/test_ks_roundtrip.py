@@ -31,12 +31,15 @@ EXAMPLES = REPO / "data" / "examples"
 
 
 def read_back(text):
-    """Parse TEXT as a kickstart file; fail on any error."""
+    """Parse TEXT as a kickstart file; fail on any error. (Printing is the same for every
+    installer line: TEXT is judged for one that takes a server's port, Fedora 43, so that
+    servers on ports of their own round-trip too; what the older lines do with those is
+    test_line_rules.py's.)"""
     fd, path = tempfile.mkstemp(suffix=".ks")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as stream:
             stream.write(text)
-        result = parse(path)
+        result = parse(path, line="fedora-43")
     finally:
         os.unlink(path)
     # A top-level %edns is an error that printing fixes: it prints as %addon.
@@ -66,7 +69,7 @@ def test_the_bundled_addon_example_round_trips():
     first, printed = assert_round_trip((EXAMPLES / "corp-dot.ks").read_text())
     assert str(first.edns) == (
         "\n%addon org_edns_addon --resolve-mode=exclusive --backend=dnsconfd "
-        "--search=corp.example --ca=corp-dns-ca.pem\n"
+        "--ca=corp-dns-ca.pem\n"
         "dns+tls://192.0.2.53#dot.corp.example\n"
         "dns+tls://[2001:db8::53]#dot.corp.example\n"
         "dns+tls://192.0.2.54#dot2.corp.example\n"

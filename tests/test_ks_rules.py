@@ -259,12 +259,15 @@ def test_a_dot_server_on_port_53_is_a_warning_on_its_line(write_ks):
     # answers in plaintext (NetworkManager takes it: tests/test_peer_networkmanager.py).
     text = "text\n" + edns_section(GOOD, "dns+tls://192.0.2.54:53#dot.corp.example")
     path = write_ks(text)
-    assert messages(path) == ["%s:%d: warning: the DoT server dns+tls://192.0.2.54:53#dot.corp."
-                              "example is on port 53, plaintext DNS's port: DNS over TLS "
-                              "listens on 853, and RFC 7858 forbids 53 for it, where a DNS "
-                              "server answers in plaintext and every TLS handshake fails; "
-                              "drop ':53' (853 is the default), unless this server really "
-                              "speaks TLS on 53" % (path, line_of(text, "192.0.2.54"))]
+    # Judged for a line whose NetworkManager hands dnsconfd a server's port (1.54 and
+    # later): the older lines refuse any port of its own (test_line_rules.py).
+    assert [str(p) for p in parse(path, line="fedora-43").problems] == [
+        "%s:%d: warning: the DoT server dns+tls://192.0.2.54:53#dot.corp."
+        "example is on port 53, plaintext DNS's port: DNS over TLS "
+        "listens on 853, and RFC 7858 forbids 53 for it, where a DNS "
+        "server answers in plaintext and every TLS handshake fails; "
+        "drop ':53' (853 is the default), unless this server really "
+        "speaks TLS on 53" % (path, line_of(text, "192.0.2.54"))]
 
 
 def test_a_dot_server_without_a_tls_name_is_refused_on_its_line(write_ks):
@@ -312,7 +315,7 @@ def test_a_refused_server_line_is_not_reported_again_as_a_missing_server(write_k
 
 @pytest.mark.parametrize("mode", ["", "--resolve-mode=exclusive", "--resolve-mode=prefer"])
 @pytest.mark.parametrize("plaintext", ["dns+udp://192.0.2.99", "192.0.2.99",
-                                       "dns+udp://[2001:db8::99]:5353"])
+                                       "dns+udp://[2001:db8::99]"])
 def test_a_plaintext_server_is_refused_unless_mode_is_backup(write_ks, mode, plaintext):
     text = edns_section(GOOD, plaintext, options=mode)
     path = write_ks(text)
@@ -330,12 +333,14 @@ def test_a_plaintext_server_is_refused_with_the_unbound_backend(write_ks):
 
 
 def test_a_plaintext_server_is_allowed_with_resolve_mode_backup(write_ks):
-    path = write_ks(edns_section(GOOD, "192.0.2.99", "dns+udp://[2001:db8::99]:5353",
-                                 options="--resolve-mode=backup"))
-    result = parse(path)
+    path = write_ks(edns_section(GOOD, "192.0.2.99", "dns+udp://[2001:db8::99]:53",
+                                 "dns+udp://[2001:db8::98]:5353", options="--resolve-mode=backup"))
+    # (Port 5353 reaches dnsconfd only from NetworkManager 1.54: judged for such a line.)
+    result = parse(path, line="fedora-43")
     assert result.errors == []
     assert [s.uri() for s in result.config.servers] == [
-        GOOD, "dns+udp://192.0.2.99", "dns+udp://[2001:db8::99]:5353"]
+        GOOD, "dns+udp://192.0.2.99", "dns+udp://[2001:db8::99]",
+        "dns+udp://[2001:db8::98]:5353"]
 
 
 # --- sections -------------------------------------------------------------------------

@@ -45,6 +45,12 @@ KERNEL_IMAGES = ("/boot/vmlinuz-*",
 MAX_NAME = 253
 
 
+# The servers below have a port of their own, which reaches dnsconfd from NetworkManager
+# 1.54 on: the kickstarts are judged for such a line (Fedora 43); the older lines refuse
+# the port itself (test_line_rules.py), whatever the length.
+LINE = "fedora-43"
+
+
 def ipv6_servers(count):
     """COUNT DoT servers by IPv6 address with a long TLS name, as big kickstarts have."""
     return ["dns+tls://[2001:db8:4000:%x::53]:8853#dot-%d.resolvers.corp.example" % (n, n)
@@ -61,7 +67,7 @@ def name_of_length(length):
 
 
 def options_of(write_ks, servers):
-    return initrd.boot_args(parse(write_ks(edns_section(*servers))).config)
+    return initrd.boot_args(parse(write_ks(edns_section(*servers)), line=LINE).config)
 
 
 def test_the_limit_is_the_one_a_real_kernel_gives_its_boot_loader():
@@ -114,7 +120,7 @@ def test_forty_ipv6_servers_are_refused_by_boot_args_and_overlay_with_figures(
         write_ks, tmp_path):
     path = write_ks(edns_section(*ipv6_servers(40)))
     for command in (["boot-args", path], ["overlay", path, "-o", "overlay.img"]):
-        result = run_cli(*command, cwd=tmp_path)
+        result = run_cli(*command, "--line=" + LINE, cwd=tmp_path)
         assert result.returncode == 1
         assert result.stdout == ""
         assert "these boot options take " in result.stderr
@@ -124,7 +130,7 @@ def test_forty_ipv6_servers_are_refused_by_boot_args_and_overlay_with_figures(
 
 def test_twenty_ipv6_servers_are_printed_with_a_warning(write_ks, tmp_path):
     path = write_ks(edns_section(*ipv6_servers(20)))
-    result = run_cli("boot-args", path, cwd=tmp_path)
+    result = run_cli("boot-args", path, "--line=" + LINE, cwd=tmp_path)
     assert result.returncode == 0
     printed = result.stdout.strip()
     assert printed.count("rd.net.dns=") == 20
@@ -133,7 +139,7 @@ def test_twenty_ipv6_servers_are_printed_with_a_warning(write_ks, tmp_path):
         "and the installer's own options (inst.stage2=, inst.repo=, ip=, console=); GRUB " \
         "drops every option past the limit without a word" % (
             path, len(printed), 2047 - len(printed))
-    result = run_cli("overlay", path, "-o", "overlay.img", cwd=tmp_path)
+    result = run_cli("overlay", path, "-o", "overlay.img", "--line=" + LINE, cwd=tmp_path)
     assert result.returncode == 0
     assert "warning: these boot options take" in result.stderr
     assert (tmp_path / "overlay.img").exists()

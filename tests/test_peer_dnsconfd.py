@@ -15,7 +15,10 @@ of each.
 With ``--backend=dnsconfd`` and in every initramfs, a server reaches Unbound
 this way: NetworkManager's dnsconfd plugin (src/core/dns/nm-dns-dnsconfd.c)
 sends each ``[global-dns-domain-D]`` server to dnsconfd over D-Bus as its
-address bytes, protocol, port, name and routing domain D; dnsconfd
+address bytes, protocol, name, routing domain D and, from NetworkManager 1.54
+only, its port (``server_builder_append_base``; 1.52 leaves "port" out and
+dnsconfd asks the protocol's default port: ``lines.PORT_TO_DNSCONFD``, and the
+lines without it are those of ``lines.py``); dnsconfd
 (src/dns_managers/unbound_manager.c) sorts each zone's servers by priority
 and protocol and hands Unbound only the best of them. dnsconfd is not
 packaged for Debian, so the rows are its own unit tests and sources; an
@@ -89,9 +92,24 @@ ROWS = [
         LINK_LOCAL + " domain=example.com", refuses=NO_INTERFACE),
     Row(USED_SERVERS + "test_get_used_servers_interface_prefer_root", LINK_LOCAL, PREFER,
         refuses=NO_INTERFACE),
-    # A server by its global address is passed on as written.
+    # A server by its global address is passed on as written: with its port from 1.54
+    # (Fedora 43 and later) ...
     Row(PLUGIN, "dns+tls://[2001:db8::53]:8853#dot.corp.example",
-        accepts="dns+tls://[2001:db8::53]:8853#dot.corp.example"),
+        accepts="dns+tls://[2001:db8::53]:8853#dot.corp.example", installer="fedora-43"),
+    Row(PLUGIN, "dns+tls://[2001:db8::53]:8853#dot.corp.example",
+        accepts="dns+tls://[2001:db8::53]:8853#dot.corp.example", installer="main"),
+    # ... and without it before (EL9, EL10, Fedora 42: 1.52), where dnsconfd would ask 853.
+    Row(PLUGIN, "dns+tls://[2001:db8::53]:8853#dot.corp.example", installer="fedora-42",
+        refuses="dns+tls://[2001:db8::53]:8853#dot.corp.example is on port 8853, but on "
+        "Fedora 42 NetworkManager's dnsconfd plugin (before 1.54) does not pass a server's "
+        "port to dnsconfd, which then asks port 853 in the installer's initramfs and in the "
+        "installed system"),
+    Row(PLUGIN, "dns+tls://[2001:db8::53]:8853#dot.corp.example",
+        refuses="on EL9, EL10, Fedora 42 NetworkManager's dnsconfd plugin (before 1.54)"),
+    Row(PLUGIN, "dns+udp://192.0.2.55:5353", BACKUP, beside=(GOOD,), installer="el9",
+        refuses="dns+udp://192.0.2.55:5353 is on port 5353, but on EL9 NetworkManager's "
+        "dnsconfd plugin (before 1.54) does not pass a server's port to dnsconfd, which then "
+        "asks port 53"),
     Row(PLUGIN, "dns+tls://192.0.2.60#dot.lab.example domain=lab.example",
         accepts="dns+tls://192.0.2.60#dot.lab.example"),
     # dnsconfd writes "do-not-query-address: 127.0.0.1/8" into its Unbound's
@@ -104,7 +122,7 @@ ROWS = [
     Row(LISTEN, "dns+tls://[::1]#dot.corp.example",
         refuses=NO_DNS % ("all names", "dns+tls://[::1]#dot.corp.example")),
     # On another port too: Unbound's do-not-query list holds addresses, not ports.
-    Row(LISTEN, "dns+tls://[::1]:8853#dot.corp.example",
+    Row(LISTEN, "dns+tls://[::1]:8853#dot.corp.example", installer="fedora-43",
         refuses=NO_DNS % ("all names", "dns+tls://[::1]:8853#dot.corp.example")),
     Row(FORWARD_ZONES, "dns+tls://127.0.0.2#dot.lab.example domain=lab.example",
         refuses=NO_DNS % ("the names in lab.example", "dns+tls://127.0.0.2#dot.lab.example")),
@@ -338,7 +356,7 @@ DNSCONFD_UNBOUND_INCLUDE = "server:\n\tinclude: %s\n"
 DNSCONFD_RUNTIME = ('server:\n\tmodule-config: "ipsecmod iterator"\n\tinterface: 127.0.0.1\n'
                     '\tdo-not-query-address: 127.0.0.1/8\n\ttls-cert-bundle: %s\n'
                     'forward-zone:\n\tname: "."\n\tforward-addr: "127.0.0.1"\n')
-SYSTEM_BUNDLE = "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem"
+SYSTEM_BUNDLE = c.SYSTEM_CA_BUNDLE_PATH
 
 
 def test_a_dnsconfd_left_enabled_would_rewrite_the_unbound_backends_forwarder(

@@ -30,7 +30,7 @@ import pytest
 from org_edns_addon import initrd
 from org_edns_addon.model import parse_address
 from org_edns_addon.problems import ModelError
-from tests.peer_fixtures import Row, keyfile_servers
+from tests.peer_fixtures import Row, judged_where_ports_pass, keyfile_servers
 
 TEST_GENERAL = "NetworkManager src/libnm-core-impl/tests/test-general.c"
 URI_PARSE = TEST_GENERAL + " test_dns_uri_parse"
@@ -178,6 +178,9 @@ ROWS = [
     # which NetworkManager and dnsconfd allow; this addon never sends plaintext there.
     Row(KICKSTART_TESTS + "dns-global-bootopts.sh", "10.0.2.3", refuses=PLAINTEXT),
 ]
+
+# NetworkManager's own cases with a port of their own are about how it reads a URI.
+ROWS = judged_where_ports_pass(ROWS)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=str)

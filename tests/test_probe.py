@@ -24,8 +24,9 @@ from lab.kickstarts import (CA_DIRECTORY_OPTION, CA_FILENAME, anchor_options, an
                             certificate_section, edns_kickstart)
 from lab.bus import wait_for
 from lab import certs
-from lab.dotlab import (REFUSED_ZONE, TLS_NAME, WITHOUT_INTERNET, forward_zone_config,
-                        free_port, lab_host, start_dot_upstream)
+from lab.dotlab import (CLOSED_LAB_HOST, REFUSED_ZONE, TLS_NAME, WITHOUT_INTERNET,
+                        forward_zone_config, lab_host, lab_port, start_dot_upstream)
+from org_edns_addon import constants as c
 from org_edns_addon.probe import Outcome, check_staging_input
 from tests.conftest import run_cli
 from tests.ks_fixtures import parse
@@ -39,10 +40,16 @@ class SilentPort(int):
     held = ()
 
 
+def _port(port):
+    """":PORT" as a server line names it, or nothing for DoT's own port."""
+    return "" if port == c.DOT_PORT else ":%d" % port
+
+
 @pytest.fixture
 def silent_port(lab_network):
     listener = lab_network.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.bind((lab_host(4), 0))
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind((lab_host(4), lab_port(lab_host(4), lab_network)))
     listener.listen()
     port = SilentPort(listener.getsockname()[1])
     port.held = []
@@ -274,8 +281,8 @@ def test_an_expired_server_certificate_says_when_it_expired(check, expired_upstr
 
 
 @pytest.mark.root
-def test_a_closed_port_is_connection_refused(check, dot_pki, lab_network):
-    line = "dns+tls://%s:%d#%s" % (lab_host(2), free_port(lab_host(2), lab_network), TLS_NAME)
+def test_a_closed_port_is_connection_refused(check, dot_pki):
+    line = "dns+tls://%s#%s" % (lab_host(CLOSED_LAB_HOST), TLS_NAME)
     result = check([line], dot_pki.ca.pem)
     assert result.returncode == 1
     assert result.stdout == ("%s: connection refused: nothing accepts connections on this "
@@ -284,7 +291,7 @@ def test_a_closed_port_is_connection_refused(check, dot_pki, lab_network):
 
 @pytest.mark.root
 def test_a_port_that_never_answers_times_out_within_the_timeout(check, dot_pki, silent_port):
-    line = "dns+tls://%s:%d#%s" % (lab_host(4), silent_port, TLS_NAME)
+    line = "dns+tls://%s%s#%s" % (lab_host(4), _port(silent_port), TLS_NAME)
     result = check([line], dot_pki.ca.pem, "--timeout", "1")
     assert result.returncode == 1
     assert result.stdout == ("%s: timeout: the port accepts connections but no TLS "
@@ -298,12 +305,10 @@ def test_a_port_that_never_answers_times_out_within_the_timeout(check, dot_pki, 
 
 
 @pytest.mark.root
-def test_every_server_gets_its_line_in_kickstart_order(check, dot_upstream, dot_pki, silent_port,
-                                                       lab_network):
-    lines = ["dns+tls://%s:%d#%s" % (lab_host(4), silent_port, TLS_NAME),
+def test_every_server_gets_its_line_in_kickstart_order(check, dot_upstream, dot_pki, silent_port):
+    lines = ["dns+tls://%s%s#%s" % (lab_host(4), _port(silent_port), TLS_NAME),
              dot_upstream.server_line(),
-             "dns+tls://%s:%d#%s" % (lab_host(2), free_port(lab_host(2), lab_network),
-                                     TLS_NAME)]
+             "dns+tls://%s#%s" % (lab_host(CLOSED_LAB_HOST), TLS_NAME)]
     result = check(lines, dot_pki.ca.pem, "--timeout", "1")
     assert result.returncode == 1
     printed = result.stdout.splitlines()
@@ -317,7 +322,8 @@ def test_a_plaintext_backup_server_is_asked_over_udp(check, dot_upstream, dot_pk
                                                      unbound_forwarder):
     forwarder = unbound_forwarder(forward_zone_config(
         dot_pki.ca_path, [(dot_upstream.address, dot_upstream.port, TLS_NAME)]), lab_host(10))
-    plain = "dns+udp://%s:%d" % (forwarder.address, forwarder.port)
+    plain = "dns+udp://%s%s" % (forwarder.address, "" if forwarder.port == c.PLAIN_DNS_PORT
+                                else ":%d" % forwarder.port)
     result = check([dot_upstream.server_line(), plain], dot_pki.ca.pem,
                    "--name", "www.zone.test",
                    header_options="--ca=dns-ca.pem --resolve-mode=backup")

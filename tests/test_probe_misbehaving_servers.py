@@ -16,12 +16,13 @@ one true line, nothing it sends can steer the terminal, and no traceback reaches
 
 import re
 import socket
+from ipaddress import ip_address
 
 import dns.rcode
 import pytest
 
 from lab.kickstarts import edns_kickstart
-from lab.dotlab import TLS_NAME, lab_host
+from lab.dotlab import TLS_NAME, lab_host, lab_port
 from lab import certs
 from org_edns_addon.constants import CHECK_MAX_PARALLEL
 from org_edns_addon.model import DotServer, EdnsConfig
@@ -213,13 +214,15 @@ def silent_listener(lab_network):
     kernel accepts (a deep backlog) and nobody ever serves: every client waits for a TLS
     handshake that never comes."""
     with lab_network.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
-        listener.bind((lab_host(7), 0))
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((lab_host(7), lab_port(lab_host(7), lab_network)))
         listener.listen(4096)
         yield listener.getsockname()[1]
 
 
 def check_many(write_ks, dot_pki, network, port, count, nofile):
-    lines = ["dns+tls://%s:%d#s%d.test" % (lab_host(7), port, index) for index in range(count)]
+    lines = [DotServer(ip_address(lab_host(7)), port, "s%d.test" % index).uri()
+             for index in range(count)]
     result = run_cli("check", write_ks(edns_kickstart(dot_pki.ca.pem, servers=lines, commands="")),
                      "--timeout", "1",
                      prefix=network.command(["prlimit", "--nofile=%d" % nofile, "--"]))

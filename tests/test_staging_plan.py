@@ -27,7 +27,7 @@ from tests.staging_fixtures import (RecordingRunner, networkmanager_config, requ
                                     staging_input, unbound_checkconf)
 
 DEFAULT_URIS = ["dns+tls://192.0.2.53#dot.corp.example",
-                "dns+tls://[2001:db8::53]:8853#dot.corp.example",
+                "dns+tls://[2001:db8::53]#dot.corp.example",
                 "dns+tls://192.0.2.54#dot2.corp.example"]
 LAB_URIS = ["dns+tls://198.51.100.60#dot.lab.example"]
 
@@ -105,7 +105,7 @@ def test_unbound_conf_passes_unbound_checkconf(write_ks, test_ca, tmp_path, opti
     assert unbound_checkconf(tmp_path, root, "interface").stdout.strip() == "127.0.0.55"
     text = (root / c.UNBOUND_CONF_PATH.lstrip("/")).read_text()
     assert 'name: "."' in text and 'name: "lab.example."' in text
-    assert "forward-addr: 2001:db8::53@8853#dot.corp.example" in text
+    assert "forward-addr: 2001:db8::53@853#dot.corp.example" in text
     assert text.count("forward-tls-upstream: yes") == 3
     assert text.count("forward-first: no") == 3
 

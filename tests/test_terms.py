@@ -45,12 +45,13 @@ KICKSTART_SYNTAX = re.compile(r"--[a-z]|\bdomain=|%%?(certificate|addon|edns)\b|
 # screens and spokes, the standalone editor's screens, what the module's tasks say to
 # them), each module whole.
 SCREEN_MODULES = [
-    "certificates.py", "chains.py", "dependencies.py", "echo.py", "fileio.py", "model.py",
-    "names.py", "probe.py", "problems.py", "state.py", "terms.py", "trust.py", "staging/failure.py",
-    "ui/editor.py", "ui/module_client.py", "ui/words.py", "gui/builder.py",
-    "gui/certificates.py", "gui/check.py", "gui/inline.py", "gui/options.py", "gui/page.py",
-    "gui/servers.py", "gui/spokes/edns.py", "tui/app.py", "tui/kickstart_file.py",
-    "tui/screens.py", "tui/spokes/edns.py",
+    "certificates.py", "chains.py", "dependencies.py", "echo.py", "fileio.py",
+    "line_rules.py", "lines.py", "model.py", "names.py", "probe.py", "problems.py",
+    "state.py", "terms.py", "trust.py", "staging/failure.py", "ui/editor.py",
+    "ui/module_client.py", "ui/words.py", "gui/builder.py", "gui/certificates.py",
+    "gui/check.py", "gui/inline.py", "gui/options.py", "gui/page.py", "gui/servers.py",
+    "gui/spokes/edns.py", "tui/app.py", "tui/kickstart_file.py", "tui/screens.py",
+    "tui/spokes/edns.py",
 ]
 # Modules a screen's code imports whose sentences no screen shows, and why.
 NOT_ON_A_SCREEN = {

@@ -53,11 +53,11 @@ def test_new_configuration_typed_in_is_written_exactly(terminal, tmp_path):
            "      TLS name: dot.example; serves every name" in listed
     terminal.type("2")
     terminal.wait_for("Server (empty line: back):")
-    terminal.type("192.0.2.53:8853#DoT2.example")
+    terminal.type("192.0.2.53:853#DoT2.example")
     terminal.wait_for("Domains (empty line: every name):")
     terminal.type("lab.example")
     listed = terminal.wait_for(PROMPT)
-    assert "2) dns+tls://192.0.2.53:8853#dot2.example\n" \
+    assert "2) dns+tls://192.0.2.53#dot2.example\n" \
            "      TLS name: dot2.example; serves only lab.example" in listed
 
     terminal.type("c")
@@ -74,7 +74,7 @@ def test_new_configuration_typed_in_is_written_exactly(terminal, tmp_path):
     assert out.read_text() == (
         "%addon org_edns_addon --resolve-mode=prefer --backend=dnsconfd\n"
         "dns+tls://[2001:db8::53]#dot.example\n"
-        "dns+tls://192.0.2.53:8853#dot2.example domain=lab.example\n"
+        "dns+tls://192.0.2.53#dot2.example domain=lab.example\n"
         "%end\n")
     validated = run_cli("validate", out)
     assert validated.returncode == 0, validated.stdout

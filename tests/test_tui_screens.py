@@ -71,7 +71,7 @@ def test_first_screen_lists_the_kickstart_servers_with_their_routes():
     assert "     dns+tls://192.0.2.53#dot.corp.example (every name)" in text
     assert "     dns+tls://198.51.100.60#dot.lab.example (only lab.example,\n" \
            "   test.lab.example)" in text
-    assert "4) Search domains: corp.example" in text
+    assert "4) Search domains: none" in text
     assert "5) CA certificates: corp-dns-ca.pem" in text
     assert "Status: 4 DoT servers, exclusive" in text
 

@@ -102,9 +102,9 @@ def test_valid_kickstart_section_completes_the_spoke(installer, spoke, test_ca):
     assert spoke.completed and not stops_an_automated_install(spoke)
     assert hub_view(spoke) == "[x] Encrypted DNS\n    (3 DoT servers, exclusive)"
     text = screen_text(spoke)
-    assert "     dns+tls://[2001:db8::53]:8853#dot.corp.example (every name)" in text
+    assert "     dns+tls://[2001:db8::53]#dot.corp.example (every name)" in text
     assert "     dns+tls://198.51.100.60#dot.lab.example (only lab.example)" in text
-    assert "4) Search domains: corp.example" in text
+    assert "4) Search domains: none" in text
     assert "5) CA certificates: dns-ca.pem" in text
     assert "Status: 3 DoT servers, exclusive" in text
 

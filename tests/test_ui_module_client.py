@@ -43,7 +43,7 @@ def test_fresh_module_is_not_configured(edns_proxy):
 def test_edits_written_to_the_module_come_back(edns_proxy):
     proxy, _ = edns_proxy
     editor = read_editor(proxy)
-    editor.add_server("dns+tls://[2001:db8::53]:8853#dot.example")
+    editor.add_server("dns+tls://[2001:db8::53]:853#dot.example")
     editor.add_server("192.0.2.60#dot.lab.example", "lab.example")
     editor.set_resolve_mode("backup")
     editor.add_server("dns+udp://192.0.2.1")

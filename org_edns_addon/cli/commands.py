@@ -39,10 +39,19 @@ def _problem_json(problem):
             "severity": problem.severity.value, "message": problem.message}
 
 
+def _judged_lines(args):
+    """The installer lines a kickstart is judged for: the one --line names, else all."""
+    from org_edns_addon.lines import LINES, line_named
+
+    line = getattr(args, "line", None)
+    return (line_named(line),) if line else LINES
+
+
 def run_validate(args):
     from org_edns_addon.ks.reader import parse_kickstart
 
-    results = [parse_kickstart(path) for path in args.kickstarts]
+    lines = _judged_lines(args)
+    results = [parse_kickstart(path, lines=lines) for path in args.kickstarts]
     errors = sum(r.error_count for r in results)
     warnings = sum(r.warning_count for r in results)
     if args.json:
@@ -96,15 +105,17 @@ def run_convert(args):
     return EXIT_OK
 
 
-def _staging_input(path, refusal, converted=False):
-    """The staging input of the kickstart at PATH, or None after printing REFUSAL and why:
-    its errors, or each part it needs that is in a file missing here.
+def _staging_input(args, refusal, converted=False):
+    """The staging input of the kickstart ARGS.kickstart (judged for the lines of
+    ``--line``), or None after printing REFUSAL and why: its errors, or each part it needs
+    that is in a file missing here.
 
     CONVERTED: what is built holds the kickstart as ``convert`` rewrites it (the overlay),
     so the errors the rewrite fixes are none."""
     from org_edns_addon.ks.reader import parse_kickstart
 
-    parsed = parse_kickstart(path)
+    path = args.kickstart
+    parsed = parse_kickstart(path, lines=_judged_lines(args))
     ignored = ()
     if converted:
         from org_edns_addon.ks.convert import fixed_by_conversion
@@ -134,7 +145,7 @@ def run_apply(args):
     from org_edns_addon.staging.apply import ApplyInterrupted, stage
     from org_edns_addon.staging.plan import Phase
 
-    _parsed, data = _staging_input(args.kickstart, _("not applied"))
+    _parsed, data = _staging_input(args, _("not applied"))
     if data is None:
         return EXIT_FAILED
     root = os.path.abspath(args.root)
@@ -172,7 +183,7 @@ def addon_in_installer_note():
 def run_boot_args(args):
     from org_edns_addon import initrd
 
-    _parsed, data = _staging_input(args.kickstart, _("no boot options"))
+    _parsed, data = _staging_input(args, _("no boot options"))
     if data is None:
         return EXIT_FAILED
     try:
@@ -206,7 +217,7 @@ def run_overlay(args):
     if _is_same_file(args.output, args.kickstart):
         return usage_error("overlay", _("-o %s is the kickstart itself; name the image to "
                             "write, like -o overlay.img") % args.output)
-    parsed, data = _staging_input(args.kickstart, _("no overlay written"), converted=True)
+    parsed, data = _staging_input(args, _("no overlay written"), converted=True)
     if data is None:
         return EXIT_FAILED
     try:
@@ -273,7 +284,7 @@ def run_updates_img(args):
 def run_check(args):
     from org_edns_addon.probe import check_staging_input
 
-    _parsed, data = _staging_input(args.kickstart, _("not checked"))
+    _parsed, data = _staging_input(args, _("not checked"))
     if data is None:
         return EXIT_FAILED
     checks = check_staging_input(data, args.name, args.timeout)

@@ -59,6 +59,15 @@ def _query_name(text):
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _add_line_option(command):
+    """--line=LINE: judge the kickstart for that installer line alone (lines.py)."""
+    from org_edns_addon.lines import LINE_KEYS
+
+    command.add_argument("--line", choices=LINE_KEYS, metavar="LINE",
+                         help=_("judge the kickstart for this installer line alone (%s); "
+                                "by default for every line") % "|".join(LINE_KEYS))
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that exits with 2 and a one-line hint on usage errors."""
 
@@ -79,6 +88,7 @@ def build_parser():
         "validate", help=_("check kickstarts; print FILE:LINE: error|warning: message"))
     validate.add_argument("kickstarts", nargs="+", metavar="KICKSTART")
     validate.add_argument("--json", action="store_true", help=_("print the findings as JSON"))
+    _add_line_option(validate)
     validate.set_defaults(run=run_validate, needs=dependencies.READS_KICKSTART)
 
     convert = commands.add_parser(
@@ -99,11 +109,13 @@ def build_parser():
                        choices=[PHASE_TARGET, PHASE_INSTALLER],
                        help=_("target: the installed system (default); installer: the "
                        "installer environment"))
+    _add_line_option(apply)
     apply.set_defaults(run=run_apply, needs=dependencies.READS_KICKSTART)
 
     boot_args = commands.add_parser(
         "boot-args", help=_("print the kernel options (rd.net.dns=...) for DoT in an initramfs"))
     boot_args.add_argument("kickstart", metavar="KICKSTART")
+    _add_line_option(boot_args)
     boot_args.set_defaults(run=run_boot_args, needs=dependencies.READS_KICKSTART)
 
     overlay = commands.add_parser(
@@ -112,6 +124,7 @@ def build_parser():
     overlay.add_argument("kickstart", metavar="KICKSTART")
     overlay.add_argument("-o", "--output", required=True, metavar="FILE", type=_path,
                          help=_("the overlay image to write, like overlay.img"))
+    _add_line_option(overlay)
     overlay.set_defaults(run=run_overlay, needs=dependencies.READS_KICKSTART)
 
     updates = commands.add_parser(
@@ -132,6 +145,7 @@ def build_parser():
                        help=_("the name to ask (default: the server's first routed domain, "
                        "else its TLS name; for a TLS name that is an address, localhost, "
                        "which every resolver answers itself)"))
+    _add_line_option(check)
     check.set_defaults(run=run_check, needs=dependencies.CHECKS_SERVERS)
 
     tui = commands.add_parser(

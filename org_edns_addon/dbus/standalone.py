@@ -39,6 +39,7 @@ from org_edns_addon.dbus.errors import register_errors
 from org_edns_addon.dbus.interface import EdnsInterfaceTemplate
 from org_edns_addon.dbus.handler import EdnsObjectHandler
 from org_edns_addon.i18n import _
+from org_edns_addon.lines import LINE_KEYS, line_named
 from org_edns_addon.state import EdnsState
 
 
@@ -98,16 +99,18 @@ def serve(address, state):
         raise KeyboardInterrupt
 
 
-def state_of_kickstart(path):
-    """An ``EdnsState`` holding what the kickstart at PATH says, or None after printing
-    its errors."""
+def state_of_kickstart(path, lines=None):
+    """An ``EdnsState`` holding what the kickstart at PATH says, judged for LINES
+    (``lines.Line``s; None: every line), or None after printing its errors."""
     from org_edns_addon.ks.reader import parse_kickstart
-    parsed = parse_kickstart(path)
+    parsed = parse_kickstart(path, **({"lines": lines} if lines else {}))
     for problem in parsed.errors:
         print(problem, file=sys.stderr)
     if parsed.errors:
         return None
-    return EdnsState(parsed.config, parsed.certificates)
+    state = EdnsState(parsed.config, parsed.certificates)
+    state.lines = lines
+    return state
 
 
 def _path(text):
@@ -125,11 +128,19 @@ def main(argv=None):
     parser.add_argument("--kickstart", metavar="FILE", type=_path,
                         help=_("start with what this kickstart says (%%addon org_edns_addon or "
                              "%%edns, and its %%certificate sections)"))
+    parser.add_argument("--line", choices=LINE_KEYS, metavar="LINE",
+                        help=_("judge the configuration as the installer of this line does "
+                               "(%s); by default for every line") % "|".join(LINE_KEYS))
     args = parser.parse_args(argv)
     # Our refusals (INFO), everyone's warnings; not dasbus's own chatter.
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(levelname)s: %(message)s")
     logging.getLogger("org_edns_addon").setLevel(logging.INFO)
-    state = EdnsState() if args.kickstart is None else state_of_kickstart(args.kickstart)
+    lines = (line_named(args.line),) if args.line else None
+    if args.kickstart is None:
+        state = EdnsState()
+        state.lines = lines
+    else:
+        state = state_of_kickstart(args.kickstart, lines)
     if state is None:
         return 1
     try:

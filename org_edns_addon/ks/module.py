@@ -25,6 +25,7 @@ from org_edns_addon.constants import ADDON_SECTION_OPEN
 from org_edns_addon.dependencies import installer_gaps
 from org_edns_addon.ks.result import ParsedKickstart
 from org_edns_addon.ks.rules import certificate_value, check_rules
+from org_edns_addon.lines import LINES
 from org_edns_addon.problems import Problem, SectionPlace, Severity
 
 # Problems found in the module's part carry no file name: the boss adds the
@@ -51,7 +52,7 @@ class LineTrackingCertificateSection(CertificateSection):
             certificate.lineno = self.header_lineno
 
 
-def parsed_kickstart(addon, certificates, now=None):
+def parsed_kickstart(addon, certificates, now=None, lines=LINES):
     """Check the ``%addon org_edns_addon`` data ADDON and the pykickstart ``Certificate``
     objects CERTIFICATES together, as ``edns-addon validate`` checks a kickstart.
 
@@ -73,7 +74,7 @@ def parsed_kickstart(addon, certificates, now=None):
         if value is not None:
             result.certificates.append(value)
     if addon.seen:
-        check_rules(result, now)
+        check_rules(result, now, lines=lines)
         # What this installer image lacks, once in the report (README: the installer
         # image); a %certificate that cannot be checked without it is also an error.
         for sentence in installer_gaps():

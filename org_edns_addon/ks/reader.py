@@ -46,6 +46,7 @@ from org_edns_addon.i18n import _
 from org_edns_addon.ks.edns import EdnsData
 from org_edns_addon.ks.result import Include, MissingInclude, ParsedKickstart
 from org_edns_addon.ks.rules import check_rules
+from org_edns_addon.lines import LINES
 from org_edns_addon.ks.sections import (AddonSection, BatchedPackageSection, EdnsSection,
                                         TrackedCertificateSection, compact_script_section)
 from org_edns_addon.ks.source import (FileLines, KickstartReadError, is_url,
@@ -392,8 +393,9 @@ def make_handler():
     return handler
 
 
-def parse_kickstart(path, now=None):
-    """Read the kickstart at PATH (following ``%include``) and check every rule."""
+def parse_kickstart(path, now=None, lines=LINES):
+    """Read the kickstart at PATH (following ``%include``) and check every rule, for the
+    installer LINES (``lines.Line``s: by default every line)."""
     handler = make_handler()
     result = ParsedKickstart(path, handler.edns, handler=handler)
     reader = KickstartReader(handler, result)
@@ -409,7 +411,7 @@ def parse_kickstart(path, now=None):
         outcome = _read_all(reader, path)
         if outcome != _UNREADABLE:
             before = len(result.problems)
-            check_rules(result, now, read_to_end=outcome == _READ_TO_END)
+            check_rules(result, now, read_to_end=outcome == _READ_TO_END, lines=lines)
             result.problems[before:] = reader.hide_included_values(result.problems[before:])
     result.problems.sort(key=_reading_order(result.problems))
     return result

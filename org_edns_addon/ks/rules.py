@@ -28,9 +28,12 @@ from org_edns_addon.certificates import CertificateError, KickstartCertificate, 
 from org_edns_addon import constants as c
 from org_edns_addon.constants import ADDON_SECTION_OPEN, SECTION_OPEN
 from org_edns_addon.i18n import _
+from org_edns_addon.line_rules import line_problems
+from org_edns_addon.lines import LINES
 from org_edns_addon.model import Backend, EdnsConfig
 from org_edns_addon.problems import Problem, Severity
-from org_edns_addon.trust import is_dns_trust, trust_can_authenticate, trust_problems
+from org_edns_addon.trust import dot_trust, is_dns_trust, trust_can_authenticate, \
+    trust_problems
 
 
 def certificate_value(data, place, body_places, add, unread=None):
@@ -119,8 +122,9 @@ def top_level_section_problem(place):
         place.lineno, place.filename)
 
 
-def check_rules(result, now=None, read_to_end=True):
-    """Add the cross-section rules to RESULT.problems (a ``ParsedKickstart``).
+def check_rules(result, now=None, read_to_end=True, lines=LINES):
+    """Add the cross-section rules to RESULT.problems (a ``ParsedKickstart``), and what
+    the installer LINES (``lines.Line``s) would do with it (``line_rules``).
 
     READ_TO_END False: reading stopped early, so a missing section proves nothing.
     """
@@ -185,7 +189,8 @@ def check_rules(result, now=None, read_to_end=True):
     # A server may be in an included file that is missing here.
     all_read = not edns.refused_lines and not any(
         item.section in (SECTION_OPEN, ADDON_SECTION_OPEN) for item in missing)
-    for problem in config.problems(head.lineno, all_servers_read=all_read):
+    for problem in config.problems(head.lineno, all_servers_read=all_read) + \
+            line_problems(config, dot_trust(config, result.certificates), lines):
         add(problem.severity, problem.message, head,
             (problem.filename or head.filename, problem.lineno or head.lineno))
     _check_freeipa_dns_over_tls(result, add, head, config)

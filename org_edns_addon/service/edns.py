@@ -32,6 +32,7 @@ from org_edns_addon.dbus.identifiers import EDNS
 from org_edns_addon.dbus.errors import register_errors
 from org_edns_addon.dbus.handler import EdnsObjectHandler
 from org_edns_addon.ks.module import parsed_kickstart
+from org_edns_addon.lines import installer_line
 from org_edns_addon.model import Phase
 from org_edns_addon.problems import Severity
 from org_edns_addon.service.check import CheckServersTask
@@ -63,12 +64,36 @@ def security_module_imports_certificates():
     return True
 
 
+def running_networkmanager_version():
+    """NetworkManager's ``Version`` property on the system bus, or None (then
+    ``lines.installer_line`` asks ``NetworkManager --version``)."""
+    try:
+        from pyanaconda.core.dbus import SystemBus
+        version = SystemBus.get_proxy("org.freedesktop.NetworkManager",
+                                      "/org/freedesktop/NetworkManager").Version
+    except Exception as error:  # noqa: BLE001 (any failure: ask the binary instead)
+        log.debug("NetworkManager's Version property could not be read: %s", error)
+        return None
+    return str(version)
+
+
 class EdnsService(KickstartService, EdnsState):
     """The ``org.fedoraproject.Anaconda.Addons.Edns`` D-Bus service."""
 
     def __init__(self):
         super().__init__()
         self._kickstart_problems = []
+        # The installer's own line: the rules judge for it alone (line_rules.py).
+        version = running_networkmanager_version()
+        line = installer_line(INSTALLER_ROOT, version,
+                              "NetworkManager's D-Bus Version property" if version else None)
+        if line is None:
+            log.info("This installer is no line of the table (lines.py); judging for every "
+                     "line.")
+        else:
+            log.info("This installer's line: %s (NetworkManager %s).", line.name,
+                     line.networkmanager.value)
+            self.lines = (line,)
 
     def publish(self):
         """Publish the module."""
@@ -104,7 +129,8 @@ class EdnsService(KickstartService, EdnsState):
         Without our section the certificates are kept too: a user interface may
         still configure encrypted DNS and name them in ``CaNames``.
         """
-        parsed = parsed_kickstart(getattr(data.addons, ADDON_NAME), data.certificates)
+        parsed = parsed_kickstart(getattr(data.addons, ADDON_NAME), data.certificates,
+                                  **({"lines": self.lines} if self.lines else {}))
         self._kickstart_problems = parsed.problems
         # The installer log says it too: a library missing from the image is no
         # kickstart mistake, and the report may be read by no one (an automated install).

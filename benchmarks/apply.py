@@ -15,7 +15,8 @@ Generates a kickstart with 1 000 %certificate sections (fresh CA certificates;
 a tenth anchors, 20 of the others the DoT CAs), then runs, in turn and
 several times each in the same run:
   - `edns-addon apply KS --root R --phase target` into a fresh empty root R
-    (every file written, made durable, actions skipped: the root has no tools),
+    (every file written as the installer writes a target, not synced: R is not
+    this machine's /; actions skipped: the root has no tools),
   - `edns-addon validate KS` (the reading and checking that apply also does),
 and prints both medians (wall clock, which includes waiting for the disk, and
 CPU time) and the median of the pair ratios. Goal: ratio <= 1.5. Then the same
@@ -48,7 +49,7 @@ def main():
             # most of a file creation skipping their recently deleted inodes.
             roots.append(Path(directory, "root-%d" % next(numbers)))
             roots[-1].mkdir()
-            os.sync()   # apply's own syncs write back only what it wrote
+            os.sync()   # no data of an earlier run left for the disk to write meanwhile
 
         def apply_fresh():
             return edns_addon("apply", kickstart, "--root", roots[-1], "--phase", "target")

@@ -104,21 +104,6 @@ def write_in_directory(dir_fd, name, data, mode):
     os.fsync(dir_fd)
 
 
-def symlink_in_directory(dir_fd, name, target):
-    """Atomically make NAME in DIR_FD a symlink to TARGET (written as UTF-8)."""
-    name = _name_bytes(name)
-    target = target.encode("utf-8", "surrogateescape")
-    temporary = temporary_name()
-    with signals_deferred():
-        os.symlink(target, temporary, dir_fd=dir_fd)
-        try:
-            os.rename(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        except BaseException:
-            os.unlink(temporary, dir_fd=dir_fd)
-            raise
-    os.fsync(dir_fd)
-
-
 def _syncfs():
     """libc's syncfs(2), or None where it cannot be called."""
     try:

@@ -57,8 +57,9 @@ def _choice(enum_type, value, refusal):
 class EdnsState:
     """An ``EdnsConfig`` and the ``%certificate`` sections (``KickstartCertificate``s) it may name.
 
-    Each setter emits its ``*_changed`` signal, which the D-Bus interface turns
-    into ``PropertiesChanged``.
+    A change of the configuration emits ``config_changed``, one of the certificates
+    ``certificates_changed``; the D-Bus interface turns them into ``PropertiesChanged``
+    of ``Configuration`` and ``Certificates``.
     """
 
     def __init__(self, config=None, certificates=()):
@@ -67,11 +68,7 @@ class EdnsState:
         # The installer lines the configuration is judged for (lines.Line): every line,
         # until the installer module learns its own (service/edns.py).
         self.lines = None
-        self.servers_changed = Signal()
-        self.resolve_mode_changed = Signal()
-        self.backend_changed = Signal()
-        self.search_domains_changed = Signal()
-        self.ca_names_changed = Signal()
+        self.config_changed = Signal()
         self.certificates_changed = Signal()
 
     def copy(self):
@@ -108,9 +105,9 @@ class EdnsState:
         """True when there is something to stage: at least one server."""
         return bool(self._config.servers)
 
-    def _replace(self, signal, **changes):
+    def _replace(self, **changes):
         self._config = dataclasses.replace(self._config, **changes)
-        signal.emit()
+        self.config_changed.emit()
 
     @property
     def servers(self):
@@ -127,23 +124,22 @@ class EdnsState:
         if routed > max(MAX_NAMES_PER_LIST, sum(len(server.domains)
                                                 for server in self.servers)):
             raise ModelError(ListOf.ROUTED_DOMAINS.too_many(routed, MAX_NAMES_PER_LIST))
-        self._replace(self.servers_changed, servers=servers)
+        self._replace(servers=servers)
 
     @property
     def resolve_mode(self):
         return self._config.resolve_mode
 
     def set_resolve_mode(self, mode):
-        self._replace(self.resolve_mode_changed,
-                      resolve_mode=_choice(ResolveMode, mode, _(
-                          "%(value)s is not a resolve mode; use one of %(choices)s")))
+        self._replace(resolve_mode=_choice(ResolveMode, mode, _(
+            "%(value)s is not a resolve mode; use one of %(choices)s")))
 
     @property
     def backend(self):
         return self._config.backend
 
     def set_backend(self, backend):
-        self._replace(self.backend_changed, backend=_choice(Backend, backend, _(
+        self._replace(backend=_choice(Backend, backend, _(
             "%(value)s is not a backend; use one of %(choices)s")))
 
     @property
@@ -151,8 +147,7 @@ class EdnsState:
         return self._config.searches
 
     def set_search_domains(self, domains):
-        self._replace(self.search_domains_changed,
-                      searches=tuple(normalize_domains(domains, _("search domain"))))
+        self._replace(searches=tuple(normalize_domains(domains, _("search domain"))))
 
     @property
     def ca_names(self):
@@ -165,7 +160,7 @@ class EdnsState:
                 _("%s may hold only text, not %s") % (terms.CA_LIST, echo(name))
             if problem:
                 raise ModelError(problem)
-        self._replace(self.ca_names_changed, ca_names=tuple(names))
+        self._replace(ca_names=tuple(names))
 
     def set_configuration(self, servers, resolve_mode, backend, search_domains, ca_names):
         """Take the whole configuration at once, each part checked by its own setter's
@@ -178,13 +173,8 @@ class EdnsState:
         trial.set_search_domains(search_domains)
         trial.set_ca_names(ca_names)
         before, self._config = self._config, trial.config
-        for signal, part in ((self.servers_changed, "servers"),
-                             (self.resolve_mode_changed, "resolve_mode"),
-                             (self.backend_changed, "backend"),
-                             (self.search_domains_changed, "searches"),
-                             (self.ca_names_changed, "ca_names")):
-            if getattr(before, part) != getattr(self._config, part):
-                signal.emit()
+        if before != self._config:
+            self.config_changed.emit()
 
     def add_certificate(self, cert, now=None):
         """Add CERT (a ``KickstartCertificate``) to authenticate the servers: one of its
@@ -213,7 +203,7 @@ class EdnsState:
                                    if cert.filename != filename)
         self.certificates_changed.emit()
         if filename in self._config.ca_names:
-            self._replace(self.ca_names_changed, ca_names=tuple(
+            self._replace(ca_names=tuple(
                 name for name in self._config.ca_names if name != filename))
 
     def set_kickstart(self, config, certificates):
@@ -221,10 +211,8 @@ class EdnsState:
         certificate, the added ones included)."""
         self._config = config
         self._certificates = tuple(certificates)
-        for signal in (self.servers_changed, self.resolve_mode_changed, self.backend_changed,
-                       self.search_domains_changed, self.ca_names_changed,
-                       self.certificates_changed):
-            signal.emit()
+        self.config_changed.emit()
+        self.certificates_changed.emit()
 
     @property
     def trust(self):

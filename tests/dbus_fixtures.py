@@ -30,7 +30,7 @@ from lab.bus import (TIMEOUT, client_bus, kill_pid, python_env, start_bus, start
 from lab.dotlab import HOST_NETWORK, lab_host, lab_port
 from tests.anaconda_fixtures import require_pyanaconda
 from org_edns_addon.dbus.identifiers import EDNS
-from org_edns_addon.dbus.structures import DotServerData, ValidationReport
+from org_edns_addon.dbus.structures import ConfigurationData, DotServerData, ValidationReport
 
 def plain_structures(structures):
     """A D-Bus list of structures (``aa{sv}``) as dicts of plain values."""
@@ -39,7 +39,7 @@ def plain_structures(structures):
 
 
 def server(address, name="", port=None, domains=(), tls=True):
-    """One server as the Servers property takes it (a DotServerData structure)."""
+    """One server as Configuration's servers take it (a DotServerData structure)."""
     data = DotServerData()
     data.address = address
     data.name = name
@@ -50,10 +50,34 @@ def server(address, name="", port=None, domains=(), tls=True):
     return DotServerData.to_structure(data)
 
 
+def configuration(**fields):
+    """A Configuration structure of FIELDS (a ``ConfigurationData``'s, as keywords); the
+    others as a fresh module has them."""
+    data = ConfigurationData()
+    for name, value in fields.items():
+        setattr(data, name, value)
+    return ConfigurationData.to_structure(data)
+
+
+def configure(proxy, **fields):
+    """Set the module's Configuration with FIELDS (``ConfigurationData``'s, as keywords)
+    changed and the others as they are: the one way a client sets them."""
+    data = ConfigurationData.from_structure(proxy.Configuration)
+    for name, value in fields.items():
+        setattr(data, name, value)
+    proxy.Configuration = ConfigurationData.to_structure(data)
+
+
+def setting(proxy, field):
+    """The plain value of FIELD (its D-Bus name: ``ca-names``...) of the Configuration."""
+    return unwrap_variant(proxy.Configuration[field])
+
+
 def servers_of(proxy):
-    """The Servers property as (address, port, name, domains, tls) tuples."""
+    """The configuration's servers as (address, port, name, domains, tls) tuples."""
+    servers = ConfigurationData.from_structure(proxy.Configuration).servers
     return [(d.address, d.port, d.name, d.domains, d.tls)
-            for d in DotServerData.from_structure_list(proxy.Servers)]
+            for d in DotServerData.from_structure_list(servers)]
 
 
 def validation(proxy):
@@ -167,7 +191,7 @@ def lab_service(request, bus, bus_address, tmp_path, lab_network):
 
 def give_silent_server(proxy, silent):
     """Make the module's only DNS server SILENT (a ``SilentServer``)."""
-    proxy.Servers = [server(silent.address, "silent.test", port=silent.port)]
+    configure(proxy, servers=[server(silent.address, "silent.test", port=silent.port)])
     # A lab host: a server the resolvers would ask, so the configuration can be checked.
     assert validation(proxy) == []
 
@@ -186,14 +210,14 @@ def _fields(**fields):
     return [{name: get_variant(Str, value) for name, value in fields.items()}]
 
 
-HUGE_VALUES = [
-    ("ResolveMode", HUGE, "the resolve mode 'xxx"),
-    ("Backend", HUGE, "the backend 'xxx"),
-    ("SearchDomains", [HUGE], "the search domain 'xxx"),
-    ("CaNames", ["corp-ca.pem", HUGE], "the --ca name 'xxx"),
-    ("Servers", _fields(address=HUGE), "the address 'xxx"),
-    ("Servers", _fields(address="192.0.2.53", name=HUGE), "the TLS name 'xxx"),
-    ("Servers", [{"address": get_variant(Str, "192.0.2.53"),
+HUGE_VALUES = [   # (the Configuration field, as ConfigurationData names it; its value)
+    ("resolve_mode", HUGE, "the resolve mode 'xxx"),
+    ("backend", HUGE, "the backend 'xxx"),
+    ("search_domains", [HUGE], "the search domain 'xxx"),
+    ("ca_names", ["corp-ca.pem", HUGE], "the --ca name 'xxx"),
+    ("servers", _fields(address=HUGE), "the address 'xxx"),
+    ("servers", _fields(address="192.0.2.53", name=HUGE), "the TLS name 'xxx"),
+    ("servers", [{"address": get_variant(Str, "192.0.2.53"),
                   HUGE: get_variant(Str, "x")}], "there is no field 'xxx"),
 ]
 

@@ -19,6 +19,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,6 +126,49 @@ def in_mount_namespace(script, timeout=600):
     """Run the shell SCRIPT in a private mount namespace; return the CompletedProcess."""
     return subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-ec",
                            script], capture_output=True, text=True, timeout=timeout)
+
+
+class LiveHost:
+    """This machine's / as `edns-addon apply --root /` sees it: each run in a private mount
+    namespace of its own where /etc and /var are overlays, whose upper layers are below
+    DIRECTORY. What apply writes to the live host lands there (``path``), and this
+    machine's own /etc and /var stay as they are. Runs one after another share the layers
+    (an overlay's upper layer is mounted by one namespace at a time)."""
+
+    LAYERS = ("etc", "var")
+
+    def __init__(self, directory):
+        require_namespaces()
+        self.directory = Path(directory)
+        for part in ("upper", "work"):
+            for layer in self.LAYERS:
+                (self.directory / part / layer).mkdir(parents=True, exist_ok=True)
+
+    def path(self, path):
+        """Where the live host's PATH (below /etc or /var) is once written: its upper layer."""
+        return self.directory / "upper" / path.lstrip("/")
+
+    def command(self, *argv):
+        """ARGV, run in a namespace of its own with the layers mounted."""
+        mounts = "".join("mount -t overlay overlay -o lowerdir=/{0},upperdir={1}/upper/{0},"
+                         "workdir={1}/work/{0} /{0}\n".format(layer, self.directory)
+                         for layer in self.LAYERS)
+        return ["unshare", "--mount", "--propagation", "private", "sh", "-ec",
+                mounts + 'exec "$@"', "sh", *map(str, argv)]
+
+    def apply_command(self, kickstart, *prefix):
+        """`edns-addon apply KICKSTART --root /` on the live host, after the words PREFIX."""
+        return self.command(*prefix, sys.executable, "-m", "org_edns_addon.cli", "apply",
+                            kickstart, "--root", "/")
+
+    def apply(self, kickstart, *prefix):
+        return subprocess.run(self.apply_command(kickstart, *prefix), capture_output=True,
+                              text=True, env=cli_environment(), timeout=300)
+
+
+def cli_environment():
+    """The environment of a process that runs this tree's package."""
+    return dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
 
 
 # --- the kernel's way of reading an initramfs (init/initramfs.c), for the tests ----------

@@ -40,6 +40,7 @@ try:
     from pyanaconda.modules.common.structures.requirement import Requirement
     from pyanaconda.modules.common.task import sync_run_task
     from pykickstart.version import makeVersion
+    from dasbus.error import DBusError
     from dasbus.typing import unwrap_variant
     from pyanaconda.modules.common.constants.interfaces import KICKSTART_MODULE
 except ImportError as error:   # pragma: no cover - depends on the machine
@@ -58,12 +59,12 @@ from org_edns_addon.model import DotServer
 from org_edns_addon.service import edns as edns_module
 from org_edns_addon.service.edns import EdnsService
 from org_edns_addon.service.installation import StageEncryptedDnsTask
-from org_edns_addon.staging.plan import Phase
+from org_edns_addon.staging.plan import Phase, build_plan
 from tests.anaconda_fixtures import (BOSS_COMMANDS, EDNS_SECTION, SECURITY_SERVICE,
                                      boss_kickstart_manager, boss_read, kickstart)
 from tests.conftest import REPO, run_cli
-from tests.dbus_fixtures import (AsyncCalls, call_check_servers, give_silent_server,
-                                 plain_structures, validation)
+from tests.dbus_fixtures import (AsyncCalls, call_check_servers, configure,
+                                 give_silent_server, plain_structures, setting, validation)
 from tests.ks_fixtures import line_of
 from tests.staging_fixtures import require_namespaces
 
@@ -171,7 +172,7 @@ def test_module_on_the_bus_reads_the_kickstart_the_boss_sends(start_module, bus,
     assert proxy.KickstartAddons == ["org_edns_addon"]
     # A top-level %edns is not claimed: the boss refuses it before any module sees it.
     assert proxy.KickstartSections == ["certificate"]
-    assert proxy.CaNames == ["dns-ca.pem"]
+    assert setting(proxy, "ca-names") == ["dns-ca.pem"]
     assert validation(proxy) == []
 
 
@@ -336,7 +337,7 @@ def test_requirements_name_the_packages_with_reasons(start_module, bus, test_ca,
     assert [(r.type, r.name) for r in requirements] == [("package", "dnsconfd"),
                                                          ("package", "ca-certificates")]
     assert all(r.reason for r in requirements)
-    proxy.Backend = "unbound"
+    configure(proxy, backend="unbound")
     assert [r.name for r in Requirement.from_structure_list(proxy.CollectRequirements())] == \
         ["unbound", "ca-certificates"]
 
@@ -358,6 +359,10 @@ def test_install_task_stages_the_target_over_dbus(start_module, bus, anaconda_co
     assert (sysroot / c.DRACUT_CONF_PATH.lstrip("/")).is_file()
     # No Security module on this bus: the module writes the %certificate itself.
     assert (sysroot / "etc/pki/dns/dns-ca.pem").read_text().strip() == test_ca.pem.strip()
+    # And nothing else: the installed system holds no file of the addon's own bookkeeping.
+    plan = build_plan(parse_kickstart(str(path)).staging_input(), Phase.TARGET, str(sysroot))
+    assert {"/" + str(file.relative_to(sysroot)) for file in sysroot.rglob("*")
+            if not file.is_dir()} == {planned.path for planned in plan.files}
 
 
 @pytest.fixture
@@ -389,7 +394,7 @@ def test_a_certificate_added_beside_the_security_module_is_written_and_generated
     proxy = beside_security
     corp_ca = certs.make_ca("Corp CA")
     proxy.AddCertificate("corp-ca.pem", corp_ca.pem)
-    proxy.CaNames = ["dns-ca.pem", "corp-ca.pem"]
+    configure(proxy, ca_names=["dns-ca.pem", "corp-ca.pem"])
     assert validation(proxy) == []
 
     [task_path] = proxy.InstallWithTasks()
@@ -437,6 +442,40 @@ def test_configure_task_targets_the_installer_and_runs_on_a_scratch_root(
         ["reload NetworkManager", "restart dnsconfd.service"])
     again = scratch_task.run_with_signals()
     assert again.written == [] and len(again.unchanged) == len(report.written)
+
+
+def _run_tasks(bus, paths):
+    """Run each task at PATHS to its end; the messages of those that failed."""
+    failures = []
+    for path in paths:
+        try:
+            sync_run_task(bus.get_proxy(EDNS.service_name, path))
+        except DBusError as error:
+            failures.append(str(error))
+    return failures
+
+
+def test_the_installer_phase_again_puts_back_what_the_last_one_wrote(installer, bus, test_ca):
+    """A spoke runs ConfigureWithTasks after each change (the module's /etc here is an
+    overlay): the module keeps in memory what the last run wrote, and the next one, for
+    dnsconfd, removes the unbound backend's forwarder file and puts /etc/resolv.conf back
+    as this machine has it."""
+    module, etc_upper, load = installer
+    load(kickstart(test_ca.pem, edns=EDNS_SECTION.replace("--ca=", "--backend=unbound --ca=")))
+    forwarder = etc_upper / c.UNBOUND_CONF_PATH[len("/etc/"):]
+    resolv_conf = etc_upper / c.RESOLV_CONF_PATH[len("/etc/"):]
+    # NetworkManager does not run here: its reload fails, after the files are written (the
+    # task says so to the person; its command and exit code are in the module's log).
+    assert ["its configuration is written, but these steps failed: reload NetworkManager."
+            in failure for failure in _run_tasks(bus, module.ConfigureWithTasks())] == [True]
+    assert forwarder.exists() and "127.0.0.55" in resolv_conf.read_text()
+    configure(module, backend="dnsconfd")
+
+    assert len(_run_tasks(bus, module.ConfigureWithTasks())) == 1
+
+    assert not forwarder.exists()
+    assert resolv_conf.read_bytes() == open(c.RESOLV_CONF_PATH, "rb").read()
+    assert "dns=dnsconfd" in (etc_upper / c.NM_KEYFILE_PATH[len("/etc/"):]).read_text()
 
 
 def test_boot_options_that_differ_are_logged_and_the_kickstart_wins(test_ca, monkeypatch,
@@ -494,9 +533,7 @@ def test_module_interface_has_the_template_members_and_the_task_method(start_mod
     ours = node.lookup_interface(EDNS.interface_name)
     assert [m.name for m in ours.methods] == ["AddCertificate", "CheckServers",
                                               "CheckServersWithTask", "Validate"]
-    assert [p.name for p in ours.properties] == ["Backend", "CaNames", "Certificates",
-                                                 "Configuration", "ResolveMode",
-                                                 "SearchDomains", "Servers"]
+    assert [p.name for p in ours.properties] == ["Certificates", "Configuration"]
     assert ours.lookup_method("CheckServersWithTask").out_args[0].signature == "o"
     anacondas = node.lookup_interface(KICKSTART_MODULE.interface_name)
     assert anacondas.lookup_method("GenerateKickstart") is not None

@@ -31,7 +31,9 @@ from org_edns_addon.constants import MAX_SERVERS
 from org_edns_addon.dbus.errors import (CHECK_RUNNING_ERROR, InvalidConfigurationError,
                                         InvalidValueError)
 from org_edns_addon.dbus.identifiers import EDNS
-from tests.dbus_fixtures import (give_silent_server, server, plain_structures, remote_error,
+from org_edns_addon.dbus.structures import ConfigurationData
+from tests.dbus_fixtures import (configure, give_silent_server, server, setting,
+                                 plain_structures, remote_error,
                                  running_template_service, validation)
 
 CHECK_SECONDS = 5.0
@@ -91,9 +93,9 @@ def test_a_server_whose_ca_is_not_the_kickstarts_is_unknown(service_for, dot_ups
 @pytest.mark.root
 def test_servers_set_over_dbus_are_the_ones_checked(service_for, dot_upstream, dot_pki):
     proxy = service_for([dot_upstream.server_line()], dot_pki.ca.pem)
-    [server] = proxy.Servers
+    [server] = ConfigurationData.from_structure(proxy.Configuration).servers
     server["name"] = get_variant(Str, "resolver.test")
-    proxy.Servers = [server]
+    configure(proxy, servers=[server])
     [check] = reply_of(proxy)
     assert (check["name"], check["outcome"]) == ("resolver.test", "ok")
     assert check["reason"] == "resolver.test A: NXDOMAIN, 0 records"
@@ -105,7 +107,7 @@ def test_a_timeout_out_of_range_is_refused(edns_proxy, timeout):
     with pytest.raises(InvalidValueError) as raised:
         proxy.CheckServers(timeout)
     assert "is not a number of seconds from 0 to 20" in str(raised.value)
-    assert process.poll() is None and proxy.Backend == "dnsconfd"
+    assert process.poll() is None and setting(proxy, "backend") == "dnsconfd"
 
 
 def test_a_configuration_with_errors_is_refused_with_its_problems(edns_proxy):
@@ -167,7 +169,7 @@ def test_callers_killed_after_calling_leave_one_check_and_the_next_caller_is_ans
                 caller.wait()
                 caller.stdout.close()
         # The next caller: answered at once, while the one check nobody reads runs on.
-        assert proxy.ResolveMode == "exclusive"
+        assert setting(proxy, "resolve-mode") == "exclusive"
         with pytest.raises(GLib.Error) as raised:
             bus.connection.call_sync(EDNS.service_name, EDNS.object_path,
                                      EDNS.interface_name, "CheckServers",
@@ -220,10 +222,10 @@ def test_a_check_of_many_silent_servers_takes_as_long_as_one_and_the_next_is_tak
         with running_template_service(bus, bus_address, network=lab_network,
                                       line="fedora-43") as (proxy, process):
             # The same check of one of them: what a check bounded so takes here, now.
-            proxy.Servers = silent[:1]
+            configure(proxy, servers=silent[:1])
             one_seconds, [one] = timed_check(bus, BOUNDED_CHECK_SECONDS)
             assert one["outcome"] == "timeout"
-            proxy.Servers = silent
+            configure(proxy, servers=silent)
             seconds, checks = timed_check(bus, BOUNDED_CHECK_SECONDS)
             assert len(checks) == MAX_SERVERS
             assert {check["outcome"] for check in checks} == {"timeout"}, \

@@ -28,7 +28,7 @@ from org_edns_addon.constants import DBUS_CHECK_TIMEOUT_MAX_SECONDS
 from org_edns_addon.dbus.errors import CHECK_RUNNING_ERROR, INVALID_VALUE_ERROR, \
     InvalidValueError
 from org_edns_addon.dbus.identifiers import EDNS
-from tests.dbus_fixtures import (HUGE_VALUES, AsyncCalls, call_check_servers,
+from tests.dbus_fixtures import (HUGE_VALUES, AsyncCalls, call_check_servers, configure,
                                  give_silent_server, remote_error)
 
 BEGIN = "-----BEGIN CERTIFICATE-----\n"
@@ -50,7 +50,7 @@ def test_a_check_runs_beside_the_main_loop_one_at_a_time(lab_service, bus, silen
     # does only once every other call has been answered, however long they took.
     for number in range(20):
         call_check_servers(calls, number, DBUS_CHECK_TIMEOUT_MAX_SECONDS)
-    calls.get_property("read", "Backend")
+    calls.get_property("read", "Configuration")
     calls.wait(calls.sent - 1)
     wait_for(lambda: silent_server.accepted >= 1, what="the check to connect")
     silent_server.close()
@@ -85,9 +85,9 @@ def test_other_clients_are_answered_while_certificates_are_read(service, bus_add
         adds.call(number, EDNS.interface_name, "AddCertificate",
                   GLib.Variant("(ss)", ("bulk%d.pem" % number, bundle)))
     adder.flush_sync(None)
-    read.get_property("read", "ResolveMode")
+    read.get_property("read", "Configuration")
     [(_, reply, error)] = read.wait()
-    assert error is None and reply == ("exclusive",)
+    assert error is None and reply[0]["resolve-mode"] == "exclusive"
     # The read was answered before the adds were: they are read beside the main loop,
     # one after another, in the order they came.
     assert len(adds.replies) < count
@@ -99,9 +99,9 @@ def test_other_clients_are_answered_while_certificates_are_read(service, bus_add
 
 def test_each_refusal_is_one_short_log_line_without_a_traceback(service, test_ca):
     refusals = 0
-    for prop, value, _start in HUGE_VALUES:
+    for field, value, _start in HUGE_VALUES:
         with pytest.raises(InvalidValueError):
-            setattr(service.proxy, prop, value)
+            configure(service.proxy, **{field: value})
         refusals += 1
     for text in ("x" * 10000000, BEGIN * 1000, test_ca.key_pem):
         with pytest.raises(InvalidValueError):
@@ -117,6 +117,11 @@ def test_each_refusal_is_one_short_log_line_without_a_traceback(service, test_ca
                                  "mode 'xxxxx")
 
 
+def configuration_variant(field, value):
+    """A Configuration that sets FIELD to the string VALUE (the others as a fresh module)."""
+    return GLib.Variant("a{sv}", {field: GLib.Variant("s", value)})
+
+
 CALLS = 20000
 WARM_UP = 4000
 IN_FLIGHT = 200
@@ -127,12 +132,13 @@ def test_memory_stays_flat_over_20000_calls(service, bus):
     # Every way a call ends: a property read, a write (and its signal), a refused write,
     # a method's reply; mostly the cheapest, so that 20 000 calls take seconds.
     def read(n):
-        return calls.get_property(n, "Backend")
+        return calls.get_property(n, "Configuration")
 
     kinds = [read, read, read, read, read,
-             lambda n: calls.set_property(n, "ResolveMode",
-                                          GLib.Variant("s", ("exclusive", "prefer")[n % 2])),
-             lambda n: calls.set_property(n, "Backend", GLib.Variant("s", "bind")),
+             lambda n: calls.set_property(n, "Configuration", configuration_variant(
+                 "resolve-mode", ("exclusive", "prefer")[n % 2])),
+             lambda n: calls.set_property(n, "Configuration",
+                                          configuration_variant("backend", "bind")),
              lambda n: calls.call(n, EDNS.interface_name, "Validate")]
 
     def run(count):

@@ -33,29 +33,36 @@ from org_edns_addon.dbus.errors import (INVALID_VALUE_ERROR, InvalidConfiguratio
                                         InvalidValueError)
 from org_edns_addon.dbus.identifiers import EDNS
 from org_edns_addon.dbus.structures import ConfigurationData, DotServerData
-from tests.dbus_fixtures import (HUGE, HUGE_VALUES, plain_structures, remote_error,
-                                 running_template_service, server, servers_of, validation)
+from tests.dbus_fixtures import (HUGE, HUGE_VALUES, configuration, configure,
+                                 plain_structures, remote_error, running_template_service,
+                                 server, servers_of, setting, validation)
 
 PROPERTIES = "org.freedesktop.DBus.Properties"
 BEGIN = "-----BEGIN CERTIFICATE-----\n"
 
 
-def unwrapped(changed):
-    return {name: unwrap_variant(value) for name, value in changed.items()}
+def unwrapped(value):
+    """VALUE (a structure, the properties of a PropertiesChanged, a variant) with plain
+    values all the way down."""
+    if isinstance(value, GLib.Variant):
+        value = unwrap_variant(value)
+    if isinstance(value, dict):
+        return {name: unwrapped(item) for name, item in value.items()}
+    if isinstance(value, list):
+        return [unwrapped(item) for item in value]
+    return value
 
 
 def assert_still_answering(proxy, process):
     assert process.poll() is None, "the service died"
-    assert proxy.ResolveMode in ("exclusive", "prefer", "backup")
+    assert setting(proxy, "resolve-mode") in ("exclusive", "prefer", "backup")
 
 
 def test_fresh_service_has_defaults_and_says_what_is_missing(edns_proxy):
     proxy, _ = edns_proxy
-    assert proxy.Servers == []
-    assert proxy.ResolveMode == "exclusive"
-    assert proxy.Backend == "dnsconfd"
-    assert proxy.SearchDomains == []
-    assert proxy.CaNames == []
+    assert unwrapped(proxy.Configuration) == {
+        "servers": [], "resolve-mode": "exclusive", "backend": "dnsconfd",
+        "search-domains": [], "ca-names": []}
     assert validation(proxy) == ["error: no DNS server is given; add a line like "
                                 "dns+tls://192.0.2.53#dot.example"]
 
@@ -68,10 +75,9 @@ def test_introspection_shows_the_typed_properties(edns_proxy, bus):
     types = {p.name: (p.signature, int(p.flags)) for p in interface.properties}
     readable = int(Gio.DBusPropertyInfoFlags.READABLE)
     readwrite = int(Gio.DBusPropertyInfoFlags.READABLE | Gio.DBusPropertyInfoFlags.WRITABLE)
-    assert types == {"Servers": ("aa{sv}", readwrite), "ResolveMode": ("s", readwrite),
-                     "Backend": ("s", readwrite), "SearchDomains": ("as", readwrite),
-                     "CaNames": ("as", readwrite), "Certificates": ("aa{sv}", readable),
-                     "Configuration": ("a{sv}", readwrite)}
+    # One way to read and set the configuration, as Anaconda's modules have one property
+    # per concept (the Security module's Realm structure).
+    assert types == {"Certificates": ("aa{sv}", readable), "Configuration": ("a{sv}", readwrite)}
     assert [m.name for m in interface.methods] == ["AddCertificate", "CheckServers",
                                                    "Validate"]
     add = interface.lookup_method("AddCertificate")
@@ -85,9 +91,10 @@ def test_introspection_shows_the_typed_properties(edns_proxy, bus):
 
 def test_servers_are_stored_normalized_and_valid(edns_proxy):
     proxy, _ = edns_proxy
-    proxy.Servers = [server("192.0.2.53", "DOT.Corp.Example."),
-                     server("2001:db8::53", "dot.corp.example", port=8853),
-                     server("198.51.100.60", "dot.lab.example", domains=["Lab.Example"])]
+    configure(proxy, servers=[
+        server("192.0.2.53", "DOT.Corp.Example."),
+        server("2001:db8::53", "dot.corp.example", port=8853),
+        server("198.51.100.60", "dot.lab.example", domains=["Lab.Example"])])
     assert servers_of(proxy) == [
         ("192.0.2.53", 853, "dot.corp.example", [], True),
         ("2001:db8::53", 8853, "dot.corp.example", [], True),
@@ -110,7 +117,7 @@ NEVER_QUERIED = ("is on loopback, which dnsconfd's Unbound never queries (dnscon
 
 def test_validate_refuses_a_zone_served_only_on_loopback_and_warns_beside_one_asked(service):
     proxy = service.proxy
-    proxy.Servers = [server("127.0.0.2", "dot.example")]
+    configure(proxy, servers=[server("127.0.0.2", "dot.example")])
     assert validation(proxy) == [
         "error: all names would have no DNS: the only server for them, "
         "dns+tls://127.0.0.2#dot.example, " + NEVER_QUERIED]
@@ -118,8 +125,9 @@ def test_validate_refuses_a_zone_served_only_on_loopback_and_warns_beside_one_as
     with pytest.raises(InvalidConfigurationError) as refused:
         proxy.CheckServers(1.0)
     assert "all names would have no DNS" in str(refused.value)
-    proxy.Servers = [server("192.0.2.53", "dot.example"), server("127.0.0.2", "dot.example"),
-                     server("::1", "dot.lab.example", domains=["lab.example"])]
+    configure(proxy, servers=[server("192.0.2.53", "dot.example"),
+                              server("127.0.0.2", "dot.example"),
+                              server("::1", "dot.lab.example", domains=["lab.example"])])
     assert validation(proxy) == [
         "error: the names in lab.example would have no DNS: the only server for them, "
         "dns+tls://[::1]#dot.lab.example, " + NEVER_QUERIED,
@@ -129,63 +137,55 @@ def test_validate_refuses_a_zone_served_only_on_loopback_and_warns_beside_one_as
         "give the server's own address on the network"]
 
 
-@pytest.mark.parametrize("prop, value, expected", [
-    ("ResolveMode", "prefer", "prefer"),
-    ("Backend", "unbound", "unbound"),
-    ("SearchDomains", ["Corp.Example", "bücher.example"],
+@pytest.mark.parametrize("field, value, expected", [
+    ("resolve_mode", "prefer", "prefer"),
+    ("backend", "unbound", "unbound"),
+    ("search_domains", ["Corp.Example", "bücher.example"],
      ["corp.example", "xn--bcher-kva.example"]),
-    ("CaNames", ["corp-ca.pem", "lab_ca.pem"], ["corp-ca.pem", "lab_ca.pem"]),
+    ("ca_names", ["corp-ca.pem", "lab_ca.pem"], ["corp-ca.pem", "lab_ca.pem"]),
 ])
-def test_setting_a_property_stores_it_and_signals_the_change(edns_proxy, prop, value, expected):
+def test_setting_a_field_stores_it_and_signals_the_configuration(edns_proxy, field, value,
+                                                                 expected):
     proxy, _ = edns_proxy
     changes = []
     proxy.PropertiesChanged.connect(lambda iface, changed, invalid: changes.append(
-        (iface, unwrapped(changed))))
-    setattr(proxy, prop, value)
-    assert getattr(proxy, prop) == expected
+        (iface, unwrapped(changed), invalid)))
+    configure(proxy, **{field: value})
+    assert setting(proxy, field.replace("_", "-")) == expected
     wait_for(lambda: changes, what="PropertiesChanged")
-    assert changes == [(EDNS.interface_name, {prop: expected})]
+    [(interface, changed, invalidated)] = changes
+    assert (interface, list(changed), invalidated) == (EDNS.interface_name, ["Configuration"],
+                                                       [])
+    assert changed["Configuration"] == unwrapped(proxy.Configuration)
 
 
 def test_setting_servers_signals_the_new_list(edns_proxy):
     proxy, _ = edns_proxy
     changes = []
-    proxy.PropertiesChanged.connect(lambda iface, changed, invalid: changes.append(
-        unwrapped(changed)))
-    proxy.Servers = [server("192.0.2.53", "dot.example")]
+    proxy.PropertiesChanged.connect(lambda iface, changed, invalid: changes.append(changed))
+    configure(proxy, servers=[server("192.0.2.53", "dot.example")])
     wait_for(lambda: changes, what="PropertiesChanged")
-    assert list(changes[0]) == ["Servers"]
-    assert [(d.address, d.port, d.name) for d in DotServerData.from_structure_list(
-        changes[0]["Servers"])] == [("192.0.2.53", 853, "dot.example")]
-
-
-def configuration(**fields):
-    """A Configuration structure of FIELDS (a ``ConfigurationData``'s, as keywords)."""
-    data = ConfigurationData()
-    for name, value in fields.items():
-        setattr(data, name, value)
-    return ConfigurationData.to_structure(data)
+    assert list(changes[0]) == ["Configuration"]
+    assert [(d["address"], d["port"], d["name"]) for d in unwrapped(changes[0])[
+        "Configuration"]["servers"]] == [("192.0.2.53", 853, "dot.example")]
 
 
 def test_the_whole_configuration_is_set_at_once_and_signalled(edns_proxy):
     proxy, _ = edns_proxy
     changes = []
     proxy.PropertiesChanged.connect(lambda iface, changed, invalid: changes.append(
-        (iface, sorted(unwrapped(changed)), invalid)))
+        (iface, unwrapped(changed), invalid)))
     proxy.Configuration = configuration(
         servers=[server("192.0.2.53", "DOT.example")], resolve_mode="backup",
         search_domains=["Corp.Example"], ca_names=["corp-ca.pem"])
-    assert (servers_of(proxy), proxy.ResolveMode, proxy.Backend, proxy.SearchDomains,
-            proxy.CaNames) == ([("192.0.2.53", 853, "dot.example", [], True)], "backup",
-                               "dnsconfd", ["corp.example"], ["corp-ca.pem"])
-    wait_for(lambda: changes, what="PropertiesChanged")
-    # The parts that changed with their values; Configuration itself is to be read again.
-    assert changes == [(EDNS.interface_name, ["CaNames", "ResolveMode", "SearchDomains",
-                                              "Servers"], ["Configuration"])]
     read = unwrapped(proxy.Configuration)
-    assert plain_structures(read.pop("servers")) == plain_structures(proxy.Servers)
-    assert read == {"resolve-mode": "backup", "backend": "dnsconfd",
-                    "search-domains": ["corp.example"], "ca-names": ["corp-ca.pem"]}
+    assert servers_of(proxy) == [("192.0.2.53", 853, "dot.example", [], True)]
+    assert {name: value for name, value in read.items() if name != "servers"} == {
+        "resolve-mode": "backup", "backend": "dnsconfd", "search-domains": ["corp.example"],
+        "ca-names": ["corp-ca.pem"]}
+    wait_for(lambda: changes, what="PropertiesChanged")
+    # One signal with the whole new value.
+    assert changes == [(EDNS.interface_name, {"Configuration": read}, [])]
 
 
 @pytest.mark.parametrize("fields, refusal", [
@@ -195,7 +195,7 @@ def test_the_whole_configuration_is_set_at_once_and_signalled(edns_proxy):
 ])
 def test_a_configuration_with_one_bad_part_is_refused_whole(edns_proxy, fields, refusal):
     proxy, process = edns_proxy
-    proxy.Servers = [server("192.0.2.53", "dot.example")]
+    configure(proxy, servers=[server("192.0.2.53", "dot.example")])
     before = unwrapped(proxy.Configuration)
     changes = []
     proxy.PropertiesChanged.connect(lambda *change: changes.append(change))
@@ -206,9 +206,10 @@ def test_a_configuration_with_one_bad_part_is_refused_whole(edns_proxy, fields, 
     assert unwrapped(proxy.Configuration) == before
     assert_still_answering(proxy, process)
     # Signals arrive in the order they were sent: the first to arrive is the next write's.
-    proxy.Backend = "unbound"
+    configure(proxy, backend="unbound")
     wait_for(lambda: changes, what="PropertiesChanged")
-    assert [sorted(unwrapped(change[1])) for change in changes] == [["Backend"]]
+    assert [unwrapped(change[1])["Configuration"]["backend"] for change in changes] == \
+        ["unbound"]
 
 
 def test_a_configuration_of_too_many_servers_is_refused_before_any_is_read(edns_proxy):
@@ -217,58 +218,58 @@ def test_a_configuration_of_too_many_servers_is_refused_before_any_is_read(edns_
                                                 "%d$" % (MAX_SERVERS + 1, MAX_SERVERS)):
         proxy.Configuration = configuration(
             servers=[server("192.0.2.53", "dot.example")] * (MAX_SERVERS + 1))
-    assert proxy.Servers == []
+    assert servers_of(proxy) == []
 
 
 BAD_VALUES = [
-    ("ResolveMode", "strict", "'strict' is not a resolve mode; use one of exclusive, "
+    ("resolve_mode", "strict", "'strict' is not a resolve mode; use one of exclusive, "
                               "prefer, backup"),
-    ("Backend", "systemd-resolved", "'systemd-resolved' is not a backend; use one of "
+    ("backend", "systemd-resolved", "'systemd-resolved' is not a backend; use one of "
                                     "dnsconfd, unbound"),
     # Refused at the edge, quoted escaped (dbus/structures.py checked_name).
-    ("SearchDomains", ["corp.example\nservers=dns+udp://203.0.113.1"],
+    ("search_domains", ["corp.example\nservers=dns+udp://203.0.113.1"],
      "the search domain 'corp.example\\nservers=dns+udp://203.0.113.1' holds a control "
      "character"),
-    ("SearchDomains", ["a,b.example"], "is not a valid DNS search domain"),
-    ("CaNames", ["../../etc/shadow"], "--ca=../../etc/shadow must be a plain file name"),
-    ("CaNames", ["a.pem,b.pem"], "--ca=a.pem,b.pem holds ','"),
-    ("Servers", [server("192.0.2.300", "dot.example")], "'192.0.2.300' is not an IPv4 or "
+    ("search_domains", ["a,b.example"], "is not a valid DNS search domain"),
+    ("ca_names", ["../../etc/shadow"], "--ca=../../etc/shadow must be a plain file name"),
+    ("ca_names", ["a.pem,b.pem"], "--ca=a.pem,b.pem holds ','"),
+    ("servers", [server("192.0.2.300", "dot.example")], "'192.0.2.300' is not an IPv4 or "
                                                         "IPv6 address"),
-    ("Servers", [server("192.0.2.53", "dot#evil.example")], "is not a valid DNS TLS name"),
-    ("Servers", [server("192.0.2.53", "dot.example", domains=["lab]"])],
+    ("servers", [server("192.0.2.53", "dot#evil.example")], "is not a valid DNS TLS name"),
+    ("servers", [server("192.0.2.53", "dot.example", domains=["lab]"])],
      "is not a valid DNS domain"),
-    ("Servers", [server("fe80::1", "dot.example")], "needs its interface"),
-    ("Servers", [server("192.0.2.53", "dot.example", tls=False)],
+    ("servers", [server("fe80::1", "dot.example")], "needs its interface"),
+    ("servers", [server("192.0.2.53", "dot.example", tls=False)],
      "a plaintext server cannot carry a TLS name"),
-    ("Servers", [{"address": get_variant(Str, "192.0.2.53"),
+    ("servers", [{"address": get_variant(Str, "192.0.2.53"),
                   "bogus": get_variant(Bool, True)}], "there is no field 'bogus'; the fields are "
                                                    "address, domains, name, port, tls"),
-    ("Servers", [{"address": get_variant(Str, "192.0.2.53"),
+    ("servers", [{"address": get_variant(Str, "192.0.2.53"),
                   "port": get_variant(Str, "853")}], "the field 'port' must be of type 'q', not "
                                                      "'s'"),
-    ("Servers", [{"address": get_variant(Str, "192.0.2.53"),
+    ("servers", [{"address": get_variant(Str, "192.0.2.53"),
                   "domains": get_variant(Str, "lab")}], "the field 'domains' must be of type "
                                                         "'as', not 's'"),
-    ("Servers", [{"address": get_variant(Str, "192.0.2.53"),
+    ("servers", [{"address": get_variant(Str, "192.0.2.53"),
                   "tls": get_variant(Str, "no")}], "the field 'tls' must be of type 'b', not "
                                                    "'s'"),
 ]
 
 
-@pytest.mark.parametrize("prop, value, message", BAD_VALUES,
+@pytest.mark.parametrize("field, value, message", BAD_VALUES,
                          ids=["%s-%d" % (b[0], i) for i, b in enumerate(BAD_VALUES)])
-def test_bad_value_is_refused_and_the_service_keeps_answering(edns_proxy, prop, value,
+def test_bad_value_is_refused_and_the_service_keeps_answering(edns_proxy, field, value,
                                                               message):
     proxy, process = edns_proxy
-    before = getattr(proxy, prop)
+    before = unwrapped(proxy.Configuration)
     with pytest.raises(InvalidValueError) as raised:
-        setattr(proxy, prop, value)
+        configure(proxy, **{field: value})
     assert message in str(raised.value)
-    assert getattr(proxy, prop) == before
+    assert unwrapped(proxy.Configuration) == before
     assert_still_answering(proxy, process)
 
 
-# Every field of the one structure a client sends (Servers' DotServerData), with values of
+# Every field of a server a client sends (a DotServerData), with values of
 # other D-Bus types: each is refused naming the field and both types, nothing is stored.
 WRONG_TYPES = [
     ("address", GLib.Variant("i", 1)), ("address", GLib.Variant("as", ["192.0.2.53"])),
@@ -290,45 +291,54 @@ WRONG_TYPES = [
                          ids=["%s-%s" % (n, v.get_type_string()) for n, v in WRONG_TYPES])
 def test_a_server_field_of_another_type_is_refused(edns_proxy, name, value):
     proxy, process = edns_proxy
-    proxy.Servers = [server("192.0.2.53", "dot.example")]
+    configure(proxy, servers=[server("192.0.2.53", "dot.example")])
     fields = {"address": get_variant(Str, "192.0.2.54"), "name": get_variant(Str, "dot.example"),
               "port": get_variant(UInt16, 853), "domains": GLib.Variant("as", []),
               "tls": get_variant(Bool, True), name: value}
     expected = DotServerData.to_structure(DotServerData())[name].get_type_string()
     with pytest.raises(InvalidValueError) as raised:
-        proxy.Servers = [fields]
+        configure(proxy, servers=[fields])
     assert str(raised.value) == "the field %r must be of type %r, not %r" % (
         name, expected, value.get_type_string())
     assert servers_of(proxy) == [("192.0.2.53", 853, "dot.example", [], True)]
     assert_still_answering(proxy, process)
 
 
-@pytest.mark.parametrize("prop, value", [
-    ("Servers", GLib.Variant("as", ["192.0.2.53"])), ("ResolveMode", GLib.Variant("as", [])),
-    ("Backend", GLib.Variant("i", 1)), ("SearchDomains", GLib.Variant("s", "lab")),
-    ("CaNames", GLib.Variant("s", "ca.pem"))])
-def test_a_property_of_another_type_is_refused_by_gdbus(edns_proxy, bus, prop, value):
+@pytest.mark.parametrize("field, value", [
+    ("servers", GLib.Variant("as", ["192.0.2.53"])), ("resolve-mode", GLib.Variant("as", [])),
+    ("backend", GLib.Variant("i", 1)), ("search-domains", GLib.Variant("s", "lab")),
+    ("ca-names", GLib.Variant("s", "ca.pem"))])
+def test_a_configuration_field_of_another_type_is_refused(edns_proxy, field, value):
     proxy, process = edns_proxy
-    before = getattr(proxy, prop)
+    before = unwrapped(proxy.Configuration)
+    expected = configuration()[field].get_type_string()
+    with pytest.raises(InvalidValueError) as raised:
+        proxy.Configuration = {field: value}
+    assert str(raised.value) == "the field %r must be of type %r, not %r" % (
+        field, expected, value.get_type_string())
+    assert unwrapped(proxy.Configuration) == before
+    assert_still_answering(proxy, process)
+
+
+@pytest.mark.parametrize("value", [GLib.Variant("as", []), GLib.Variant("s", "unbound"),
+                                   GLib.Variant("aa{sv}", [])])
+def test_a_configuration_of_another_type_is_refused_by_gdbus(edns_proxy, bus, value):
+    proxy, process = edns_proxy
+    before = unwrapped(proxy.Configuration)
     with pytest.raises(GLib.Error) as raised:
-        bus.connection.call_sync(
-            EDNS.service_name, EDNS.object_path, "org.freedesktop.DBus.Properties", "Set",
-            GLib.Variant("(ssv)", (EDNS.interface_name, prop, value)), None,
-            Gio.DBusCallFlags.NONE, -1, None)
+        set_property_variant(bus, "Configuration", value)
     assert Gio.DBusError.get_remote_error(raised.value) == \
         "org.freedesktop.DBus.Error.InvalidArgs"
     assert "Expected type" in raised.value.message
-    assert getattr(proxy, prop) == before
+    assert unwrapped(proxy.Configuration) == before
     assert_still_answering(proxy, process)
 
 
 def test_bad_value_travels_as_the_invalid_value_dbus_error(edns_proxy, bus):
     proxy, process = edns_proxy
     with pytest.raises(GLib.Error) as raised:
-        bus.connection.call_sync(
-            EDNS.service_name, EDNS.object_path, "org.freedesktop.DBus.Properties", "Set",
-            GLib.Variant("(ssv)", (EDNS.interface_name, "Backend", GLib.Variant("s", "bind"))),
-            None, Gio.DBusCallFlags.NONE, -1, None)
+        set_property_variant(bus, "Configuration",
+                             GLib.Variant("a{sv}", {"backend": GLib.Variant("s", "bind")}))
     assert Gio.DBusError.get_remote_error(raised.value) == INVALID_VALUE_ERROR
     assert "'bind' is not a backend" in raised.value.message
     assert_still_answering(proxy, process)
@@ -340,10 +350,10 @@ def test_refused_value_sends_no_change_signal(edns_proxy):
     proxy.PropertiesChanged.connect(lambda iface, changed, invalid: changes.append(
         unwrapped(changed)))
     with pytest.raises(InvalidValueError):
-        proxy.Backend = "bind"
-    proxy.ResolveMode = "backup"
+        configure(proxy, backend="bind")
+    configure(proxy, resolve_mode="backup")
     wait_for(lambda: changes, what="PropertiesChanged")
-    assert changes == [{"ResolveMode": "backup"}]
+    assert [change["Configuration"]["resolve-mode"] for change in changes] == ["backup"]
 
 
 # What the module's report says of --resolve-mode=backup, as validate does on the header
@@ -362,12 +372,11 @@ SEARCH_REPLACES = (
     "list every search domain the system needs in --search")
 
 
-def test_validate_reports_rules_that_span_properties(edns_proxy):
+def test_validate_reports_rules_that_span_fields(edns_proxy):
     proxy, _ = edns_proxy
-    proxy.Servers = [server("192.0.2.53", tls=False, port=53),
-                     server("192.0.2.54", "dot.example", domains=["lab.example"])]
-    proxy.CaNames = ["corp-ca.pem"]
-    proxy.SearchDomains = ["corp.example", "corp.example"]
+    configure(proxy, servers=[server("192.0.2.53", tls=False, port=53),
+                              server("192.0.2.54", "dot.example", domains=["lab.example"])],
+              ca_names=["corp-ca.pem"], search_domains=["corp.example", "corp.example"])
     assert validation(proxy) == [
         "error: --ca=corp-ca.pem names no %certificate --filename (there is no %certificate at "
         "all); add that %certificate or fix the name",
@@ -377,21 +386,18 @@ def test_validate_reports_rules_that_span_properties(edns_proxy):
         "error: --search lists a name twice",
         SEARCH_REPLACES % "corp.example,corp.example",
     ]
-    proxy.ResolveMode = "backup"
-    proxy.CaNames = []
-    proxy.SearchDomains = ["corp.example"]
+    configure(proxy, resolve_mode="backup", ca_names=[], search_domains=["corp.example"])
     assert validation(proxy) == [BACKUP_PLAINTEXT, SEARCH_REPLACES % "corp.example"]
 
 
 def test_server_without_a_port_gets_the_default_port_of_its_kind(edns_proxy):
     proxy, _ = edns_proxy
-    proxy.ResolveMode = "backup"
     # The plaintext servers serve their own domain: beside a DoT server dnsconfd
     # would never use them (a warning).
     lab = ["lab.example"]
-    proxy.Servers = [server("192.0.2.53", "dot.example"),
-                     server("192.0.2.54", tls=False, domains=lab),
-                     server("192.0.2.55", tls=False, port=0, domains=lab)]
+    configure(proxy, resolve_mode="backup", servers=[
+        server("192.0.2.53", "dot.example"), server("192.0.2.54", tls=False, domains=lab),
+        server("192.0.2.55", tls=False, port=0, domains=lab)])
     assert [(address, port) for address, port, _, _, _ in servers_of(proxy)] == [
         ("192.0.2.53", 853), ("192.0.2.54", 53), ("192.0.2.55", 53)]
     assert validation(proxy) == [BACKUP_PLAINTEXT]
@@ -399,10 +405,11 @@ def test_server_without_a_port_gets_the_default_port_of_its_kind(edns_proxy):
 
 def test_server_port_keeps_its_dbus_type(edns_proxy):
     proxy, _ = edns_proxy
-    proxy.Servers = [{"address": get_variant(Str, "192.0.2.53"),
-                      "name": get_variant(Str, "dot.example"),
-                      "port": get_variant(UInt16, 8853)}]
-    assert proxy.Servers[0]["port"].get_type_string() == "q"
+    configure(proxy, servers=[{"address": get_variant(Str, "192.0.2.53"),
+                               "name": get_variant(Str, "dot.example"),
+                               "port": get_variant(UInt16, 8853)}])
+    [read] = ConfigurationData.from_structure(proxy.Configuration).servers
+    assert read["port"].get_type_string() == "q"
     assert servers_of(proxy) == [("192.0.2.53", 8853, "dot.example", [], True)]
 
 
@@ -421,8 +428,7 @@ def test_added_certificate_is_listed_and_signalled_as_invalidated_and_can_be_nam
     wait_for(lambda: changes, what="PropertiesChanged")
     # The change without the value (it can be megabytes): a client reads it when it wants.
     assert changes == [(EDNS.interface_name, {}, ["Certificates"])]
-    proxy.Servers = [server("192.0.2.53", "dot.example")]
-    proxy.CaNames = ["corp-ca.pem"]
+    configure(proxy, servers=[server("192.0.2.53", "dot.example")], ca_names=["corp-ca.pem"])
     assert validation(proxy) == []
 
 
@@ -431,8 +437,7 @@ def test_validate_says_a_bundle_of_the_intermediate_alone_needs_its_root(service
     # is judged as OpenSSL builds a chain through it (chains.py).
     proxy = service.proxy
     proxy.AddCertificate("issuing.pem", chain_pki.forms["intermediate"])
-    proxy.Servers = [server("192.0.2.53", "dot.example")]
-    proxy.CaNames = ["issuing.pem"]
+    configure(proxy, servers=[server("192.0.2.53", "dot.example")], ca_names=["issuing.pem"])
     assert validation(proxy) == [
         "error: the intermediate CA 'CN=Corp Issuing CA' is in this bundle without 'CN=Corp "
         "Root CA', the CA that issued it: OpenSSL, and so Unbound, accepts only a chain that "
@@ -441,7 +446,7 @@ def test_validate_says_a_bundle_of_the_intermediate_alone_needs_its_root(service
     with pytest.raises(InvalidConfigurationError, match="is in this bundle without"):
         proxy.CheckServers(1.0)
     proxy.AddCertificate("root.pem", chain_pki.forms["root"])
-    proxy.CaNames = ["root.pem", "issuing.pem"]
+    configure(proxy, ca_names=["root.pem", "issuing.pem"])
     assert validation(proxy) == []
 
 
@@ -570,32 +575,41 @@ def set_property_variant(bus, name, value):
                              None, 0, -1, None)
 
 
+def servers_variant(one, count):
+    """A Configuration of COUNT times the server ONE (a variant), built in C."""
+    return GLib.Variant("a{sv}", {"servers": GLib.Variant.new_array(None, [one] * count)})
+
+
 def test_a_write_of_100000_servers_is_refused_before_any_is_read(edns_proxy, bus):
     proxy, process = edns_proxy
-    proxy.Servers = [server("192.0.2.53", "dot.example")]
+    configure(proxy, servers=[server("192.0.2.53", "dot.example")])
     one = get_variant(Structure, server("192.0.2.54", "dot.example"))
     with pytest.raises(GLib.Error) as raised:
-        set_property_variant(bus, "Servers", GLib.Variant.new_array(None, [one] * 100000))
+        set_property_variant(bus, "Configuration", servers_variant(one, 100000))
     # Not "Timeout was reached" (after which the write used to be applied).
     assert remote_error(raised.value) == INVALID_VALUE_ERROR
     assert re.search(r": the values of this call take 108000\d\d bytes; give at most %d$"
                      % MAX_DBUS_CALL_BYTES, raised.value.message), raised.value.message
+    # Counted before dasbus reads one: a server whose port is text would be refused by
+    # name once read.
+    unread = GLib.Variant("a{sv}", {"address": GLib.Variant("s", "192.0.2.54"),
+                                    "port": GLib.Variant("s", "853")})
     with pytest.raises(GLib.Error) as raised:
-        set_property_variant(bus, "Servers", GLib.Variant.new_array(None, [one] * 1000))
+        set_property_variant(bus, "Configuration", servers_variant(unread, 1000))
     assert raised.value.message.endswith("1000 DNS servers are too many; give at most %d"
                                          % MAX_SERVERS)
     assert servers_of(proxy) == [("192.0.2.53", 853, "dot.example", [], True)]
-    set_property_variant(bus, "Servers", GLib.Variant.new_array(None, [one] * MAX_SERVERS))
-    assert len(proxy.Servers) == MAX_SERVERS and process.poll() is None
+    set_property_variant(bus, "Configuration", servers_variant(one, MAX_SERVERS))
+    assert len(servers_of(proxy)) == MAX_SERVERS and process.poll() is None
 
 
-@pytest.mark.parametrize("prop", ["SearchDomains", "CaNames"])
-def test_a_list_of_too_many_names_is_refused(edns_proxy, prop):
+@pytest.mark.parametrize("field", ["search_domains", "ca_names"])
+def test_a_list_of_too_many_names_is_refused(edns_proxy, field):
     proxy, _ = edns_proxy
     with pytest.raises(InvalidValueError, match="%d .* are too many; give at most %d" % (
             MAX_NAMES_PER_LIST + 1, MAX_NAMES_PER_LIST)):
-        setattr(proxy, prop, ["n%d.example" % i for i in range(MAX_NAMES_PER_LIST + 1)])
-    assert getattr(proxy, prop) == []
+        configure(proxy, **{field: ["n%d.example" % i for i in range(MAX_NAMES_PER_LIST + 1)]})
+    assert setting(proxy, field.replace("_", "-")) == []
 
 
 @pytest.mark.parametrize("servers, per_server", [(1, MAX_NAMES_PER_LIST + 1),
@@ -607,18 +621,18 @@ def test_too_many_routed_domains_are_refused_before_any_is_read(edns_proxy, serv
                      domains=["d%d-%d.example" % (number, i) for i in range(per_server)])
               for number in range(servers)]
     with pytest.raises(InvalidValueError) as raised:
-        proxy.Servers = listed
+        configure(proxy, servers=listed)
     assert str(raised.value) == "%d routed domains are too many; give at most %d" % (
         servers * per_server, MAX_NAMES_PER_LIST)
-    assert proxy.Servers == []
+    assert servers_of(proxy) == []
 
 
-@pytest.mark.parametrize("prop, value, start", HUGE_VALUES,
+@pytest.mark.parametrize("field, value, start", HUGE_VALUES,
                          ids=["%s-%d" % (v[0], i) for i, v in enumerate(HUGE_VALUES)])
-def test_a_refused_huge_value_is_echoed_short(edns_proxy, prop, value, start):
+def test_a_refused_huge_value_is_echoed_short(edns_proxy, field, value, start):
     proxy, process = edns_proxy
     with pytest.raises(InvalidValueError) as raised:
-        setattr(proxy, prop, value)
+        configure(proxy, **{field: value})
     message = str(raised.value)
     assert message.startswith(start) and "… (1000000 characters)" in message
     assert len(message) < 2 * ECHO_MAX_CHARS + 150, message
@@ -636,14 +650,14 @@ def test_a_huge_certificate_file_name_is_echoed_short(edns_proxy, test_ca):
 
 def test_a_10_mb_value_is_refused_unread_in_one_short_sentence(edns_proxy):
     proxy, process = edns_proxy
-    for prop in ("ResolveMode", "Backend"):
+    for field in ("resolve_mode", "backend"):
         with pytest.raises(InvalidValueError) as raised:
-            setattr(proxy, prop, "x" * 10000000)
-        assert re.fullmatch(r"the values of this call take 100000\d\d bytes; give at most %d"
+            configure(proxy, **{field: "x" * 10000000})
+        assert re.fullmatch(r"the values of this call take 10000\d\d\d bytes; give at most %d"
                             % MAX_DBUS_CALL_BYTES, str(raised.value)), str(raised.value)
     with pytest.raises(InvalidValueError, match="^the values of this call take 10000"):
         proxy.AddCertificate("corp-ca.pem", "x" * 10000000)
-    assert proxy.ResolveMode == "exclusive" and process.poll() is None
+    assert setting(proxy, "resolve-mode") == "exclusive" and process.poll() is None
 
 
 def test_repeated_adds_signal_the_change_without_the_list(edns_proxy):
@@ -672,8 +686,8 @@ def test_add_certificate_takes_every_form_the_cli_takes_and_keeps_its_trust_sett
     [added] = plain_structures(proxy.Certificates)
     expected = peer_pem_forms.trusted if form == "trusted" else peer_pem_forms.ca.pem
     assert added["cert"] == expected.rstrip("\n")
-    proxy.Servers = [server("192.0.2.53", "dot.corp.example")]
-    proxy.CaNames = ["corp-ca.pem"]
+    configure(proxy, servers=[server("192.0.2.53", "dot.corp.example")],
+              ca_names=["corp-ca.pem"])
     assert validation(proxy) == []
 
 

@@ -19,6 +19,7 @@ root may own the name, anyone connected may call it. Ours must allow no more.
 """
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -121,11 +122,12 @@ def test_another_user_may_call_it_as_every_anaconda_module_allows(installer_bus)
     try:
         answer = dbus_send(installer_bus, NAME, "/org/fedoraproject/Anaconda/Addons/Edns",
                            "org.freedesktop.DBus.Properties.Get",
-                           "string:%s" % NAME, "string:ResolveMode", user=NOBODY)
+                           "string:%s" % NAME, "string:Configuration", user=NOBODY)
     finally:
         stop_service(service)
     assert answer.returncode == 0, answer.stderr
-    assert 'string "exclusive"' in answer.stdout
+    assert re.search(r'string "resolve-mode"\s+variant\s+string "exclusive"', answer.stdout), \
+        answer.stdout
 
 
 def _rules(path, name):

@@ -11,9 +11,9 @@
 
 """Applying a plan: confined to the root, atomic, rolled back, idempotent; and its actions."""
 
+import json
 import os
 import resource
-import shutil
 import signal
 import subprocess
 import sys
@@ -26,9 +26,11 @@ from org_edns_addon import constants as c
 from org_edns_addon.staging import plan as staging_plan
 from org_edns_addon.staging import apply as staging_apply
 from org_edns_addon.staging import StagingError
+from org_edns_addon.staging.record import KeptRecord
 from tests.conftest import REPO, run_cli
-from tests.staging_fixtures import (RecordingRunner, in_mount_namespace, require_namespaces,
-                                    require_tools, staging_input, tree_digest)
+from tests.staging_fixtures import (LiveHost, RecordingRunner, in_mount_namespace,
+                                    require_namespaces, require_tools, staging_input,
+                                    tree_digest)
 
 
 @pytest.fixture
@@ -232,66 +234,107 @@ def test_an_unwritable_directory_half_way_is_refused_before_any_write(write_ks, 
     assert tree_digest(root) == before
 
 
-UNIT = """[Unit]
-Description=%s
-
-[Service]
-ExecStart=/usr/sbin/%s
-
-[Install]
-WantedBy=multi-user.target
-Alias=%s
-"""
+# The [Install] sections as the units ship them: dnsconfd's distribution/dnsconfd.service,
+# systemd's units/systemd-resolved.service.in, Fedora's unbound.service.
+INSTALL = {
+    "dnsconfd.service": "WantedBy=multi-user.target\nAlias=dbus-com.redhat.dnsconfd.service",
+    "systemd-resolved.service": "WantedBy=sysinit.target\n"
+                                "Alias=dbus-org.freedesktop.resolve1.service",
+    "unbound.service": "WantedBy=multi-user.target"}
+UNIT = "[Unit]\nDescription=%s\n\n[Service]\nExecStart=/usr/sbin/%s\n\n[Install]\n%s\n"
 
 
-def install_unit(root, unit, alias):
+def install_unit(root, unit, install=None):
     path = root / "usr/lib/systemd/system" / unit
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(UNIT % (unit, unit, alias))
+    path.write_text(UNIT % (unit, unit, install or INSTALL[unit]))
 
 
-def test_without_systemctl_in_the_root_units_are_enabled_by_their_install_links(
-        write_ks, test_ca, root):
-    install_unit(root, "dnsconfd.service", "dbus-com.redhat.dnsconfd.service")
-    install_unit(root, "systemd-resolved.service", "dbus-org.freedesktop.resolve1.service")
-    wants = root / "etc/systemd/system/sysinit.target.wants"
-    wants.mkdir(parents=True)
-    (wants / "systemd-resolved.service").symlink_to(
-        "/usr/lib/systemd/system/systemd-resolved.service")
-    (root / "etc/systemd/system/dbus-org.freedesktop.resolve1.service").symlink_to(
-        "/usr/lib/systemd/system/systemd-resolved.service")
-    data = staging_input(write_ks, edns_kickstart(test_ca.pem))
-
-    report = staging_apply.stage(data, "target", str(root), runner=RecordingRunner())
-
-    enabled = root / "etc/systemd/system/multi-user.target.wants/dnsconfd.service"
-    assert os.readlink(enabled) == "/usr/lib/systemd/system/dnsconfd.service"
-    assert os.readlink(root / "etc/systemd/system/dbus-com.redhat.dnsconfd.service") == \
-        "/usr/lib/systemd/system/dnsconfd.service"
-    assert not os.path.lexists(wants / "systemd-resolved.service")
-    assert not os.path.lexists(root / "etc/systemd/system/dbus-org.freedesktop.resolve1.service")
-    assert report.actions_done[0].startswith("enable dnsconfd.service (systemctl is not "
-                                             "installed in %s; made the [Install] links" % root)
-    assert report.actions_done[1].startswith("disable systemd-resolved.service (removed ")
+def enabled_links(root):
+    """{link below /etc/systemd/system: its target} of every symlink there."""
+    top = root / "etc/systemd/system"
+    return {str(path.relative_to(top)): os.readlink(path) for path in top.rglob("*")
+            if path.is_symlink()}
 
 
-@pytest.mark.parametrize("unit", ["dnsconfd.service"])
-def test_the_fallback_makes_the_same_links_as_systemctl(write_ks, test_ca, tmp_path, unit):
+def _resolved_enabled_root(root):
+    """ROOT with dnsconfd, unbound and systemd-resolved installed, resolved enabled (by
+    systemctl, as a fresh install has it)."""
+    for unit in INSTALL:
+        install_unit(root, unit)
+    subprocess.run(["systemctl", "--root=%s" % root, "enable", "--", c.RESOLVED_UNIT],
+                   check=True, capture_output=True)
+
+
+RESOLVED = "/usr/lib/systemd/system/systemd-resolved.service"
+
+
+@pytest.mark.parametrize("backend, links", [
+    ("dnsconfd", {"multi-user.target.wants/dnsconfd.service":
+                  "/usr/lib/systemd/system/dnsconfd.service",
+                  "dbus-com.redhat.dnsconfd.service": "/usr/lib/systemd/system/dnsconfd.service"}),
+    ("unbound", {"multi-user.target.wants/unbound.service":
+                 "/usr/lib/systemd/system/unbound.service",
+                 "unbound.service.wants/" + c.FREEIPA_HANDOVER_UNIT:
+                 c.FREEIPA_HANDOVER_UNIT_PATH})])
+def test_the_target_enables_its_units_by_systemctl_and_disables_resolved(
+        write_ks, test_ca, root, backend, links):
+    """This machine's systemctl --root makes and removes the links, [Install] as the units
+    ship it: resolved's sysinit.target.wants link and its D-Bus alias go, the resolver's
+    come (and, with unbound, the handover unit's, below unbound.service.wants)."""
     require_tools("systemctl")
+    _resolved_enabled_root(root)
+    assert enabled_links(root) == {"sysinit.target.wants/systemd-resolved.service": RESOLVED,
+                                   "dbus-org.freedesktop.resolve1.service": RESOLVED}
+    data = staging_input(write_ks, edns_kickstart(test_ca.pem, "--backend=" + backend))
+
+    report = staging_apply.stage(data, "target", str(root))
+
+    assert enabled_links(root) == links
+    enabled = "enable %s.service" % backend
+    assert report.actions_done[:2] == [enabled, "disable systemd-resolved.service"]
+    assert report.actions_skipped == []
+
+
+def test_without_systemctl_on_this_machine_the_target_fails_saying_so(write_ks, test_ca,
+                                                                     root, tmp_path):
+    install_unit(root, "dnsconfd.service")
+    empty = tmp_path / "no-commands"
+    empty.mkdir()
+
+    result = run_cli("apply", write_ks(edns_kickstart(test_ca.pem)), "--root", root,
+                     env={"PATH": str(empty)})
+
+    assert result.returncode == 1
+    assert "enable dnsconfd.service failed: systemctl is not installed on this machine; " \
+        "install systemd here, or run 'systemctl --root=%s enable -- dnsconfd.service' on a " \
+        "machine that has it" % root in result.stderr
+    assert "skipped: disable systemd-resolved.service" not in result.stderr
+    assert below(root, c.NM_KEYFILE_PATH).exists()   # the files are written, and it says so
+
+
+@pytest.mark.parametrize("line", ["Alias=../../../etc/x.service", "Alias=/etc/x.service",
+                                  "WantedBy=../../../../etc", "RequiredBy=a/b.target"])
+def test_a_unit_whose_install_section_names_a_path_makes_no_link_outside_the_root(
+        write_ks, test_ca, tmp_path, line):
+    """systemctl refuses an [Install] name that is no unit name (or makes no link of it):
+    nothing is written outside the root, whatever the unit file of a hostile root says."""
+    require_tools("systemctl")
+    root = tmp_path / "root"
+    install_unit(root, "dnsconfd.service", "WantedBy=multi-user.target\n" + line)
     data = staging_input(write_ks, edns_kickstart(test_ca.pem))
-    by_systemctl, by_us = tmp_path / "systemctl", tmp_path / "fallback"
-    for root in (by_systemctl, by_us):
-        install_unit(root, unit, "dbus-com.redhat.dnsconfd.service")
-    # systemctl counts as installed in a root that has the binary.
-    (by_systemctl / "usr/bin").mkdir(parents=True)
-    shutil.copy(shutil.which("systemctl"), by_systemctl / "usr/bin/systemctl")
+    outside = {path for path in tmp_path.rglob("*") if root not in path.parents}
 
-    report = staging_apply.stage(data, "target", str(by_systemctl))
-    staging_apply.stage(data, "target", str(by_us))
+    try:
+        staging_apply.stage(data, "target", str(root))
+    except StagingError as error:
+        assert "enable dnsconfd.service failed: systemctl --root=%s enable -- " \
+            "dnsconfd.service failed with exit code 1: " % root in str(error)
+        assert "Failed to enable unit, " in str(error)
 
-    assert report.actions_done[0] == "enable dnsconfd.service"
-    links = {k: v for k, v in tree_digest(by_systemctl).items() if v[0] == "link"}
-    assert links and links == {k: v for k, v in tree_digest(by_us).items() if v[0] == "link"}
+    assert {path for path in tmp_path.rglob("*") if root not in path.parents} == outside
+    assert set(enabled_links(root)) <= {"multi-user.target.wants/dnsconfd.service"}
+    assert not (root / "etc/x.service").exists()
 
 
 def test_update_ca_trust_runs_inside_the_root_and_is_skipped_where_absent(write_ks, test_ca,
@@ -321,9 +364,8 @@ def test_installer_actions_are_skipped_outside_the_running_system(write_ks, test
 
 
 def test_a_failed_action_reports_the_files_written_and_what_failed(write_ks, test_ca, root):
-    install_unit(root, "dnsconfd.service", "dbus-com.redhat.dnsconfd.service")
-    (root / "usr/bin").mkdir(parents=True)
-    (root / "usr/bin/systemctl").write_text("")
+    require_tools("systemctl")
+    install_unit(root, "dnsconfd.service")
     data = staging_input(write_ks, edns_kickstart(test_ca.pem))
 
     with pytest.raises(StagingError) as raised:
@@ -331,7 +373,7 @@ def test_a_failed_action_reports_the_files_written_and_what_failed(write_ks, tes
 
     message = str(raised.value)
     assert message.startswith("the files are written (%s/etc/pki/dns/dns-ca.pem, " % root)
-    assert "enable dnsconfd.service failed: systemctl --root=%s enable dnsconfd.service " \
+    assert "enable dnsconfd.service failed: systemctl --root=%s enable -- dnsconfd.service " \
         "failed with exit code 1" % root in message
     assert below(root, c.NM_KEYFILE_PATH).exists()
 
@@ -358,115 +400,142 @@ def test_a_kickstart_without_the_section_is_not_applied(write_ks, root):
     assert list(root.iterdir()) == []
 
 
-# --- another configuration: apply owns what it wrote before --------------------------------
+# --- what apply keeps of itself: nothing in a target, a record on a live host -------------
 
-def _resolver_root(root):
-    """ROOT with unbound, dnsconfd and systemd-resolved installed (resolved enabled), no
-    systemctl, and /etc/resolv.conf a symlink to resolved's stub, as a fresh install has."""
-    install_unit(root, "dnsconfd.service", "dbus-com.redhat.dnsconfd.service")
-    install_unit(root, "unbound.service", "unbound-alias.service")
-    install_unit(root, "systemd-resolved.service", "dbus-org.freedesktop.resolve1.service")
-    wants = root / "etc/systemd/system/multi-user.target.wants"
-    wants.mkdir(parents=True)
-    (wants / "systemd-resolved.service").symlink_to(
-        "/usr/lib/systemd/system/systemd-resolved.service")
-    (root / "etc/resolv.conf").symlink_to("../run/systemd/resolve/stub-resolv.conf")
+def _regular_files(root):
+    """Every path below ROOT that is not a directory or a symlink, as an absolute path."""
+    return {"/" + str(path.relative_to(root)) for path in root.rglob("*")
+            if not path.is_dir() and not path.is_symlink()}
 
 
-def test_unbound_then_dnsconfd_leaves_nothing_of_the_unbound_backend(write_ks, test_ca, root):
-    _resolver_root(root)
-    unbound_ks = write_ks(edns_kickstart(test_ca.pem, "--ca=dns-ca.pem --backend=unbound"))
-    dnsconfd_ks = write_ks(edns_kickstart(test_ca.pem))
-    pristine_dnsconfd = root.parent / "dnsconfd-only"
-    pristine_dnsconfd.mkdir()
-    _resolver_root(pristine_dnsconfd)
+@pytest.mark.parametrize("options", ["--ca=dns-ca.pem", "--backend=unbound"])
+def test_an_installed_system_holds_no_file_of_the_addons_own(write_ks, test_ca, root, options):
+    """The target phase, by the module's code and by `apply` below a root that is not this
+    machine's /: every file below the root is the plan's (or a unit it found there), none
+    is apply's bookkeeping; applying another configuration then puts nothing back."""
+    require_tools("systemctl")
+    _resolved_enabled_root(root)
+    units = _regular_files(root)
+    data = staging_input(write_ks, edns_kickstart(test_ca.pem, options))
+    plan = staging_plan.build_plan(data, "target", str(root))
 
-    first = run_cli("apply", unbound_ks, "--root", root)
-    assert first.returncode == 0, first.stderr
-    assert below(root, c.UNBOUND_CONF_PATH).exists()
-    assert "127.0.0.55" in below(root, c.RESOLV_CONF_PATH).read_text()
-    unbound_link = root / "etc/systemd/system/multi-user.target.wants/unbound.service"
-    assert unbound_link.is_symlink()
+    staging_apply.stage(data, "target", str(root))
 
-    second = run_cli("apply", dnsconfd_ks, "--root", root)
-
-    assert second.returncode == 0, second.stderr
-    lines = second.stdout.splitlines()
-    assert "removed %s (the previous apply wrote it; this configuration has none)" % below(
-        root, c.UNBOUND_CONF_PATH) in lines
-    assert "put back %s as it was before edns-addon wrote it" % below(
-        root, c.RESOLV_CONF_PATH) in lines
-    assert "ran: disable unbound.service (removed /etc/systemd/system/multi-user.target." \
-        "wants/unbound.service, /etc/systemd/system/unbound-alias.service)" in lines
-    assert "ran: disable %s (removed /etc/systemd/system/unbound.service.wants/%s)" % (
-        c.FREEIPA_HANDOVER_UNIT, c.FREEIPA_HANDOVER_UNIT) in lines, lines
-    assert not below(root, c.UNBOUND_CONF_PATH).exists()
-    assert os.readlink(below(root, c.RESOLV_CONF_PATH)) == \
-        "../run/systemd/resolve/stub-resolv.conf"
-    assert not os.path.lexists(unbound_link)
-    assert not os.path.lexists(root / "etc/systemd/system/unbound-alias.service")
-    assert "dns=dnsconfd" in below(root, c.NM_KEYFILE_PATH).read_text()
-    # The same root as dnsconfd applied alone (but the directories the unbound file and the
-    # handover unit's link needed).
-    assert run_cli("apply", dnsconfd_ks, "--root", pristine_dnsconfd).returncode == 0
-    assert {path: entry for path, entry in tree_digest(root).items()
-            if not path.startswith(("etc/unbound", "etc/systemd/system/unbound.service.wants"))
-            } == tree_digest(pristine_dnsconfd)
-
-
-def test_dropping_ca_removes_the_old_dot_bundle_and_a_changed_file_is_left(write_ks, test_ca,
-                                                                          root):
-    with_ca = write_ks(edns_kickstart(test_ca.pem, "--ca=dns-ca.pem --backend=unbound"))
-    without_ca = write_ks(edns_kickstart(test_ca.pem, "--backend=dnsconfd"))
-    assert run_cli("apply", with_ca, "--root", root).returncode == 0
-    bundle = below(root, c.DOT_CA_BUNDLE_PATH)
-    assert bundle.exists()
-    below(root, c.UNBOUND_CONF_PATH).write_text("# the administrator's own now\n")
-
-    result = run_cli("apply", without_ca, "--root", root)
-
-    assert result.returncode == 0, result.stderr
-    assert not bundle.exists()
-    assert "removed %s (the previous apply wrote it; this configuration has none)" % bundle \
-        in result.stdout.splitlines()
-    assert "left %s as it is: it changed since edns-addon wrote it" % below(
-        root, c.UNBOUND_CONF_PATH) in result.stdout.splitlines()
-    assert below(root, c.UNBOUND_CONF_PATH).read_text() == "# the administrator's own now\n"
-    assert below(root, "/etc/pki/dns/dns-ca.pem").exists()   # still this configuration's
-    # Once more: nothing left to put back, and the tree is the same.
-    digest = tree_digest(root)
-    again = run_cli("apply", without_ca, "--root", root)
-    assert again.returncode == 0 and "removed" not in again.stdout and "wrote" not in again.stdout
-    assert tree_digest(root) == digest
-
-
-def test_a_record_that_is_not_ours_stops_apply_before_any_write(write_ks, test_ca, root):
-    record = below(root, c.APPLY_RECORD_PATH)
-    record.parent.mkdir(parents=True)
-    record.write_text("not json\n")
-    before = tree_digest(root)
+    assert _regular_files(root) == units | {planned.path for planned in plan.files}
     result = run_cli("apply", write_ks(edns_kickstart(test_ca.pem)), "--root", root)
-    assert result.returncode == 1
-    assert "Traceback" not in result.stderr
-    assert ("not applied: nothing was written: %s is not a record edns-addon wrote (" % record) \
-        in result.stderr
-    assert "); remove it to apply anyway (what the previous apply wrote then stays)" \
-        in result.stderr
-    assert tree_digest(root) == before
+    assert result.returncode == 0, result.stderr
+    assert "put back" not in result.stdout and "removed" not in result.stdout
+    assert not below(root, c.APPLY_STATE_DIR).exists()
 
 
-def test_in_the_installer_the_resolver_no_longer_needed_is_stopped(write_ks, test_ca, root):
+def test_in_the_installer_the_previous_run_is_put_back_from_memory(write_ks, test_ca, root):
+    """The installer phase again (a spoke after a change), with the module's KeptRecord:
+    the unbound backend's files go, the resolver no longer needed is stopped first (each
+    action skipped here, with the reason: ROOT is not the running system), and nothing of
+    the record is below the root."""
     unbound = staging_input(write_ks, edns_kickstart(test_ca.pem, "--ca=dns-ca.pem "
                                                                   "--backend=unbound"))
     dnsconfd = staging_input(write_ks, edns_kickstart(test_ca.pem))
-    staging_apply.stage(unbound, "installer", str(root), runner=RecordingRunner())
+    kept = KeptRecord()
+    staging_apply.stage(unbound, "installer", str(root), runner=RecordingRunner(), record=kept)
+    assert below(root, c.UNBOUND_CONF_PATH).exists()
 
-    report = staging_apply.stage(dnsconfd, "installer", str(root), runner=RecordingRunner())
+    report = staging_apply.stage(dnsconfd, "installer", str(root), runner=RecordingRunner(),
+                                 record=kept)
 
-    # Outside the running system each is skipped, with the reason; the stop comes first.
     assert report.actions_skipped == [
         ("stop unbound.service", "%s is not the running system" % root),
         ("restart dnsconfd.service", "%s is not the running system" % root),
         ("reload NetworkManager", "%s is not the running system" % root)]
     assert not below(root, c.UNBOUND_CONF_PATH).exists()
     assert not below(root, c.RESOLV_CONF_PATH).exists()   # it held nothing before
+    assert _regular_files(root) == {planned.path for planned in staging_plan.build_plan(
+        dnsconfd, "installer", str(root)).files}
+
+
+def _host_file(path):
+    """(mode, bytes) of PATH on this machine."""
+    return os.lstat(path).st_mode & 0o777, open(path, "rb").read()
+
+
+def test_on_a_live_host_unbound_then_dnsconfd_leaves_nothing_of_the_unbound_backend(
+        write_ks, test_ca, tmp_path):
+    """`apply --root /` keeps its record on the host: the next configuration puts back
+    /etc/resolv.conf as this machine has it, removes the forwarder's file and disables
+    unbound.service (this machine's unit, by systemctl)."""
+    host = LiveHost(tmp_path / "host")
+    unbound_ks = write_ks(edns_kickstart(test_ca.pem, "--ca=dns-ca.pem --backend=unbound"))
+    dnsconfd_ks = write_ks(edns_kickstart(test_ca.pem))
+    first = host.apply(unbound_ks)
+    assert first.returncode == 0, first.stderr
+    assert "127.0.0.55" in host.path(c.RESOLV_CONF_PATH).read_text()
+    assert json.loads(host.path(c.APPLY_RECORD_PATH).read_text())["units"] == [
+        c.FREEIPA_HANDOVER_UNIT, c.UNBOUND_UNIT]
+
+    second = host.apply(dnsconfd_ks)
+
+    assert second.returncode == 0, second.stderr
+    lines = second.stdout.splitlines()
+    assert "removed %s (the previous apply wrote it; this configuration has none)" % \
+        c.UNBOUND_CONF_PATH in lines
+    assert "put back %s as it was before edns-addon wrote it" % c.RESOLV_CONF_PATH in lines
+    assert "ran: disable unbound.service" in lines, lines
+    # Its file is gone with the unbound backend's files, so systemctl no longer knows it;
+    # its link below unbound.service.wants stays, and a Wants= of no unit is ignored.
+    assert "skipped: disable %s (%s is not installed in /)" % (
+        c.FREEIPA_HANDOVER_UNIT, c.FREEIPA_HANDOVER_UNIT) in lines, lines
+    assert not host.path(c.UNBOUND_CONF_PATH).exists()
+    assert _host_file(host.path(c.RESOLV_CONF_PATH)) == _host_file(c.RESOLV_CONF_PATH)
+    assert not host.path("/etc/systemd/system/multi-user.target.wants/unbound.service") \
+        .is_symlink()
+    assert "dns=dnsconfd" in host.path(c.NM_KEYFILE_PATH).read_text()
+    # The record as dnsconfd applied alone leaves it.
+    alone = LiveHost(tmp_path / "alone")
+    assert alone.apply(dnsconfd_ks).returncode == 0
+    assert host.path(c.APPLY_RECORD_PATH).read_bytes() == \
+        alone.path(c.APPLY_RECORD_PATH).read_bytes()
+
+
+def test_on_a_live_host_dropping_ca_removes_the_old_bundle_and_a_changed_file_is_left(
+        write_ks, test_ca, tmp_path):
+    host = LiveHost(tmp_path / "host")
+    with_ca = write_ks(edns_kickstart(test_ca.pem, "--ca=dns-ca.pem --backend=unbound"))
+    without_ca = write_ks(edns_kickstart(test_ca.pem, "--backend=dnsconfd"))
+    assert host.apply(with_ca).returncode == 0
+    bundle = host.path(c.DOT_CA_BUNDLE_PATH)
+    assert bundle.exists()
+    host.path(c.UNBOUND_CONF_PATH).write_text("# the administrator's own now\n")
+
+    result = host.apply(without_ca)
+
+    assert result.returncode == 0, result.stderr
+    assert not bundle.exists()
+    assert "removed %s (the previous apply wrote it; this configuration has none)" % \
+        c.DOT_CA_BUNDLE_PATH in result.stdout.splitlines()
+    assert "left %s as it is: it changed since edns-addon wrote it" % c.UNBOUND_CONF_PATH \
+        in result.stdout.splitlines()
+    assert host.path(c.UNBOUND_CONF_PATH).read_text() == "# the administrator's own now\n"
+    assert host.path("/etc/pki/dns/dns-ca.pem").exists()   # still this configuration's
+    # Once more: nothing left to put back, and the host is the same.
+    upper = host.path("/etc/pki")
+    digest = tree_digest(upper)
+    again = host.apply(without_ca)
+    assert again.returncode == 0 and "removed" not in again.stdout and "wrote" not in again.stdout
+    assert tree_digest(upper) == digest
+
+
+def test_on_a_live_host_a_record_that_is_not_ours_stops_apply_before_any_write(
+        write_ks, test_ca, tmp_path):
+    host = LiveHost(tmp_path / "host")
+    record = host.path(c.APPLY_RECORD_PATH)
+    record.parent.mkdir(parents=True)
+    record.write_text("not json\n")
+    before = tree_digest(host.path("/"))
+    result = host.apply(write_ks(edns_kickstart(test_ca.pem)))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert ("not applied: nothing was written: %s is not a record edns-addon wrote (" %
+            c.APPLY_RECORD_PATH) in result.stderr
+    assert "); remove it to apply anyway (what the previous apply wrote then stays)" \
+        in result.stderr
+    assert tree_digest(host.path("/")) == before

@@ -17,7 +17,6 @@ and what it says: the root is entirely as before or entirely new, and every clai
 the message is true.
 """
 
-import fcntl
 import json
 import os
 import random
@@ -39,8 +38,9 @@ from org_edns_addon import constants as c
 from org_edns_addon.fileio import TEMPORARY_NAME
 from org_edns_addon.staging import apply as staging_apply
 from tests.conftest import REPO, run_cli
-from tests.staging_fixtures import (RecordingRunner, in_mount_namespace, require_namespaces,
-                                    require_tools, staging_input, tree_digest)
+from tests.staging_fixtures import (LiveHost, RecordingRunner, in_mount_namespace,
+                                    require_namespaces, require_tools, staging_input,
+                                    tree_digest)
 
 SERVER = "dns+tls://192.0.2.53#dot.corp.example"
 
@@ -221,48 +221,74 @@ def test_a_file_whose_old_copy_was_removed_is_not_claimed_restored(write_ks, tmp
     _check_identities(report, exempt={lost})
 
 
-# --- what a killed run leaves, and a second apply -----------------------------------------
+# --- on a live host: what a killed run leaves, a second apply, the syncs ------------------
+
+def start_host_apply(host, kickstart, **popen):
+    return subprocess.Popen(host.apply_command(kickstart), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=environment(), **popen)
+
+
+def host_paths(host, paths):
+    """PATHS below HOST's layers, as the host's own paths."""
+    upper = str(host.path("/"))
+    return sorted("/" + os.path.relpath(path, upper) for path in paths)
+
 
 def test_the_temporary_files_of_a_killed_apply_are_removed_by_the_next(write_ks, tmp_path):
     kickstart = certificates_kickstart(write_ks, 300, "Killed CA")
-    root = tmp_path / "root"
-    root.mkdir()
-    process = start_apply(kickstart, root)
+    host = LiveHost(tmp_path / "host")
+    process = start_host_apply(host, kickstart)
     # In the certificates' directory: the journal's own temporary comes first, elsewhere.
-    wait_for_temporaries(process, root, directory=root / "etc/pki/dns")
+    wait_for_temporaries(process, host.path("/"), directory=host.path("/etc/pki/dns"))
     process.kill()
     process.communicate()
-    left = temporaries(root)
+    left = host_paths(host, temporaries(host.path("/")))
     assert left, "SIGKILL left no temporary file to remove"
+    assert host.path(c.APPLY_JOURNAL_PATH).exists()
 
-    result = run_cli("apply", kickstart, "--root", root)
+    result = host.apply(kickstart)
 
     assert result.returncode == 0, result.stderr
-    assert temporaries(root) == []
+    assert temporaries(host.path("/")) == []
+    assert not host.path(c.APPLY_JOURNAL_PATH).exists()
     for path in left:
         assert "removed %s (a temporary file an interrupted run left)" % path \
             in result.stdout.splitlines()
 
 
-def test_an_apply_on_a_root_another_apply_holds_is_refused_and_writes_nothing(
-        write_ks, test_ca, tmp_path):
+def test_below_another_root_a_killed_apply_leaves_no_journal(write_ks, tmp_path):
+    """Below a root that is not this machine's /, nothing of apply's own is written: the
+    temporaries SIGKILL left are named by nothing, and the next apply leaves them."""
+    kickstart = certificates_kickstart(write_ks, 300, "Killed CA")
     root = tmp_path / "root"
     root.mkdir()
-    (root / "etc").mkdir()
+    process = start_apply(kickstart, root)
+    wait_for_temporaries(process, root, directory=root / "etc/pki/dns")
+    process.kill()
+    process.communicate()
+    left = temporaries(root)
+    assert left and not (root / c.APPLY_STATE_DIR.lstrip("/")).exists()
+    result = run_cli("apply", kickstart, "--root", root)
+    assert result.returncode == 0, result.stderr
+    assert "removed" not in result.stdout and sorted(temporaries(root)) == sorted(left)
+
+
+def test_an_apply_on_a_host_another_apply_holds_is_refused_and_writes_nothing(
+        write_ks, test_ca, tmp_path):
+    host = LiveHost(tmp_path / "host")
+    host.path(c.APPLY_STATE_DIR).mkdir(parents=True)
     kickstart = write_ks(edns_kickstart(test_ca.pem))
-    before = tree_digest(root)
-    holder = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        fcntl.flock(holder, fcntl.LOCK_EX)
-        result = run_cli("apply", kickstart, "--root", root)
-    finally:
-        os.close(holder)
+    before = tree_digest(host.path("/"))
+
+    # flock(1) holds apply's state directory while the apply runs.
+    result = host.apply(kickstart, "flock", c.APPLY_STATE_DIR)
+
     assert result.returncode == 1
     assert result.stderr.endswith("not applied: nothing was written: another edns-addon "
-                                  "apply is writing below %s; run this one again when it has "
-                                  "finished\n" % root)
-    assert tree_digest(root) == before
-    assert run_cli("apply", kickstart, "--root", root).returncode == 0
+                                  "apply is writing below /; run this one again when it has "
+                                  "finished\n")
+    assert tree_digest(host.path("/")) == before
+    assert host.apply(kickstart).returncode == 0
 
 
 def test_two_applies_started_together_never_mix_their_files(write_ks, tmp_path):
@@ -271,34 +297,40 @@ def test_two_applies_started_together_never_mix_their_files(write_ks, tmp_path):
                                        "192.0.2.99#dot.second.example")
     digests = {}
     for name, kickstart in (("first", first_ks), ("second", second_ks)):
-        alone = tmp_path / name
-        alone.mkdir()
-        assert run_cli("apply", kickstart, "--root", alone).returncode == 0
-        digests[name] = tree_digest(alone)
+        alone = LiveHost(tmp_path / name)
+        assert alone.apply(kickstart).returncode == 0
+        digests[name] = tree_digest(alone.path("/"))
     for attempt in range(4):
-        root = tmp_path / ("root%d" % attempt)
+        host = LiveHost(tmp_path / ("host%d" % attempt))
+        errors = [tmp_path / ("run%d-%s.err" % (attempt, name)) for name in ("first", "second")]
+        # Both started in one namespace (its layers), then each exit code in turn.
+        script = "".join('%s -m org_edns_addon.cli apply %s --root / >/dev/null 2>%s & '
+                         'pids="$pids $!"\n' % (sys.executable, kickstart, error)
+                         for kickstart, error in zip((first_ks, second_ks), errors))
+        script += 'for pid in $pids; do wait $pid; echo $?; done\n'
+        codes = subprocess.run(host.command("sh", "-c", script), capture_output=True,
+                               text=True, env=environment(), timeout=300).stdout.split()
+        assert len(codes) == 2, codes
+        for code, error in zip(codes, errors):
+            stderr = error.read_text()
+            assert code == "0" or (code == "1" and "another edns-addon apply is writing "
+                                   "below /" in stderr), stderr
+        assert tree_digest(host.path("/")) in (digests["first"], digests["second"])
+
+
+def _sync_calls(kickstart, root=None, host=None):
+    """The fsync, fdatasync, syncfs and sync calls of one apply below ROOT, or on the live
+    HOST, counted by strace."""
+    trace = (root or host.directory).parent / ("%s.strace" % (root or host.directory).name)
+    strace = ["strace", "-f", "-c", "-U", "name,calls", "-o", trace,
+              "-e", "trace=fsync,fdatasync,syncfs,sync"]
+    if host is not None:
+        result = host.apply(kickstart, *strace)
+    else:
         root.mkdir()
-        processes = [start_apply(kickstart, root) for kickstart in (first_ks, second_ks)]
-        results = [(p.wait(timeout=120), p.stderr.read().decode()) for p in processes]
-        for process in processes:
-            process.stdout.close()
-            process.stderr.close()
-        for code, stderr in results:
-            assert code == 0 or (code == 1 and "another edns-addon apply is writing below "
-                                 "%s" % root in stderr), stderr
-        assert tree_digest(root) in (digests["first"], digests["second"])
-
-
-# --- durable with one sync for many files ------------------------------------------------
-
-def _sync_calls(kickstart, root):
-    """The fsync, fdatasync, syncfs and sync calls of one apply, counted by strace."""
-    root.mkdir()
-    trace = root.parent / ("%s.strace" % root.name)
-    result = subprocess.run(["strace", "-f", "-c", "-U", "name,calls", "-o", trace,
-                             "-e", "trace=fsync,fdatasync,syncfs,sync", sys.executable, "-m",
-                             "org_edns_addon.cli", "apply", kickstart, "--root", root],
-                            capture_output=True, text=True, env=environment(), timeout=300)
+        result = subprocess.run(strace + [sys.executable, "-m", "org_edns_addon.cli", "apply",
+                                          kickstart, "--root", root],
+                                capture_output=True, text=True, env=environment(), timeout=300)
     assert result.returncode == 0, result.stderr
     counts = {}
     for line in trace.read_text().splitlines():
@@ -308,50 +340,24 @@ def _sync_calls(kickstart, root):
     return counts
 
 
-def test_the_number_of_syncs_does_not_grow_with_the_number_of_files(write_ks, tmp_path):
+def test_on_a_live_host_the_syncs_do_not_grow_with_the_files_and_elsewhere_there_are_none(
+        write_ks, tmp_path):
+    """On a live host, one syncfs(2) per filesystem before the renames and one after, for 3
+    files or 300 in 30 directories; none below another root (the installer's overlay, a
+    target Anaconda syncs, a tree being built)."""
     require_tools("strace")
-    few = _sync_calls(certificates_kickstart(write_ks, 3, "Few"), tmp_path / "few")
-    many = _sync_calls(certificates_kickstart(write_ks, 300, "Many", directories=30),
-                       tmp_path / "many")
-    assert few == many == {"syncfs": 2, "total": 2}, (few, many)
+    few, many = (certificates_kickstart(write_ks, 3, "Few"),
+                 certificates_kickstart(write_ks, 300, "Many", directories=30))
+    on_host = [_sync_calls(kickstart, host=LiveHost(tmp_path / name))
+               for kickstart, name in ((few, "few-host"), (many, "many-host"))]
+    elsewhere = [_sync_calls(kickstart, root=tmp_path / name)
+                 for kickstart, name in ((few, "few"), (many, "many"))]
+    # Two filesystems written here: the /etc and /var layers (the record is below /var).
+    assert on_host == [{"syncfs": 4, "total": 4}] * 2, on_host
+    assert all(counts.get("total", 0) == 0 for counts in elsewhere), elsewhere
 
 
 # --- hostile roots -----------------------------------------------------------------------
-
-UNIT = """[Unit]
-Description=%s
-
-[Service]
-ExecStart=/usr/sbin/dnsconfd
-
-[Install]
-WantedBy=multi-user.target
-%s
-"""
-
-
-@pytest.mark.parametrize("line", ["Alias=../../../etc/x.service", "Alias=/etc/x.service",
-                                  "WantedBy=../../../../etc", "RequiredBy=a/b.target"])
-def test_the_fallback_refuses_an_install_name_that_is_not_a_unit_name(write_ks, test_ca,
-                                                                     tmp_path, line):
-    root = tmp_path / "root"
-    unit = root / "usr/lib/systemd/system/dnsconfd.service"
-    unit.parent.mkdir(parents=True)
-    unit.write_text(UNIT % ("hostile", line))
-    data = staging_input(write_ks, edns_kickstart(test_ca.pem))
-    before = {k: v for k, v in tree_digest(root).items() if not k.startswith("etc/pki")}
-
-    with pytest.raises(staging_apply.StagingError) as raised:
-        staging_apply.stage(data, "target", str(root), runner=RecordingRunner())
-
-    key, _, name = line.partition("=")
-    assert "enable dnsconfd.service failed: %s has %s=%s, which is not a unit name; no link " \
-        "made (fix or remove that line)" % (unit, key, name) in str(raised.value)
-    links = [k for k, v in tree_digest(root).items() if v[0] == "link"]
-    assert links == []
-    assert not (root / "etc/x.service").exists() and not (tmp_path / "etc").exists()
-    assert before.items() <= tree_digest(root).items()
-
 
 def test_dracut_modules_behind_a_symlink_leading_outside_the_root_are_not_seen(
         write_ks, test_ca, tmp_path):
@@ -461,11 +467,10 @@ TRUST_SCRIPT = "#!/bin/sh\necho started > /trust-started\nread line < /trust-rel
 
 
 def _actions_root(root):
-    """ROOT as a target with dnsconfd and systemd-resolved installed, resolved enabled,
-    no systemctl (so the [Install] links are made and removed by us, as files), and an
-    update-ca-trust that runs in a chroot (a dynamically linked busybox sh and its
-    libraries) until the test releases it."""
-    require_tools("busybox", "chroot")
+    """ROOT as a target with dnsconfd and systemd-resolved installed, resolved enabled
+    (the links systemctl makes for it), and an update-ca-trust that runs in a chroot (a
+    dynamically linked busybox sh and its libraries) until the test releases it."""
+    require_tools("busybox", "chroot", "systemctl")
     units = root / "usr/lib/systemd/system"
     units.mkdir(parents=True)
     (units / c.DNSCONFD_UNIT).write_text(UNIT_TEXT % ("dnsconfd", "WantedBy=multi-user.target"))
@@ -560,8 +565,7 @@ def test_a_signal_once_the_files_are_written_cuts_no_action(write_ks, test_ca, t
     assert stderr.startswith("edns-addon apply: interrupted; the files are written (%s/"
                              % root), stderr
     assert ") and every action ran to its end; done: update-ca-trust extract, enable " \
-        "dnsconfd.service (" in stderr
-    assert "disable systemd-resolved.service (removed " in stderr
+        "dnsconfd.service, disable systemd-resolved.service\n" in stderr
     keyfile = (root / c.NM_KEYFILE_PATH.lstrip("/")).read_text()
     assert "dns=dnsconfd" in keyfile
     enabled = root / "etc/systemd/system"
@@ -597,55 +601,99 @@ def append_only(tmp_path):
         subprocess.run(["chattr", "-a", str(path)], check=False)
 
 
-def test_in_an_append_only_directory_the_message_names_each_file_left(write_ks, tmp_path,
+class BuiltRoot:
+    """A root that is not this machine's /: apply writes nothing of its own there."""
+
+    def __init__(self, directory):
+        directory.mkdir()
+        self.top = directory
+
+    def apply(self, kickstart):
+        return run_cli("apply", kickstart, "--root", self.top)
+
+    def shown(self, path):
+        """PATH (below ``top``) as apply names it."""
+        return str(path)
+
+
+class OnLiveHost(BuiltRoot):
+    """This machine's / (``LiveHost``): apply keeps its record and journal there."""
+
+    def __init__(self, directory):
+        self.host = LiveHost(directory)
+        self.top = self.host.path("/")
+
+    def apply(self, kickstart):
+        return self.host.apply(kickstart)
+
+    def start(self, kickstart):
+        return start_host_apply(self.host, kickstart)
+
+    def shown(self, path):
+        return "/" + os.path.relpath(path, self.top)
+
+
+@pytest.fixture(params=[BuiltRoot, OnLiveHost], ids=["another-root", "live-host"])
+def where(request, tmp_path):
+    """Where apply writes: below another root, or on the live host."""
+    if request.param is OnLiveHost:
+        require_namespaces()
+    return request.param(tmp_path / "where")
+
+
+def test_in_an_append_only_directory_the_message_names_each_file_left(write_ks, where,
                                                                       append_only):
+    """The files left are named, each with what to do; on a live host the journal names
+    them too, and the next apply removes them once it can (elsewhere they are the user's
+    to remove, as the message said)."""
     old_ks = certificates_kickstart(write_ks, 3, "Old CA")
     new_ks = certificates_kickstart(write_ks, 3, "New CA", "192.0.2.99#dot.new.example")
-    root = tmp_path / "root"
-    root.mkdir()
-    assert run_cli("apply", old_ks, "--root", root).returncode == 0
-    before = tree_digest(root)
-    directory = root / "etc/pki/dns"
+    assert where.apply(old_ks).returncode == 0
+    before = tree_digest(where.top)
+    directory = where.top / "etc/pki/dns"
     append_only(directory)
 
-    result = run_cli("apply", new_ks, "--root", root)
+    result = where.apply(new_ks)
 
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
-    left = sorted(temporaries(root))
+    left = sorted(temporaries(where.top))
     assert left, "nothing was left: the directory is not append-only here"
     assert "the roll-back is incomplete: " in result.stderr
     for path in left:   # each one named, with the reason and what to do
-        assert "%s is left (Operation not permitted); remove it" % path in result.stderr
+        assert "%s is left (Operation not permitted); remove it" % where.shown(path) \
+            in result.stderr
     # No file had been replaced when it stopped, and the sentence says so in words.
     assert result.stderr.endswith("; no file was restored to its previous state\n")
-    # The journal stays, naming them, so that the next apply removes them once it can.
-    journal = "var/lib/edns-addon/journal.json"
-    assert {path: entry for path, entry in tree_digest(root).items()
+    journal = c.APPLY_JOURNAL_PATH.lstrip("/")
+    assert (where.top / journal).exists() == isinstance(where, OnLiveHost)
+    assert {path: entry for path, entry in tree_digest(where.top).items()
             if not TEMPORARY_NAME.match(os.path.basename(path)) and path != journal} == before
     subprocess.run(["chattr", "-a", str(directory)], check=True)
-    again = run_cli("apply", old_ks, "--root", root)
+    again = where.apply(old_ks)
     assert again.returncode == 0, again.stderr
-    assert temporaries(root) == []
-    assert tree_digest(root) == before
+    if isinstance(where, OnLiveHost):
+        assert temporaries(where.top) == []
+        assert tree_digest(where.top) == before
+    else:
+        assert sorted(temporaries(where.top)) == left
 
 
-def test_a_file_named_like_a_temporary_is_never_removed(write_ks, test_ca, tmp_path):
+def test_a_file_named_like_a_temporary_is_never_removed(write_ks, test_ca, where):
     """A certificate named .edns-<16 hex>.tmp, and a file of that name that apply does not
     write, in the directory it writes: both stay, applied again and again."""
     name = ".edns-0123456789abcdef.tmp"
     assert TEMPORARY_NAME.match(name)
     kickstart = write_ks(edns_kickstart(test_ca.pem, certificates=(
         certificate_section(test_ca.pem) + certificate_section(test_ca.pem, name))))
-    root = tmp_path / "root"
-    (root / "etc/pki/dns").mkdir(parents=True)
-    users = root / "etc/pki/dns/.edns-fedcba9876543210.tmp"
+    (where.top / "etc/pki/dns").mkdir(parents=True)
+    users = where.top / "etc/pki/dns/.edns-fedcba9876543210.tmp"
     users.write_text("the administrator's\n")
     for _attempt in range(3):
-        result = run_cli("apply", kickstart, "--root", root)
+        result = where.apply(kickstart)
         assert result.returncode == 0, result.stderr
         assert "removed" not in result.stdout
-        assert (root / "etc/pki/dns" / name).read_text() == test_ca.pem
+        assert (where.top / "etc/pki/dns" / name).read_text() == test_ca.pem
         assert users.read_text() == "the administrator's\n"
     assert "unchanged /etc/pki/dns/%s" % name in result.stdout.splitlines()
 
@@ -654,20 +702,22 @@ def test_a_failed_rename_back_keeps_the_old_file_under_the_name_the_message_give
         write_ks, tmp_path, append_only):
     """Stopped between two replacements, the directory made append-only, then SIGTERM: a
     replaced file cannot get its old self back; the message names where the old file is,
-    it is there, and the next apply keeps it and says so."""
+    it is there, and the next apply on the live host (whose journal names it) keeps it and
+    says so."""
+    require_namespaces()
     old_ks = certificates_kickstart(write_ks, 200, "Old CA")
     new_ks = certificates_kickstart(write_ks, 200, "New CA", "192.0.2.99#dot.new.example")
-    pristine = tmp_path / "pristine"
-    pristine.mkdir()
-    assert run_cli("apply", old_ks, "--root", pristine).returncode == 0
-    old_pem = (pristine / "etc/pki/dns/c0000.pem").read_bytes()
+    pristine = OnLiveHost(tmp_path / "pristine")
+    assert pristine.apply(old_ks).returncode == 0
+    old_pem = (pristine.top / "etc/pki/dns/c0000.pem").read_bytes()
     for attempt in range(20):
-        root = tmp_path / ("root%d" % attempt)
-        shutil.copytree(pristine, root, symlinks=True)
-        directory = root / "etc/pki/dns"
+        where = OnLiveHost(tmp_path / ("host%d" % attempt))
+        shutil.rmtree(where.top)
+        shutil.copytree(pristine.top, where.top, symlinks=True)
+        directory = where.top / "etc/pki/dns"
         certificates = sorted(directory.glob("c*.pem"))
         inodes = {path: path.stat().st_ino for path in certificates}
-        process = start_apply(new_ks, root)
+        process = where.start(new_ks)
         end = time.monotonic() + 60
         while process.poll() is None and time.monotonic() < end and \
                 certificates[0].stat().st_ino == inodes[certificates[0]]:
@@ -688,23 +738,23 @@ def test_a_failed_rename_back_keeps_the_old_file_under_the_name_the_message_give
         pytest.fail("never stopped between two replacements")
     assert process.returncode == 130, stderr
     assert "Traceback" not in stderr
-    first = certificates[0]
+    first = where.shown(certificates[0])
     match = re.search(r"%s could not be restored \(Operation not permitted\); it holds the new "
                       r"content, and the previous file is kept as (\S+?\.tmp)"
-                      % re.escape(str(first)), stderr)
+                      % re.escape(first), stderr)
     assert match, stderr[:2000]
     kept = match.group(1)
-    assert os.path.dirname(kept) == str(directory)
-    assert open(kept, "rb").read() == old_pem
+    assert os.path.dirname(kept) == where.shown(directory)
+    assert where.host.path(kept).read_bytes() == old_pem
     subprocess.run(["chattr", "-a", str(directory)], check=True)
 
-    again = run_cli("apply", new_ks, "--root", root)
+    again = where.apply(new_ks)
 
     assert again.returncode == 0, again.stderr
     assert "kept %s: the previous %s, which an interrupted run replaced; remove it when you " \
         "no longer need it" % (kept, first) in again.stdout.splitlines()
-    assert open(kept, "rb").read() == old_pem
+    assert where.host.path(kept).read_bytes() == old_pem
     # Exactly the old files the message named are left, each said again.
     named = set(re.findall(r"the previous file is kept as (\S+?\.tmp)", stderr))
     said = set(re.findall(r"^kept (\S+?\.tmp): the previous ", again.stdout, re.M))
-    assert set(temporaries(root)) == named == said
+    assert {where.shown(path) for path in temporaries(where.top)} == named == said

@@ -23,7 +23,7 @@ from org_edns_addon.staging import apply as staging_apply
 from org_edns_addon.staging import networkmanager
 from org_edns_addon.model import Backend
 from tests.conftest import needs_certificate_type
-from tests.staging_fixtures import (RecordingRunner, networkmanager_config, require_tools,
+from tests.staging_fixtures import (networkmanager_config, require_tools,
                                     staging_input, unbound_checkconf)
 
 DEFAULT_URIS = ["dns+tls://192.0.2.53#dot.corp.example",
@@ -258,6 +258,7 @@ UNBOUND_UNIT_FILE = ("[Service]\nExecStart=/usr/sbin/unbound\n[Install]\n"
 ])
 def test_one_resolver_stack_is_left_enabled_after_anacondas_network_module(
         write_ks, test_ca, tmp_path, backend, enabled):
+    require_tools("systemctl")
     root = tmp_path / "root"
     units = root / "usr/lib/systemd/system"
     units.mkdir(parents=True)
@@ -270,7 +271,7 @@ def test_one_resolver_stack_is_left_enabled_after_anacondas_network_module(
         (system / link).symlink_to("/usr/lib/systemd/system/dnsconfd.service")
     data = staging_input(write_ks, edns_kickstart(test_ca.pem, "--backend=" + backend))
 
-    staging_apply.stage(data, "target", str(root), runner=RecordingRunner())
+    staging_apply.stage(data, "target", str(root))   # this machine's systemctl --root
 
     links = sorted(str(path.relative_to(system)) for path in system.rglob("*")
                    if path.is_symlink())

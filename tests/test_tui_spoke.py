@@ -44,7 +44,7 @@ from lab.bus import python_env
 from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, NM_KEYFILE_PATH
 from org_edns_addon.tui.screens import CaScreen
 from org_edns_addon.tui.spokes.edns import EncryptedDnsSpoke
-from tests.dbus_fixtures import validation, plain_structures
+from tests.dbus_fixtures import configure, plain_structures, setting, validation
 from tests.anaconda_fixtures import EDNS_SECTION, NOT_SWITCHED, kickstart
 
 PROMPT = "Please make a selection from the above"
@@ -151,7 +151,7 @@ def test_a_ca_pasted_in_the_spoke_reaches_the_module_and_the_installer(
 
     assert [(c["filename"], c["added"]) for c in plain_structures(module.Certificates)] == [
         ("dns-ca.pem", False), ("corp-ca.pem", True)]
-    assert module.CaNames == ["corp-ca.pem"]
+    assert setting(module, "ca-names") == ["corp-ca.pem"]
     assert validation(module) == []
     # Staged into the installer: the Security module writes the kickstart's certificate,
     # ours the one only it has, and the bundle of the CA the servers are checked with.
@@ -164,7 +164,7 @@ def test_a_ca_pasted_in_the_spoke_reaches_the_module_and_the_installer(
 def test_an_error_in_the_module_stops_an_automated_install(installer, spoke, test_ca):
     module, _, load = installer
     load(kickstart(test_ca.pem))
-    module.CaNames = ["missing.pem"]
+    configure(module, ca_names=["missing.pem"])
     assert not spoke.completed and stops_an_automated_install(spoke)
     # The hub's line is short; the spoke's screen says which error, in its words.
     assert spoke.status == "1 error to fix"
@@ -179,7 +179,7 @@ def test_leaving_writes_the_module_and_stages_the_installer(installer, spoke, te
     screen_text(spoke)
     spoke._editor.set_resolve_mode("prefer")
     state = spoke.input(None, "c")
-    assert module.ResolveMode == "prefer"
+    assert setting(module, "resolve-mode") == "prefer"
     keyfile = etc_upper / NM_KEYFILE_PATH[len("/etc/"):]
     assert "resolve-mode=prefer" in keyfile.read_text()
     assert not os.path.exists(NM_KEYFILE_PATH)  # the overlay took it, not this machine

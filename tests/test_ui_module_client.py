@@ -30,7 +30,8 @@ from org_edns_addon.ui.module_client import (InstallerApply, ModuleView, hub_sta
                                              read_certificates, read_config, read_editor,
                                              write_config, write_editor)
 from tests.conftest import needs_certificate_type
-from tests.dbus_fixtures import plain_structures, running_template_service
+from tests.dbus_fixtures import (configure, plain_structures, running_template_service,
+                                 setting)
 
 
 def test_fresh_module_is_not_configured(edns_proxy):
@@ -60,7 +61,7 @@ def test_module_errors_make_the_status_incomplete(edns_proxy):
     editor = read_editor(proxy)
     editor.add_server("dns+tls://192.0.2.53#dot.example")
     write_config(proxy, editor.config)
-    proxy.CaNames = ["missing.pem"]
+    configure(proxy, ca_names=["missing.pem"])
     status = hub_status(proxy)
     assert status.configured and not status.completed
     # The hub's line is short; the spoke says which error.
@@ -160,7 +161,7 @@ def test_a_certificate_added_in_the_editor_reaches_the_module_once(edns_proxy, t
     write_editor(proxy, editor)  # again, as after a failed leave: not added twice
     assert [(c["filename"], c["cert"], c["added"]) for c in plain_structures(
         proxy.Certificates)] == [("corp-ca.pem", test_ca.pem.rstrip("\n"), True)]
-    assert proxy.CaNames == ["corp-ca.pem"]
+    assert setting(proxy, "ca-names") == ["corp-ca.pem"]
     assert hub_status(proxy).completed
     editor = read_editor(proxy)
     [cert] = editor.certificates
@@ -183,7 +184,7 @@ def test_the_editor_offers_the_kickstart_certificates_of_the_module(bus, bus_add
             ("anchor.pem", None, "anchor", "the kickstart", False)]
         editor.toggle_ca("dns-ca.pem")
         write_editor(proxy, editor)
-        assert proxy.CaNames == ["dns-ca.pem"]
+        assert setting(proxy, "ca-names") == ["dns-ca.pem"]
         assert plain_structures([proxy.Validate()]) == [
             {"error-messages": [], "warning-messages": []}]
 
@@ -198,7 +199,7 @@ def test_a_certificate_the_module_refuses_becomes_an_edit_error(edns_proxy, test
                                         "%certificate --filename=corp-ca.pem exists "
                                         "already; choose another name"):
         write_editor(proxy, editor)
-    assert proxy.CaNames == []
+    assert setting(proxy, "ca-names") == []
 
 
 class CountingProxy:
@@ -216,8 +217,8 @@ class CountingProxy:
 
 def test_a_hub_redraw_asks_the_module_once_and_again_only_after_it_changed(edns_proxy, bus):
     proxy, _ = edns_proxy
-    proxy.Servers = [{"address": get_variant(Str, "192.0.2.53"),
-                      "name": get_variant(Str, "dot.example")}]
+    configure(proxy, servers=[{"address": get_variant(Str, "192.0.2.53"),
+                               "name": get_variant(Str, "dot.example")}])
     counting = CountingProxy(proxy)
     view = ModuleView(counting)
     # What a hub asks a spoke at every redraw: status, completed, mandatory.
@@ -227,7 +228,7 @@ def test_a_hub_redraw_asks_the_module_once_and_again_only_after_it_changed(edns_
     assert sorted(counting.calls) == ["Configuration", "Validate"]
     # Another client changes the module: PropertiesChanged makes the view read it again.
     other = bus.get_proxy(EDNS.service_name, EDNS.object_path)
-    other.ResolveMode = "backup"
+    configure(other, resolve_mode="backup")
     wait_for(lambda: view.status.line == "1 DoT server, backup", what="PropertiesChanged")
     assert counting.calls.count("Validate") == 2
 

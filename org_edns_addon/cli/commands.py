@@ -141,19 +141,31 @@ def _staging_input(args, refusal, converted=False):
 
 
 def run_apply(args):
+    """Stage the kickstart's PHASE below ROOT.
+
+    ROOT is a live host's / when it resolves to this process's / (``os.path.realpath``
+    gives "/": ``--root /``, or a path that leads there by symlinks), the running system
+    its actions already restart and reload: a person's machine. Only there does apply
+    keep its record, its journal and its syncs (``staging.record.HostRecord``), so that
+    the next apply puts back what this one wrote. Any other root is a tree being built,
+    written as the installer writes its target: nothing of apply's own is left in it.
+    """
     from org_edns_addon.staging import StagingError
+    from org_edns_addon.staging.actions import is_running_system
     from org_edns_addon.staging.apply import ApplyInterrupted, stage
     from org_edns_addon.staging.plan import Phase
+    from org_edns_addon.staging.record import HostRecord
 
     _parsed, data = _staging_input(args, _("not applied"))
     if data is None:
         return EXIT_FAILED
     root = os.path.abspath(args.root)
+    record = HostRecord() if is_running_system(root) else None
     # Interrupts raise, so that the message says what the root holds; until it is
     # printed, a second one is ignored.
     with interrupts_raised():
         try:
-            report = stage(data, Phase(args.phase), root)
+            report = stage(data, Phase(args.phase), root, record=record)
         except ApplyInterrupted as interrupted:
             print(_("edns-addon apply: interrupted; %s") % interrupted, file=sys.stderr)
             return EXIT_INTERRUPTED

@@ -31,9 +31,8 @@ from org_edns_addon.dbus.errors import (CheckRunningError, InvalidValueError,
                                         refusing_invalid_configuration, refusing_invalid_values)
 from org_edns_addon.dbus.handler import ReplyLater, WorkQueue
 from org_edns_addon.dbus.identifiers import EDNS
-from org_edns_addon.dbus.structures import (CertificateData, ConfigurationData, DotServerData,
-                                            ServerCheckData, ValidationReport, checked_name,
-                                            checked_names)
+from org_edns_addon.dbus.structures import (CertificateData, ConfigurationData, ServerCheckData,
+                                            ValidationReport, checked_name)
 from org_edns_addon.echo import echo
 from org_edns_addon.i18n import _
 from org_edns_addon.problems import ListOf, ModelError
@@ -52,18 +51,14 @@ class EdnsInterfaceMembers(InterfaceTemplate):
     declaration of a name would replace the first one's members).
     """
 
-    # Sent as invalidated in PropertiesChanged, without their value: a client that wants
-    # it reads it. Certificates can hold megabytes; sending the whole list after each
-    # AddCertificate made adding N certificates cost O(N²) on the bus. Configuration
-    # repeats the properties whose values are sent.
-    INVALIDATED_PROPERTIES = frozenset(["Certificates", "Configuration"])
-    # The most items of each list property, counted before dasbus reads any of them.
-    MAX_ITEMS = {"Servers": (MAX_SERVERS, ListOf.SERVERS),
-                 "SearchDomains": (MAX_NAMES_PER_LIST, ListOf.SEARCH_DOMAINS),
-                 "CaNames": (MAX_NAMES_PER_LIST, ListOf.CA_NAMES)}
-    # The same lists as fields of the Configuration structure.
-    CONFIGURATION_LISTS = {"servers": "Servers", "search-domains": "SearchDomains",
-                           "ca-names": "CaNames"}
+    # Sent as invalidated in PropertiesChanged, without its value: a client that wants it
+    # reads it. Certificates can hold megabytes; sending the whole list after each
+    # AddCertificate made adding N certificates cost O(N²) on the bus.
+    INVALIDATED_PROPERTIES = frozenset(["Certificates"])
+    # The most items of each list field of Configuration, counted before dasbus reads any.
+    MAX_ITEMS = {"servers": (MAX_SERVERS, ListOf.SERVERS),
+                 "search-domains": (MAX_NAMES_PER_LIST, ListOf.SEARCH_DOMAINS),
+                 "ca-names": (MAX_NAMES_PER_LIST, ListOf.CA_NAMES)}
 
     def __init__(self, implementation):
         # Before the template's __init__, which connects the signals.
@@ -88,25 +83,22 @@ class EdnsInterfaceMembers(InterfaceTemplate):
             raise InvalidValueError(_("the values of this call take %d bytes; give at most "
                                       "%d") % (parameters.get_size(), MAX_DBUS_CALL_BYTES))
         if setting:
-            name = parameters.get_child_value(1).get_string()
             value = parameters.get_child_value(2).get_variant()
-            if name != "Configuration":
-                self._check_items(name, value)
-            elif value.get_type_string() == "a{sv}":
-                for field, list_property in self.CONFIGURATION_LISTS.items():
+            if value.get_type_string() == "a{sv}":
+                for field in self.MAX_ITEMS:
                     part = value.lookup_value(field, None)
                     if part is not None:
-                        self._check_items(list_property, part)
+                        self._check_items(field, part)
 
-    def _check_items(self, name, value):
-        """Refuse VALUE (a ``GLib.Variant``) for the list property NAME when it holds more
-        items than ``MAX_ITEMS`` allows (or its servers route too many domains)."""
-        limit, items = self.MAX_ITEMS.get(name, (None, None))
-        if limit is None or not value.get_type_string().startswith("a"):
+    def _check_items(self, field, value):
+        """Refuse VALUE (a ``GLib.Variant``) for the list FIELD of Configuration when it
+        holds more items than ``MAX_ITEMS`` allows (or its servers route too many domains)."""
+        limit, items = self.MAX_ITEMS[field]
+        if not value.get_type_string().startswith("a"):
             return
         if value.n_children() > limit:
             raise InvalidValueError(items.too_many(value.n_children(), limit))
-        if name == "Servers":
+        if field == "servers":
             routed = sum(_routed_domains(value.get_child_value(index))
                          for index in range(value.n_children()))
             if routed > MAX_NAMES_PER_LIST:
@@ -130,25 +122,17 @@ class EdnsInterfaceMembers(InterfaceTemplate):
 
     def connect_signals(self):
         super().connect_signals()
-        self.watch_property("Servers", self.implementation.servers_changed)
-        self.watch_property("ResolveMode", self.implementation.resolve_mode_changed)
-        self.watch_property("Backend", self.implementation.backend_changed)
-        self.watch_property("SearchDomains", self.implementation.search_domains_changed)
-        self.watch_property("CaNames", self.implementation.ca_names_changed)
+        self.watch_property("Configuration", self.implementation.config_changed)
         self.watch_property("Certificates", self.implementation.certificates_changed)
-        for changed in (self.implementation.servers_changed,
-                        self.implementation.resolve_mode_changed,
-                        self.implementation.backend_changed,
-                        self.implementation.search_domains_changed,
-                        self.implementation.ca_names_changed):
-            self.watch_property("Configuration", changed)
 
     @property
     def Configuration(self) -> Structure:
         """The whole configuration in one ``ConfigurationData`` structure: the servers,
-        the resolve mode, the backend, the search domains and the ``--ca`` names, as
-        their own properties have them. Set it to change them all at once: a value the
-        module refuses (``InvalidValue``) refuses the whole, and nothing changes."""
+        the resolve mode, the backend, the search domains and the ``--ca`` names. It is
+        the one way to read and set them, as Anaconda's modules have one property per
+        concept (the Security module's ``Realm`` structure). Set it to change them all
+        at once: a value the module refuses (``InvalidValue``) refuses the whole, and
+        nothing changes."""
         return ConfigurationData.to_structure(
             ConfigurationData.from_config(self.implementation.config))
 
@@ -160,66 +144,8 @@ class EdnsInterfaceMembers(InterfaceTemplate):
                 **ConfigurationData.from_structure(configuration).to_values())
 
     @property
-    def Servers(self) -> List[Structure]:
-        """The DNS servers, in order (structures of ``DotServerData``)."""
-        return DotServerData.to_structure_list(
-            [DotServerData.from_server(server) for server in self.implementation.servers])
-
-    @Servers.setter
-    @emits_properties_changed
-    def Servers(self, servers: List[Structure]):
-        with refusing_invalid_values():
-            self.implementation.set_servers(
-                [data.to_server() for data in DotServerData.from_structure_list(servers)])
-
-    @property
-    def ResolveMode(self) -> Str:
-        """NetworkManager's resolve-mode: exclusive, prefer or backup."""
-        return self.implementation.resolve_mode.value
-
-    @ResolveMode.setter
-    @emits_properties_changed
-    def ResolveMode(self, mode: Str):
-        with refusing_invalid_values():
-            self.implementation.set_resolve_mode(checked_name(mode, _("resolve mode")))
-
-    @property
-    def Backend(self) -> Str:
-        """The local resolver: dnsconfd or unbound."""
-        return self.implementation.backend.value
-
-    @Backend.setter
-    @emits_properties_changed
-    def Backend(self, backend: Str):
-        with refusing_invalid_values():
-            self.implementation.set_backend(checked_name(backend, _("backend")))
-
-    @property
-    def SearchDomains(self) -> List[Str]:
-        """Search domains (NetworkManager ``searches``)."""
-        return list(self.implementation.search_domains)
-
-    @SearchDomains.setter
-    @emits_properties_changed
-    def SearchDomains(self, domains: List[Str]):
-        with refusing_invalid_values():
-            self.implementation.set_search_domains(checked_names(domains, _("search domain"),
-                                                                 ListOf.SEARCH_DOMAINS))
-
-    @property
-    def CaNames(self) -> List[Str]:
-        """``%certificate --filename`` names that alone authenticate the servers."""
-        return list(self.implementation.ca_names)
-
-    @CaNames.setter
-    @emits_properties_changed
-    def CaNames(self, names: List[Str]):
-        with refusing_invalid_values():
-            self.implementation.set_ca_names(checked_names(names, _("--ca name"), ListOf.CA_NAMES))
-
-    @property
     def Certificates(self) -> List[Structure]:
-        """Every ``%certificate`` ``CaNames`` may name (``CertificateData`` structures):
+        """Every ``%certificate`` ``ca-names`` may name (``CertificateData`` structures):
         the kickstart's, then those added by ``AddCertificate``. A change is signalled
         without the value (``PropertiesChanged`` lists it as invalidated)."""
         return CertificateData.to_structure_list(
@@ -231,8 +157,9 @@ class EdnsInterfaceMembers(InterfaceTemplate):
         with the configuration. Refused (``InvalidValue``) as the kickstart rules refuse
         a ``--ca`` certificate: a private key, anything but certificate blocks, a
         certificate that is not a CA or not valid now, a file name that is not plain or
-        is taken. Name it in ``CaNames`` to authenticate the servers with it. The PEM
-        text is read beside the service, which answers other calls meanwhile."""
+        is taken. Name it in ``Configuration``'s ``ca-names`` to authenticate the servers
+        with it. The PEM text is read beside the service, which answers other calls
+        meanwhile."""
         with refusing_invalid_values():
             checked_name(filename, _("certificate file name"))
         return ReplyLater(_certificate_of, filename, pem, then=self._add_certificate,
@@ -252,10 +179,10 @@ class EdnsInterfaceMembers(InterfaceTemplate):
     def CheckServers(self, timeout: Double) -> List[Structure]:
         """Check every server now, all of them within TIMEOUT seconds (at most
         ``DBUS_CHECK_TIMEOUT_MAX_SECONDS``), with the trust the installation will use:
-        ``ServerCheckData`` structures in the order of ``Servers``. The check runs beside
-        the service, which answers other calls meanwhile; one runs at a time, and a call
-        while one runs is refused (``CheckRunning``). Anaconda's module also offers
-        ``CheckServersWithTask``."""
+        ``ServerCheckData`` structures in the order of the configuration's servers. The
+        check runs beside the service, which answers other calls meanwhile; one runs at a
+        time, and a call while one runs is refused (``CheckRunning``). Anaconda's module
+        also offers ``CheckServersWithTask``."""
         if not 0 < timeout <= DBUS_CHECK_TIMEOUT_MAX_SECONDS:
             raise InvalidValueError(_("%s is not a number of seconds from 0 to %g")
                                     % (echo(timeout), DBUS_CHECK_TIMEOUT_MAX_SECONDS))

@@ -158,9 +158,10 @@ class DotServerData(ServerAddressData):
 
 class ConfigurationData(TypeChecked, DBusData):
     """The whole configuration in one structure, so that it is read and set at once:
-    ``servers`` (``DotServerData`` structures), ``resolve-mode``, ``backend``,
-    ``search-domains`` and ``ca-names``, each as its own property has it. A field
-    left out takes the value of a fresh module."""
+    ``servers`` (``DotServerData`` structures), ``resolve-mode`` (exclusive, prefer or
+    backup), ``backend`` (dnsconfd or unbound), ``search-domains`` and ``ca-names`` (the
+    ``%certificate --filename`` names that alone authenticate the servers). A field left
+    out takes the value of a fresh module."""
 
     def __init__(self):
         self._servers = []
@@ -222,10 +223,9 @@ class ConfigurationData(TypeChecked, DBusData):
         return data
 
     def to_values(self):
-        """The keyword arguments of ``EdnsState.set_configuration``: each field read as
-        its own property reads it (names checked for their size, servers made
-        ``DotServer``s); the rules on the values are the state's. ``ModelError`` for a
-        bad field."""
+        """The keyword arguments of ``EdnsState.set_configuration``: names checked for
+        their size, servers made ``DotServer``s; the rules on the values are the state's.
+        ``ModelError`` for a bad field."""
         return {
             "servers": [data.to_server()
                         for data in DotServerData.from_structure_list(self.servers)],

@@ -58,7 +58,7 @@ def parsed_kickstart(addon, certificates, now=None, lines=LINES):
 
     Without our section nothing is reported: the certificates then belong to
     Anaconda's Security module alone (those that are valid are kept, so a user
-    interface may still name them in ``CaNames``).
+    interface may still name them in the configuration's ``ca-names``).
     """
     places = [SectionPlace(MODULE_PART, addon.header_lineno, ADDON_SECTION_OPEN)] \
         if addon.seen else []

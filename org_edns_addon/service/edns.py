@@ -83,6 +83,9 @@ class EdnsService(KickstartService, EdnsState):
     def __init__(self):
         super().__init__()
         self._kickstart_problems = []
+        # What the installer phase wrote last, in memory: a spoke runs it again after
+        # each change, and the next run puts back what this configuration no longer has.
+        self._installer_record = None
         # The installer's own line: the rules judge for it alone (line_rules.py).
         version = running_networkmanager_version()
         line = installer_line(INSTALLER_ROOT, version,
@@ -127,7 +130,8 @@ class EdnsService(KickstartService, EdnsState):
         """Check the section and the certificates together; keep them if valid.
 
         Without our section the certificates are kept too: a user interface may
-        still configure encrypted DNS and name them in ``CaNames``.
+        still configure encrypted DNS and name them in its ``Configuration``'s
+        ``ca-names``.
         """
         parsed = parsed_kickstart(getattr(data.addons, ADDON_NAME), data.certificates,
                                   **({"lines": self.lines} if self.lines else {}))
@@ -174,16 +178,25 @@ class EdnsService(KickstartService, EdnsState):
         configuration has errors."""
         return CheckServersTask(self.staging_input())
 
-    def _stage_tasks(self, phase, root):
+    def _stage_tasks(self, phase, root, record=None):
         if not self.configured:
             return []
         written = {cert.filename for cert in self.written_certificates()}
-        return [StageEncryptedDnsTask(self.copy(), written, phase, root)]
+        return [StageEncryptedDnsTask(self.copy(), written, phase, root, record=record)]
+
+    def _installer_phase_record(self):
+        if self._installer_record is None:
+            # Loaded when the first task is made, not at the module's start.
+            from org_edns_addon.staging.record import KeptRecord
+            self._installer_record = KeptRecord()
+        return self._installer_record
 
     def configure_with_tasks(self):
         """Stage into the installer environment, so the installation itself uses DoT."""
-        return self._stage_tasks(Phase.INSTALLER, INSTALLER_ROOT)
+        return self._stage_tasks(Phase.INSTALLER, INSTALLER_ROOT,
+                                 self._installer_phase_record())
 
     def install_with_tasks(self):
-        """Stage into the installed system, its initramfs drop-in included."""
+        """Stage into the installed system, its initramfs drop-in included; nothing of the
+        addon's own (no record) is left there."""
         return self._stage_tasks(Phase.TARGET, conf.target.system_root)

@@ -31,16 +31,19 @@ log = get_module_logger(__name__)
 class StageEncryptedDnsTask(Task):
     """Write the encrypted DNS configuration of a state below ROOT for PHASE."""
 
-    def __init__(self, state, written_certificates, phase, root, runner=None):
+    def __init__(self, state, written_certificates, phase, root, runner=None, record=None):
         """STATE is an ``EdnsState`` (a copy, so later edits do not change the task);
         WRITTEN_CERTIFICATES the ``--filename``s of the certificates to write, as
-        Anaconda's Security module writes the others; PHASE a ``staging.plan.Phase``."""
+        Anaconda's Security module writes the others; PHASE a ``staging.plan.Phase``;
+        RECORD the module's ``staging.record.KeptRecord`` of the installer phase (None:
+        nothing of a previous run to put back, as in the target)."""
         super().__init__()
         self._state = state
         self._written_certificates = written_certificates
         self._phase = phase
         self._root = root
         self._runner = runner
+        self._record = record
 
     @property
     def name(self):
@@ -60,7 +63,8 @@ class StageEncryptedDnsTask(Task):
         from org_edns_addon.staging.apply import stage
         try:
             data = self._state.staging_input().writing_only(self._written_certificates)
-            return stage(data, self._phase, self._root, runner=self._runner)
+            return stage(data, self._phase, self._root, runner=self._runner,
+                         record=self._record)
         except (ValidationError, StagingError) as error:
             log.error("Encrypted DNS not configured (%s): %s", self._phase.value, error)
             with on_screen():

@@ -13,7 +13,8 @@
 
 Every command runs through one ``CommandRunner``; an action that does not
 apply to a root (not the running system, a unit not installed) is skipped
-with the reason, never failed.
+with the reason, never failed. Units are enabled and disabled by this
+machine's ``systemctl --root``, which alone reads their [Install] sections.
 """
 
 import logging
@@ -25,8 +26,8 @@ import subprocess
 from typing import Sequence
 
 from org_edns_addon import constants as c
-from org_edns_addon.confinement import RootError, lexists, read_existing
-from org_edns_addon.fileio import error_text, symlink_in_directory
+from org_edns_addon.confinement import RootError, lexists
+from org_edns_addon.fileio import error_text
 from org_edns_addon.i18n import _
 from org_edns_addon.staging import StagingError
 from org_edns_addon.staging.plan import ActionKind
@@ -45,9 +46,11 @@ class CommandRunner:
         except OSError as error:
             raise StagingError(_("cannot run %s: %s") % (argv[0], error_text(error))) from None
         if result.returncode != 0:
-            output = (result.stderr or result.stdout).strip().splitlines()
+            # Every line: systemctl says why it failed first, then warnings.
+            output = "; ".join(line.strip() for line in
+                               (result.stderr or result.stdout).strip().splitlines())
             raise StagingError(_("%s failed with exit code %d%s") % (
-                " ".join(argv), result.returncode, ": " + output[-1] if output else ""))
+                " ".join(argv), result.returncode, ": " + output if output else ""))
 
 
 # What systemd takes as a unit name (unit_name_is_valid() in src/basic/unit-name.c): plain
@@ -55,8 +58,6 @@ class CommandRunner:
 _UNIT_NAME = re.compile(r"[A-Za-z0-9:_.\\-]+(@[A-Za-z0-9:_.\\-]*)?\.(service|socket|target|"
                         r"device|mount|automount|swap|timer|path|slice|scope)\Z")
 _UNIT_NAME_MAX = 255
-# A unit file is a few hundred bytes; a larger "unit" in a hostile root is not read.
-_MAX_UNIT_FILE_BYTES = 1024 * 1024
 
 
 def is_unit_name(name):
@@ -64,25 +65,13 @@ def is_unit_name(name):
     return len(name) <= _UNIT_NAME_MAX and _UNIT_NAME.match(name) is not None
 
 
+def is_running_system(root):
+    """Whether ROOT is this process's / (symlinks resolved): the running system."""
+    return os.path.realpath(root) == "/"
+
+
 class _Skip(Exception):
     """The action does not apply to this root; the message says why."""
-
-
-def _install_section(text):
-    """The ``[Install]`` keys of a unit file: {key: [values]} (keys may repeat)."""
-    values = {}
-    section = None
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line[0] in "#;":
-            continue
-        if line.startswith("["):
-            section = line
-            continue
-        if section == "[Install]" and "=" in line:
-            key, _equals, value = line.partition("=")
-            values.setdefault(key.strip(), []).extend(value.split())
-    return values
 
 
 class ActionRunner:
@@ -95,7 +84,7 @@ class ActionRunner:
 
     @property
     def is_running_system(self):
-        return self.root.real == "/"
+        return is_running_system(self.root.real)
 
     def has_binary(self, name):
         """Whether the root has NAME installed (resolved under the root, never on this host)."""
@@ -166,7 +155,7 @@ class ActionRunner:
         self.require_running_system()
         if not os.path.isdir(c.SYSTEMD_RUNNING_MARKER):
             raise _Skip(_("systemd is not running"))
-        if self.unit_file(unit) is None:
+        if not self.unit_installed(unit):
             raise _Skip(_("%s is not installed") % unit)
         self.runner.run([c.SYSTEMCTL, "restart", unit])
         return None
@@ -176,84 +165,44 @@ class ActionRunner:
         self.require_running_system()
         if not os.path.isdir(c.SYSTEMD_RUNNING_MARKER):
             raise _Skip(_("systemd is not running"))
-        if self.unit_file(unit) is None:
+        if not self.unit_installed(unit):
             raise _Skip(_("%s is not installed") % unit)
         self.runner.run([c.SYSTEMCTL, "stop", unit])
         return None
 
-    def _systemctl_usable(self):
-        return self.has_binary(c.SYSTEMCTL) and shutil.which(c.SYSTEMCTL) is not None
-
-    def unit_file(self, unit):
-        """(path, text) of UNIT's file below the root, or None if it is not installed."""
+    def unit_installed(self, unit):
+        """Whether UNIT's file is below the root, in one of systemd's unit directories."""
         for directory in c.SYSTEMD_UNIT_DIRS:
-            path = posixpath.join(directory, unit)
             try:
-                existing = read_existing(self.root.place(path), limit=_MAX_UNIT_FILE_BYTES)
+                if lexists(self.root.place(posixpath.join(directory, unit))):
+                    return True
             except (OSError, RootError):
                 continue
-            if existing.kind == "file":
-                return path, existing.content.decode("utf-8", "replace")
+        return False
+
+    def systemctl(self, verb, unit):
+        """``systemctl --root=ROOT VERB -- UNIT`` with this machine's systemctl, as
+        osbuild's ``org.osbuild.systemd`` stage and Anaconda (``pyanaconda/core/service.py``
+        ``_run_systemctl``) run it: systemctl alone reads the unit's [Install] section.
+
+        A unit not installed in the root is skipped, with the reason (its package is
+        the installation's requirement, ``service/requirements.py``). A missing systemctl
+        is a failure, not a skip: the files name a resolver that would never start, or
+        leave systemd-resolved forwarding in plaintext."""
+        if not self.unit_installed(unit):
+            raise _Skip(_("%s is not installed in %s") % (unit, self.root.path))
+        if shutil.which(c.SYSTEMCTL) is None:
+            raise StagingError(_("%s is not installed on this machine; install systemd here, "
+                                 "or run '%s' on a machine that has it") % (
+                                     c.SYSTEMCTL, " ".join(self.systemctl_command(verb, unit))))
+        self.runner.run(self.systemctl_command(verb, unit))
         return None
 
-    def install_links(self, unit, path, text):
-        """The links ``systemctl enable`` makes for UNIT from its [Install] section (TEXT,
-        of the unit file at PATH); a name there that is not a unit name is refused, as
-        systemctl refuses it, before any link is made."""
-        install = _install_section(text)
-        for key in ("WantedBy", "RequiredBy", "Alias"):
-            for name in install.get(key, []):
-                if not is_unit_name(name):
-                    raise StagingError(_("%s has %s=%s, which is not a unit name; no link made "
-                                       "(fix or remove that line)") % (
-                                           self.root.shown(path), key, name[:80]))
-        links = []
-        for key, suffix in (("WantedBy", ".wants"), ("RequiredBy", ".requires")):
-            links += [posixpath.join(c.SYSTEMD_ENABLE_DIR, wanting + suffix, unit)
-                      for wanting in install.get(key, [])]
-        links += [posixpath.join(c.SYSTEMD_ENABLE_DIR, alias) for alias in install.get("Alias", [])]
-        return links
+    def systemctl_command(self, verb, unit):
+        return [c.SYSTEMCTL, "--root=%s" % self.root.real, verb, "--", unit]
 
     def enable(self, unit):
-        found = self.unit_file(unit)
-        if found is None:
-            raise _Skip(_("%s is not installed in %s") % (unit, self.root.path))
-        if self._systemctl_usable():
-            self.runner.run([c.SYSTEMCTL, "--root=%s" % self.root.real, "enable", unit])
-            return None
-        path, text = found
-        made = []
-        for link in self.install_links(unit, path, text):
-            existing = read_existing(self.root.place(link))
-            if existing.kind != "symlink" or existing.link != path:
-                place = self.root.place(link, create=True)
-                symlink_in_directory(place.dir_fd, place.name, path)
-                made.append(link)
-        return _("%s is not installed in %s; made the [Install] links of %s: %s") % (
-            c.SYSTEMCTL, self.root.path, path, ", ".join(made) or _("already there"))
+        return self.systemctl("enable", unit)
 
     def disable(self, unit):
-        found = self.unit_file(unit)
-        if self._systemctl_usable() and found is not None:
-            self.runner.run([c.SYSTEMCTL, "--root=%s" % self.root.real, "disable", unit])
-            return None
-        links = self.install_links(unit, *found) if found else []
-        links += [link for link in self.wants_links(unit) if link not in links]
-        removed = []
-        for link in links:
-            place = self.root.place(link)
-            if read_existing(place).kind == "symlink":
-                os.unlink(place.name, dir_fd=place.dir_fd)
-                removed.append(link)
-        if not removed:
-            raise _Skip(_("%s is not enabled in %s") % (unit, self.root.path))
-        return _("removed %s") % ", ".join(removed)
-
-    def wants_links(self, unit):
-        """Every ``*.wants/UNIT`` and ``*.requires/UNIT`` path below the enable directory."""
-        place = self.root.place(posixpath.join(c.SYSTEMD_ENABLE_DIR, unit))
-        if place.missing:
-            return []
-        return [posixpath.join(c.SYSTEMD_ENABLE_DIR, entry, unit)
-                for entry in sorted(os.listdir(place.dir_fd))
-                if entry.endswith((".wants", ".requires"))]
+        return self.systemctl("disable", unit)

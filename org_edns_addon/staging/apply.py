@@ -9,36 +9,50 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""Writing a plan below a root: checked first, atomic, rolled back on failure, durable.
+"""Writing a plan below a root: checked first, confined, atomic, rolled back on failure.
 
-The whole plan is checked before the first write (every path resolved under
-the root, nothing that is not a regular file replaced). One apply at a time
-holds a root (a lock on its directory). With a record (``stage`` keeps one,
-``staging/record.py``), what the last apply wrote and this plan no longer has
-is put back as it was before (or removed), in the same transaction, and the
-units it no longer needs are disabled (or stopped). The files are then written
-in one transaction, with SIGINT, SIGTERM and SIGHUP held back from its first write
-to the end of the last action (roll-back included; see ``_apply_changes``):
+One transaction, taken in two ways (``apply_plan``'s RECORD says which).
 
-0. the journal names every temporary file and second name to be made;
+As an installer writes, everywhere but a live host's / (the module's two phases,
+``edns-addon apply`` below a tree being built, ``make install``): the whole plan
+is checked before the first write (every path resolved under the root, nothing
+that is not a regular file replaced); then, with SIGINT, SIGTERM and SIGHUP held
+back from the first write to the end of the last action (see ``_apply_changes``):
+
 1. every new file is written as a temporary file next to its place;
-2. one syncfs(2) per filesystem makes all their data durable;
 3. each file to be replaced gets a second name (a hard link to its inode, in
    its directory): the old file itself, with its owner, mode, extended
    attributes (SELinux label) and other hard links, kept without using space;
-4. each temporary file is renamed over its place (atomic for any reader);
+4. each temporary file is renamed over its place (atomic for any reader).
+
+A failure or a signal anywhere in 1-4 renames each kept file back (no space
+needed, so a full disk cannot stop it), removes the new ones and the
+directories made, and says exactly which files were restored. A signal after
+step 4 cuts nothing: every action runs (units, the trust store) and the signal
+is delivered after the last. Nothing else is written and nothing is synced:
+the installer's root is a RAM overlay, Anaconda syncs the target itself, and
+a tree being built is its builder's to sync. With a ``KeptRecord`` (the
+installer phase, which a spoke runs again after each change), what the last
+apply wrote and this plan no longer has is put back in the same transaction
+(``staging/record.py``), and the units it no longer needs are stopped.
+
+On a live host's / (``edns-addon apply --root /``: a ``HostRecord``), a
+person's running system, where nobody syncs after us and the next apply may
+come a year later, three steps more protect them. One apply at a time holds
+the host (a lock on apply's state directory). The record of what was written
+is on disk, in the same transaction; the units the last apply enabled and this
+one no longer needs are disabled (or stopped). And the transaction is durable:
+
+0. the journal names every temporary file and second name to be made;
+2. one syncfs(2) per filesystem makes all the new files' data durable;
 5. one syncfs(2) per filesystem makes the new names durable.
 
 Durability needs the data on disk before a name points at it (2 before 4),
 and the names on disk before success is reported (5); a journal commit per
 filesystem does both for any number of files, where an fsync per file and
-per directory costs one commit each. A failure or a signal anywhere in 1-5
-renames each kept file back (no space needed, so a full disk cannot stop
-it), removes the new ones and the directories made, and says exactly which
-files were restored. A signal after step 5 cuts nothing: every action runs
-(units, the trust store) and the signal is delivered after the last. A
-SIGKILL leaves temporary files (``.edns-*.tmp``) and the journal: the next
-apply removes the temporaries it names, never a file for its name alone.
+per directory costs one commit each. A SIGKILL leaves temporary files
+(``.edns-*.tmp``) and the journal: the next apply removes the temporaries it
+names, never a file for its name alone.
 """
 
 import fcntl
@@ -61,8 +75,7 @@ from org_edns_addon.staging import StagingError
 from org_edns_addon.staging.actions import ActionRunner, CommandRunner, is_unit_name
 from org_edns_addon.staging.freeipa import refuse_beside_freeipa_dns_over_tls
 from org_edns_addon.staging.plan import Action, ActionKind, PlannedFile, build_plan
-from org_edns_addon.staging.record import (Journal, Record, RecordError, digest,
-                                           previous_of)
+from org_edns_addon.staging.record import Journal, Record, digest, previous_of
 
 log = logging.getLogger(__name__)
 
@@ -179,11 +192,12 @@ class _Failed(Exception):
 class _Transaction:
     """The write phase of one apply (see the module's docstring); runs with signals held."""
 
-    def __init__(self, root, changes, journal=False):
+    def __init__(self, root, changes, durable=False):
         self.root = root
         self.changes = changes
         self.signals = []
-        self.journal = journal and bool(changes)   # whether step 0 writes one
+        self.durable = durable
+        self.journal = durable and bool(changes)   # whether step 0 writes one
         self.left = []       # what a roll-back could not remove, as shown
         self._devices = {}   # st_dev -> an fd on that filesystem, for syncfs
 
@@ -212,6 +226,8 @@ class _Transaction:
                                               error_text(error))) from None
 
     def _sync(self, what):
+        if not self.durable:
+            return
         try:
             sync_filesystems(self._devices.values())
         except OSError as error:
@@ -247,7 +263,8 @@ class _Transaction:
                         error_text(error))
 
     def commit(self):
-        """Steps 0-5; raises _Failed (with no message when a signal came)."""
+        """Steps 0-5 (1, 3 and 4 unless durable); raises _Failed (with no message when a
+        signal came)."""
         self._stop_if_interrupted()
         if self.journal:
             self._write_journal()
@@ -347,7 +364,7 @@ class _Transaction:
             self.remove_journal()
         for directory in self.root.remove_created_directories():
             problems.append(_("%s could not be removed") % directory)
-        if restored:
+        if restored and self.durable:
             try:
                 sync_filesystems(self._devices.values())
             except OSError as error:
@@ -473,16 +490,25 @@ def remove_stale_temporaries(root, report):
 
 
 def _lock(root):
-    """Hold ROOT for this apply (released when its descriptors close); refuse if another
-    apply holds it."""
+    """Hold the host for this apply: a lock on apply's state directory (made if missing),
+    which every apply on it shares; return its descriptor, whose closing releases it.
+    StagingError if another apply holds it."""
     try:
-        fcntl.flock(root.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        root.place(c.APPLY_RECORD_PATH, create=True)
+        fd = root.open_directory(c.APPLY_STATE_DIR)
+    except (OSError, RootError) as error:
+        raise StagingError(_("nothing was written: %s: %s") % (
+            root.shown(c.APPLY_STATE_DIR), error_text(error))) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
+        os.close(fd)
         raise StagingError(_("nothing was written: another edns-addon apply is writing below "
                            "%s; run this one again when it has finished") % root.path) from None
     except OSError as error:   # a filesystem without locks: one apply at a time is on the user
-        log.warning("cannot lock %s (%s); writing without a lock", root.path,
-                    error_text(error))
+        log.warning("cannot lock %s (%s); writing without a lock",
+                    root.shown(c.APPLY_STATE_DIR), error_text(error))
+    return fd
 
 
 def _run_actions(root, runner, report, actions):
@@ -505,12 +531,13 @@ def _run_actions(root, runner, report, actions):
     return None
 
 
-def _apply_changes(confined, changes, runner, report, actions, journal):
-    """The transaction, then the actions, as one step that no signal cuts (SIGINT,
-    SIGTERM and SIGHUP held from the first write to the last action's end): a signal
-    during the transaction rolls it back and no action runs; one after it is delivered
-    once every action has run. Raises ApplyInterrupted (a signal came) or StagingError."""
-    transaction = _Transaction(confined, changes, journal=journal)
+def _apply_changes(confined, changes, runner, report, actions, durable, written_hook):
+    """The transaction (DURABLE: with steps 0, 2 and 5), WRITTEN_HOOK() once it is done,
+    then the actions, as one step that no signal cuts (SIGINT, SIGTERM and SIGHUP held
+    from the first write to the last action's end): a signal during the transaction rolls
+    it back and no action runs; one after it is delivered once every action has run.
+    Raises ApplyInterrupted (a signal came) or StagingError."""
+    transaction = _Transaction(confined, changes, durable=durable)
     signals, failure = [], None
     # What to say is decided before signals are let through again, so that a signal
     # at any moment after that finds it.
@@ -527,6 +554,7 @@ def _apply_changes(confined, changes, runner, report, actions, journal):
                 failure = summary = str(rolled)
                 signals = transaction.signals
             else:
+                written_hook()
                 written = ", ".join(confined.shown(p) for p in report.written) \
                     or _("all were up to date")
                 summary = _("the files are written (%s); no action ran") % written
@@ -562,40 +590,15 @@ def _revert_text(root, change):
     return _("put back %s as it was before edns-addon wrote it") % shown
 
 
-def _read_record(root):
-    """The record of the last apply below ROOT, or an empty one; StagingError when it
-    cannot be read."""
-    try:
-        existing = read_existing(root.place(c.APPLY_RECORD_PATH), limit=_MAX_RECORD_BYTES)
-    except (OSError, RootError) as error:
-        raise StagingError(_("nothing was written: %s: %s") % (
-            root.shown(c.APPLY_RECORD_PATH), error_text(error))) from None
-    if existing.kind == "absent":
-        return Record()
-    if existing.kind != "file":
-        raise StagingError(_("nothing was written: %s is a symlink; remove it") %
-                           root.shown(c.APPLY_RECORD_PATH))
-    try:
-        return Record.from_bytes(existing.content, root.shown(c.APPLY_RECORD_PATH))
-    except RecordError as error:
-        raise StagingError(_("nothing was written: %s") % error) from None
-
-
-# The record of a plan of a few files is a few kilobytes; the previous files it keeps
-# are bounded by what a kickstart may hold.
-_MAX_RECORD_BYTES = 512 * 1024 * 1024
-
-
 def _resolver_units(plan):
     return [action.argument for action in plan.actions
             if action.kind in (ActionKind.ENABLE_UNIT, ActionKind.RESTART_UNIT)]
 
 
-def _owned_changes(root, plan, held, report):
-    """What the record adds to PLAN: (the changes that put back each path the last apply
-    wrote and PLAN does not, the new record as a PlannedFile, the actions for the units
-    the last apply enabled or started and PLAN does not)."""
-    old = _read_record(root)
+def _owned_changes(root, plan, held, report, old):
+    """What the record OLD of the last apply adds to PLAN: (the changes that put back each
+    path the last apply wrote and PLAN does not, the new ``Record``, the actions for the
+    units the last apply enabled or started and PLAN does not)."""
     planned = {planned.path for planned in plan.files}
     reverts = []
     for path, (written, previous) in sorted(old.files.items()):
@@ -627,63 +630,78 @@ def _owned_changes(root, plan, held, report):
             previous = previous_of(held[planned_file.path])
         files[planned_file.path] = (digest(planned_file.content), previous)
     units = _resolver_units(plan)
-    record = PlannedFile(c.APPLY_RECORD_PATH, Record(files, units).to_bytes(), c.FILE_MODE)
     stopping = ActionKind.DISABLE_UNIT if plan.phase == Phase.TARGET else ActionKind.STOP_UNIT
-    # A plain unit name only, as systemctl takes it: the record is below the root.
+    # A plain unit name only, as systemctl takes it: a record on disk is below the root.
     actions = [Action(stopping, unit) for unit in sorted(set(old.units) - set(units))
                if is_unit_name(unit) and Action(stopping, unit) not in plan.actions]
-    return reverts, record, actions
+    return reverts, Record(files, units), actions
 
 
-def apply_plan(plan, root, runner=None, record=False):
+def apply_plan(plan, root, runner=None, record=None):
     """Write PLAN's files below ROOT, then run its actions; return what was done.
 
     The whole plan is checked before the first write; a failed write restores
     every file written before it (StagingError says what was and was not applied);
     a signal does the same and raises ApplyInterrupted; a signal once the files are
-    written lets every action run, then raises ApplyInterrupted saying so. With
-    RECORD, the root keeps the record of what was written (``staging/record.py``):
-    what the last apply wrote and PLAN has not is put back, its units no longer
-    needed disabled (target) or stopped (installer); and the journal of the
-    temporary names, so that only those are ever removed.
+    written lets every action run, then raises ApplyInterrupted saying so.
+
+    RECORD (``staging/record.py``) is what is known of the last apply: None, nothing
+    (the target phase, a tree being built); a ``KeptRecord`` in memory (the installer
+    phase again); a ``HostRecord`` on a live host's disk, which also takes the steps
+    that protect its person: the lock, the journal, the syncs, and the removal of what
+    a killed apply left. With a record, what the last apply wrote and PLAN has not is
+    put back, and its units no longer needed disabled (target) or stopped (installer).
     """
     runner = runner or CommandRunner()
     report = ApplyReport()
+    durable = record is not None and record.durable
     try:
         confined = ConfinedRoot(root)
     except RootError as error:
         raise StagingError(str(error)) from None
+    lock = None
     with confined:
         try:
-            _lock(confined)
-            refuse_beside_freeipa_dns_over_tls(plan, confined)
-            changes, report.unchanged, held = check_files(plan.files, confined)
-            changes = [_Change(planned, Existing(existing.kind)) for planned, existing in changes]
-            actions = plan.actions
-            if record:
-                reverts, record_file, stopping = _owned_changes(confined, plan, held, report)
-                record_changes, same, _held = check_files((record_file,), confined)
-                report.unchanged += same
-                changes = reverts + changes + [_Change(planned, Existing(existing.kind))
-                                               for planned, existing in record_changes]
-                actions = tuple(stopping) + plan.actions
-                with signals_deferred():
-                    remove_stale_temporaries(confined, report)
-        except ApplyInterrupted:
-            raise
-        except KeyboardInterrupt:
-            raise ApplyInterrupted(_("nothing was written")) from None
-        try:
-            _apply_changes(confined, changes, runner, report, actions, record)
-        except ApplyInterrupted:
-            raise
-        except KeyboardInterrupt:   # between the last action's end and the return
-            raise ApplyInterrupted(_("the files are written and every action ran to its "
-                                   "end")) from None
+            try:
+                if durable:
+                    lock = _lock(confined)
+                refuse_beside_freeipa_dns_over_tls(plan, confined)
+                changes, report.unchanged, held = check_files(plan.files, confined)
+                changes = [_Change(planned, Existing(existing.kind))
+                           for planned, existing in changes]
+                actions, new = plan.actions, None
+                if record is not None:
+                    reverts, new, stopping = _owned_changes(confined, plan, held, report,
+                                                            record.read(confined))
+                    kept, same, _held = check_files(record.files(new), confined)
+                    report.unchanged += same
+                    changes = reverts + changes + [_Change(planned, Existing(existing.kind))
+                                                   for planned, existing in kept]
+                    actions = tuple(stopping) + plan.actions
+                if durable:
+                    with signals_deferred():
+                        remove_stale_temporaries(confined, report)
+            except ApplyInterrupted:
+                raise
+            except KeyboardInterrupt:
+                raise ApplyInterrupted(_("nothing was written")) from None
+            def written():   # the record now tells what the root holds
+                if record is not None:
+                    record.written(new)
+            try:
+                _apply_changes(confined, changes, runner, report, actions, durable, written)
+            except ApplyInterrupted:
+                raise
+            except KeyboardInterrupt:   # between the last action's end and the return
+                raise ApplyInterrupted(_("the files are written and every action ran to its "
+                                       "end")) from None
+        finally:
+            if lock is not None:
+                os.close(lock)
     return report
 
 
-def stage(data, phase, root, runner=None):
-    """Build the plan of PHASE and apply it below ROOT, keeping the record of what it
-    wrote (``apply_plan``)."""
-    return apply_plan(build_plan(data, phase, root), root, runner, record=True)
+def stage(data, phase, root, runner=None, record=None):
+    """Build the plan of PHASE for DATA and apply it below ROOT (``apply_plan``, RECORD
+    included)."""
+    return apply_plan(build_plan(data, phase, root), root, runner, record)

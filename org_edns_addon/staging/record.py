@@ -9,28 +9,35 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""What apply owns below a root: the record of what the last apply wrote, and the
-journal of the temporary names a running apply may leave.
+"""What apply knows of the last apply: the record of what it wrote, in the memory of
+the module (``KeptRecord``) or on a live host's disk (``HostRecord``), and the journal
+of the temporary names a running apply on a live host may leave.
 
-The record (``constants.APPLY_RECORD_PATH``) is written in the same transaction
-as the files it names, so it always tells what the root holds: each path apply
-wrote, the SHA-256 of what it wrote there, and what the path held before the
-first apply that wrote it (nothing, a symlink, or a file: its mode and bytes);
-and the resolver units apply enabled (target) or started (installer). The next
-apply, with another configuration, puts back what a path held before for every
-path it no longer writes, if the path still holds what apply wrote (one the
-administrator changed since is left, and said), and disables or stops the units
-it no longer needs. Same input, same bytes: sorted keys, no time.
+The record tells, for each path the last apply wrote, the SHA-256 of what it
+wrote there and what the path held before the first apply that wrote it
+(nothing, a symlink, or a file: its mode and bytes); and the resolver units it
+enabled (target) or started (installer). The next apply, with another
+configuration, puts back what a path held before for every path it no longer
+writes, if the path still holds what apply wrote (one changed since is left,
+and said), and disables or stops the units it no longer needs.
 
-The journal (``constants.APPLY_JOURNAL_PATH``) names, before any of them
-exists, every temporary file and every second name of an old file that one
-transaction may make. A run killed by SIGKILL leaves it; the next apply removes
-exactly the temporary files it names, and a second name only while it is the
-same inode as its place (a redundant name); one whose place was replaced is the
-only copy of the previous file, and is kept and said. A file that merely looks
-like a temporary (``.edns-<hex>.tmp``) is never removed: only what a journal
-names is, and, inside apply's own state directory, temporaries of the journal
-itself.
+In the installer the record lives in the module's memory (a spoke runs the
+installer phase again after each change; the installer's root is gone at
+reboot), and the target phase keeps none: the installed system holds no file of
+the addon's own. Only ``edns-addon apply`` on a live host's / writes it, as
+``constants.APPLY_RECORD_PATH``, in the same transaction as the files it names,
+so that it always tells what the root holds; same input, same bytes: sorted
+keys, no time.
+
+The journal (``constants.APPLY_JOURNAL_PATH``, a live host's too) names, before
+any of them exists, every temporary file and every second name of an old file
+that one transaction may make. A run killed by SIGKILL leaves it; the next
+apply removes exactly the temporary files it names, and a second name only
+while it is the same inode as its place (a redundant name); one whose place was
+replaced is the only copy of the previous file, and is kept and said. A file
+that merely looks like a temporary (``.edns-<hex>.tmp``) is never removed: only
+what a journal names is, and, inside apply's own state directory, temporaries
+of the journal itself.
 """
 
 import base64
@@ -39,9 +46,17 @@ import json
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+from org_edns_addon import constants as c
+from org_edns_addon.confinement import RootError, read_existing
+from org_edns_addon.fileio import error_text
 from org_edns_addon.i18n import _
+from org_edns_addon.staging import StagingError
+from org_edns_addon.staging.plan import PlannedFile
 
 _FORMAT = 1
+# The record of a plan of a few files is a few kilobytes; the previous files it keeps
+# are bounded by what a kickstart may hold.
+_MAX_RECORD_BYTES = 512 * 1024 * 1024
 
 
 class RecordError(Exception):
@@ -147,3 +162,55 @@ def previous_of(existing) -> Optional[Previous]:
     if existing.kind == "file":
         return Previous("file", mode=existing.mode, content=existing.content)
     return Previous("absent")
+
+
+class KeptRecord:
+    """The record of the last apply in the memory of whoever applies again: the module,
+    for the installer phase a spoke runs after each change. Nothing is written for it."""
+
+    durable = False
+
+    def __init__(self):
+        self._record = Record()
+
+    def read(self, root):
+        return self._record
+
+    def files(self, record):
+        """What the transaction writes to keep RECORD: nothing."""
+        return ()
+
+    def written(self, record):
+        """RECORD now tells what the root holds."""
+        self._record = record
+
+
+class HostRecord:
+    """The record on a live host's disk (``constants.APPLY_RECORD_PATH``), written with
+    the files it names; with it, apply takes the steps that protect the person whose
+    running system it is: one apply at a time, the journal, the syncs (``apply_plan``)."""
+
+    durable = True
+
+    def read(self, root):
+        """The record below ROOT, or an empty one; StagingError when it cannot be read."""
+        shown = root.shown(c.APPLY_RECORD_PATH)
+        try:
+            existing = read_existing(root.place(c.APPLY_RECORD_PATH), limit=_MAX_RECORD_BYTES)
+        except (OSError, RootError) as error:
+            raise StagingError(_("nothing was written: %s: %s") % (shown, error_text(error))) \
+                from None
+        if existing.kind == "absent":
+            return Record()
+        if existing.kind != "file":
+            raise StagingError(_("nothing was written: %s is a symlink; remove it") % shown)
+        try:
+            return Record.from_bytes(existing.content, shown)
+        except RecordError as error:
+            raise StagingError(_("nothing was written: %s") % error) from None
+
+    def files(self, record):
+        return (PlannedFile(c.APPLY_RECORD_PATH, record.to_bytes(), c.FILE_MODE),)
+
+    def written(self, record):
+        """Nothing more: the record was in the transaction."""

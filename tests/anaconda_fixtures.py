@@ -50,6 +50,17 @@ def require_pyanaconda():
                     "PYTHONPATH, see docs/testing.md" % error)
 
 
+def skip_module_without(*names):
+    """Skip the whole test module, saying why, unless pyanaconda's modules NAMES import
+    (called at its top, after its imports)."""
+    try:
+        for name in names:
+            importlib.import_module(name)
+    except (ImportError, ValueError) as error:   # pragma: no cover - depends on the machine
+        pytest.skip("%s not importable (%s); put an anaconda checkout on PYTHONPATH, see "
+                    "docs/testing.md" % (", ".join(names), error), allow_module_level=True)
+
+
 def anaconda_line():
     """The installer line of the checkout in ANACONDA_SRC (main, rhel-10, rhel-9, ...), as the
     checkout itself names it: ``GIT_BRANCH ?= LINE`` in its ``branch-config.mk`` (every

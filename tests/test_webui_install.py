@@ -65,19 +65,14 @@ from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.lines import detect_line
 from org_edns_addon.state import EdnsState
 from org_edns_addon.trust import dot_trust
-from tests.anaconda_fixtures import SECURITY_SERVICE, anaconda_line, kickstart
+from tests.anaconda_fixtures import (SECURITY_SERVICE, anaconda_line, kickstart,
+                                     skip_module_without)
 from tests.ks_fixtures import parse
 from tests.staging_fixtures import require_namespaces, require_tools
 
 pytestmark = pytest.mark.anaconda
 
-try:
-    import pyanaconda.core.startup.dbus_launcher  # noqa: F401 (the probe that skips)
-    import pyanaconda.installation_tasks  # noqa: F401
-except (ImportError, ValueError) as error:   # pragma: no cover - depends on the machine
-    pytest.skip("pyanaconda's launcher and installation tasks are not importable (%s); put "
-                "an anaconda checkout on PYTHONPATH, see docs/testing.md" % error,
-                allow_module_level=True)
+skip_module_without("pyanaconda.core.startup.dbus_launcher", "pyanaconda.installation_tasks")
 
 # --search: NetworkManager 1.56 and later replace the connections' search domains with
 # them (line_rules.py), so the judgement differs by line.

@@ -134,14 +134,9 @@ class Hub(HubProcess):
 
 
 @pytest.fixture(scope="module")
-def addons_dir(tmp_path_factory):
+def addons_dir(installed_addon):
     """The addon as `make install` lays it out: its addons directory."""
-    root = tmp_path_factory.mktemp("installed")
-    result = subprocess.run(["make", "-s", "install", "DESTDIR=%s" % root,
-                             "PYTHON=%s" % sys.executable], cwd=REPO, capture_output=True,
-                            text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    return root / "usr" / "share" / "anaconda" / "addons"
+    return installed_addon / "usr" / "share" / "anaconda" / "addons"
 
 
 BOSS = "org.fedoraproject.Anaconda.Boss"

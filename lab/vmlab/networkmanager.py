@@ -71,7 +71,7 @@ cat /run/global-dns.json
 
 # Our main file: nothing of the tree's NetworkManager.conf (Debian's ifupdown
 # plugin) and no polkit, which the namespace does not have.
-_MAIN_CONF = "[main]\nauth-polkit=false\nplugins=keyfile\n"
+MAIN_CONF = "[main]\nauth-polkit=false\nplugins=keyfile\n"
 
 
 class JudgeError(Exception):
@@ -138,7 +138,7 @@ def read_config(tree, conf_d: Mapping[str, bytes], run_conf_d: Mapping[str, byte
     """
     stage = Path(tempfile.mkdtemp(prefix="edns-nm-judge."))
     try:
-        (stage / "NetworkManager.conf").write_text(_MAIN_CONF)
+        (stage / "NetworkManager.conf").write_text(MAIN_CONF)
         _write_files(stage / "conf.d", conf_d)
         _write_files(stage / "run-conf.d", run_conf_d or {})
         result = _in_tree(tree, stage, ["sh", "-c", _JUDGE_SCRIPT % {"stage": STAGE}],

@@ -38,6 +38,11 @@ EDNS_SECTION = edns_section("dns+tls://192.0.2.53#dot.corp.example",
 # What the boss reads besides our sections: commands, and a %packages between them.
 BOSS_COMMANDS = "lang en_US.UTF-8\ntimezone Europe/Prague --utc\nrootpw --lock\n"
 PACKAGES = "%packages\n@core\n%end\n"
+# What the spokes say when the installer phase fails here: NetworkManager does not run.
+NOT_SWITCHED = ("The installer could not switch to encrypted DNS: its configuration is "
+                "written, but these steps failed: reload NetworkManager. Until it does, the "
+                "installer resolves names as it did before, possibly without encryption; the "
+                "installed system is still configured for encrypted DNS when it is installed.")
 
 
 def require_pyanaconda():

@@ -76,8 +76,9 @@ def test_introspection_shows_the_typed_properties(edns_proxy, bus):
     readable = int(Gio.DBusPropertyInfoFlags.READABLE)
     readwrite = int(Gio.DBusPropertyInfoFlags.READABLE | Gio.DBusPropertyInfoFlags.WRITABLE)
     # One way to read and set the configuration, as Anaconda's modules have one property
-    # per concept (the Security module's Realm structure).
-    assert types == {"Certificates": ("aa{sv}", readable), "Configuration": ("a{sv}", readwrite)}
+    # per concept (the Security module's Realm structure); the lines it is judged for.
+    assert types == {"Certificates": ("aa{sv}", readable), "Configuration": ("a{sv}", readwrite),
+                     "JudgedLines": ("as", readable)}
     assert [m.name for m in interface.methods] == ["AddCertificate", "CheckServers",
                                                    "Validate"]
     add = interface.lookup_method("AddCertificate")

@@ -56,6 +56,23 @@ def test_edits_written_to_the_module_come_back(edns_proxy):
         True, True, "2 DoT servers + 1 plaintext, backup")
 
 
+@pytest.mark.parametrize("line, lines_named", [
+    ("el9", ["EL9"]), ("fedora-43", None), (None, ["EL9", "EL10", "Fedora 42"])])
+def test_the_editor_judges_for_the_lines_the_module_judges_for(bus, bus_address, line,
+                                                               lines_named):
+    # A server on its own port: dnsconfd never learns it before NetworkManager 1.54.
+    with running_template_service(bus, bus_address, line=line) as (proxy, _process):
+        assert proxy.JudgedLines == ([line] if line else [])
+        editor = read_editor(proxy)
+        editor.add_server("dns+tls://192.0.2.53:8853#dot.example")
+        port = [problem.message for problem in editor.problems() if "8853" in problem.message]
+        if lines_named is None:
+            assert port == []
+        else:
+            [message] = port
+            assert "on %s NetworkManager" % ", ".join(lines_named) in message, message
+
+
 def test_module_errors_make_the_status_incomplete(edns_proxy):
     proxy, _ = edns_proxy
     editor = read_editor(proxy)

@@ -151,6 +151,14 @@ class EdnsInterfaceMembers(InterfaceTemplate):
         return CertificateData.to_structure_list(
             [CertificateData.of_certificate(cert) for cert in self.implementation.certificates])
 
+    @property
+    def JudgedLines(self) -> List[Str]:
+        """The installer lines (``lines.LINE_KEYS``) whose behaviour ``Validate`` judges the
+        configuration for: the line of the installer the module runs in, or the one the
+        stand-alone service was given; empty for every line. A user interface judges its
+        edits for the same lines."""
+        return [line.key for line in self.implementation.lines or ()]
+
     def AddCertificate(self, filename: Str, pem: Str):
         """Add ``%certificate --filename=FILENAME --dir=/etc/pki/dns/`` holding the CA
         certificate(s) of the PEM text; it is written and generated into the kickstart

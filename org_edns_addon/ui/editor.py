@@ -192,6 +192,7 @@ class EdnsEditor:
         config = replace(state.config, servers=tuple(replace(server, lineno=None)
                                                      for server in state.config.servers))
         self.state = EdnsState(config, state.certificates)
+        self.state.lines = state.lines
         self._kickstart_path = kickstart_path
         self._added_here = []
         self._removed = []

@@ -25,6 +25,7 @@ from org_edns_addon.certificates import CertificateError
 from org_edns_addon.dbus.structures import (CertificateData, ConfigurationData, DotServerData,
                                             ValidationReport)
 from org_edns_addon.i18n import _
+from org_edns_addon.lines import LINE_KEYS, line_named
 from org_edns_addon.model import Backend, EdnsConfig, ResolveMode
 from org_edns_addon.state import EdnsState
 from org_edns_addon.ui.editor import EditError, EdnsEditor
@@ -59,8 +60,12 @@ def read_certificates(structures):
 
 
 def read_editor(module):
-    """An editor on a copy of the module's state (its configuration and certificates)."""
-    return EdnsEditor(EdnsState(read_config(module), read_certificates(module.Certificates)))
+    """An editor on a copy of the module's state (its configuration and certificates),
+    judging for the installer lines the module judges for (``JudgedLines``)."""
+    state = EdnsState(read_config(module), read_certificates(module.Certificates))
+    state.lines = tuple(line_named(key) for key in module.JudgedLines
+                        if key in LINE_KEYS) or None
+    return EdnsEditor(state)
 
 
 def write_config(module, config):

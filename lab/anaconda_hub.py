@@ -27,7 +27,7 @@ disk space check (which needs the storage module) is left out.
 Each command line is answered by one line of JSON once the window shows the result
 (the frame drawn, no transition running), so a screenshot then shows it:
 
-    hub                  the selectors: title, status, incomplete; the warning bar
+    hub                  the selectors: title, status, incomplete; the hub's warning bar
     enter                click the Encrypted DNS selector, as a person does
     page                 the spoke's page: servers, entries, errors, trust, problems
     set ID TEXT          set the text of the entry ID (a glade id)
@@ -35,6 +35,10 @@ Each command line is answered by one line of JSON once the window shows the resu
     click ID             click the button ID
     wait-check N         wait until N checks have answered
     wait-servers N       wait until the list holds N servers
+    wait-dialog          wait until the file chooser is on the screen
+    choose PATH          choose PATH in the file chooser and press Read
+    wait-certificates N  wait until the certificates' list holds N rows
+    wait-done-once       wait until Done was pressed once on a failed apply
     wait-ready           wait until the spoke is ready (its tasks have run)
     help                 press the spoke window's help button, if this line has one
     quit
@@ -48,8 +52,10 @@ import sys
 import gi
 
 gi.require_version("Gdk", "3.0")
+gi.require_version("GdkX11", "3.0")
 gi.require_version("Gtk", "3.0")
-from gi.repository import Gdk, GLib, Gtk  # noqa: E402  (after require_version)
+from gi.repository import Gdk, GdkX11, GLib, Gtk  # noqa: E402,F401  (after require_version;
+# GdkX11 gives an X window its get_xid)
 
 SPOKE = "EncryptedDnsSpoke"
 
@@ -151,6 +157,7 @@ class HubRemote:
                               "category": spoke.category.get_title()})
         self._after_frame(lambda: self.reply({
             "selectors": selectors, "may_continue": self.hub.window.get_may_continue(),
+            "warning": self.hub._warningMsg,
             "active": self.window.is_active(),
             "visible": type(self.window._stack.get_visible_child()).__name__}))
 
@@ -193,6 +200,39 @@ class HubRemote:
         self._after_frame(lambda: self.reply(self._page_state()),
                           until=lambda: len(store) == int(count))
 
+    def do_wait_done_once(self):
+        """Wait until Done was pressed once on a failed apply (a button pressed with the
+        keyboard clicks a moment later, once it has been shown pressed)."""
+        self._after_frame(lambda: self.reply(self._page_state()),
+                          until=lambda: self.spoke._done_once)
+
+    def do_choose(self, path):
+        """Choose PATH in the file chooser and press its Read (GTK's chooser answers a typed
+        path after querying the file, which needs more of a desktop than this display)."""
+        dialog = self.spoke._page.certificates.dialog
+        dialog.set_filename(path)
+
+        def chosen():
+            if dialog.get_filename() != path:
+                return True
+            dialog.response(Gtk.ResponseType.ACCEPT)
+            self.do_page()
+            return False
+        GLib.idle_add(chosen, priority=GLib.PRIORITY_LOW)
+
+    def do_wait_certificates(self, count):
+        """Wait until the certificates' list holds COUNT rows (a file read)."""
+        store = self.spoke._page.certificates.store
+        self._after_frame(lambda: self.reply(self._page_state()),
+                          until=lambda: len(store) == int(count))
+
+    def do_wait_dialog(self):
+        """Wait until the file chooser is on the screen."""
+        certificates = self.spoke._page.certificates
+        self._after_frame(lambda: self.reply(self._page_state()),
+                          until=lambda: certificates.dialog is not None and
+                          certificates.dialog.get_mapped())
+
     def do_wait_ready(self):
         self._after_frame(self.do_hub, until=lambda: self.spoke.ready and
                           self.window._stack.get_visible_child() is self.hub.window)
@@ -227,13 +267,21 @@ class HubRemote:
         page = self.spoke._page
         get = page.builder.get_object
         focus = self.window.get_focus()
+        dialog = page.certificates.dialog
         return {
+            "dialog": None if dialog is None or not dialog.get_mapped() else {
+                "xid": dialog.get_window().get_xid(), "size": list(dialog.get_size()),
+                "position": list(dialog.get_position()), "active": dialog.is_active()},
+            "screen": list(_screen_size()),
             "visible": "spoke" if self.window._stack.get_visible_child() is
                        self.spoke.window else "hub",
             "servers": [list(row) for row in page.servers.store],
             "new_server": get("ednsNewServerEntry").get_text(),
             "new_server_error": page.servers.new_error.message,
             "mode": page.options.mode_combo.get_active_id(),
+            "mode_warning": page.options.mode_warning_text.get_text()
+            if page.options.mode_warning.get_visible() else None,
+            "mode_warning_in_view": _in_view(page, page.options.mode_warning),
             "search": page.options.search_entry.get_text(),
             "search_error": page.options.search_error.message,
             "certificates": [list(row) for row in page.certificates.store],
@@ -246,6 +294,13 @@ class HubRemote:
             "focus": Gtk.Buildable.get_name(focus) if focus is not None else None,
             "window_name": self.spoke.window.get_property("window-name"),
         }
+
+
+def _in_view(page, widget):
+    """Whether WIDGET is shown wholly inside the page's visible part (not below its fold)."""
+    position = widget.translate_coordinates(page.widget, 0, 0)
+    return position is not None and widget.get_mapped() and position[1] >= 0 and \
+        position[1] + widget.get_allocated_height() <= page.widget.get_allocated_height()
 
 
 def _screen_size():

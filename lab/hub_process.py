@@ -116,6 +116,13 @@ class HubProcess:
                        env=self.display.environment())
         return self.send("page")
 
+    def focus(self, xid):
+        """Give the window XID (an X window id) the keyboard, as the installer's window
+        manager (gnome-kiosk) gives a window it shows; none runs on this display."""
+        subprocess.run(["xdotool", "windowfocus", "--sync", str(xid)], check=True, timeout=30,
+                       env=self.display.environment())
+        return self.send("page")
+
     def type(self, text):
         subprocess.run(["xdotool", "type", "--delay", "0", text], check=True, timeout=30,
                        env=self.display.environment())

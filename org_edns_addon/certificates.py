@@ -70,6 +70,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
 from org_edns_addon import constants as c
+from org_edns_addon import terms
 from org_edns_addon.constants import (CERT_TYPE_ANCHOR, CERT_TYPE_DIRS, MAX_FILE_NAME_BYTES,
                                       MAX_PATH_BYTES, MAX_PEM_BYTES)
 from org_edns_addon.echo import named
@@ -439,7 +440,8 @@ def _block(label, line, body):
         # An installer image may lack it (README: the installer image): say so on the
         # %certificate, as a kickstart error, instead of failing the whole module.
         from org_edns_addon.dependencies import explain
-        raise CertificateError(explain(error, _("checking a %certificate"))) from None
+        raise CertificateError(explain(error, _("checking a %s") % terms.CERTIFICATE_SECTION)) \
+            from None
     import base64
     import binascii
     try:
@@ -667,21 +669,22 @@ def _has_control_character(text):
     return any(ord(char) < 0x20 or ord(char) == 0x7f for char in text)
 
 
-def file_name_problem(name, option="--filename"):
+def file_name_problem(name, option=terms.FILE_NAME):
     """A sentence unless NAME can be a ``%certificate --filename`` that ``--ca`` can name;
-    OPTION is how the user gave it (a ``--ca`` name must be such a file name too)."""
-    shown = "%s=%s" % (option, name)
+    OPTION is how the user gave it, a ``terms.Term`` taking the name (a ``--ca`` name,
+    ``terms.CA_NAME``, must be such a file name too)."""
+    shown = option(name)
     if not name or name in (".", "..") or "/" in name:
         return _("%s must be a plain file name, without '/'") % shown
     if "," in name:
-        return _("%s holds ',', which separates --ca names; choose a file name without "
-                 "it") % shown
+        return _("%s holds ',', which separates the names in %s; choose a file name "
+                 "without it") % (shown, terms.CA_LIST)
     if _has_control_character(name):
-        return _("%s=%r holds a control character; use a plain file name like "
-                 "corp-ca.pem") % (option, name)
+        return _("%s holds a control character; use a plain file name like "
+                 "corp-ca.pem") % option(repr(name))
     if len(name.encode("utf-8", "surrogateescape")) > MAX_FILE_NAME_BYTES:
         return _("%s is longer than a file name may be (%d bytes); choose a shorter "
-                 "name") % (shown[:80] + "...", MAX_FILE_NAME_BYTES)
+                 "name") % (option(name[:70] + "..."), MAX_FILE_NAME_BYTES)
     return None
 
 
@@ -689,22 +692,22 @@ def directory_problem(directory):
     """A sentence unless DIRECTORY can be a ``--dir`` below a root."""
     shown = directory[:80] + ("..." if len(directory) > 80 else "")
     if not posixpath.isabs(directory):
-        return _("--dir=%s must be an absolute path, like /etc/pki/dns/") % shown
+        return _("%s must be an absolute path, like /etc/pki/dns/") % terms.DIRECTORY_VALUE(shown)
     parts = directory.split("/")
     if ".." in parts:
-        return _("--dir=%s must not contain '..'; give the directory itself, like "
-                 "/etc/pki/dns/") % shown
+        return _("%s must not contain '..'; give the directory itself, like "
+                 "/etc/pki/dns/") % terms.DIRECTORY_VALUE(shown)
     if _has_control_character(directory):
-        return _("--dir=%r holds a control character; give a plain directory like "
-                 "/etc/pki/dns/") % shown
+        return _("%s holds a control character; give a plain directory like "
+                 "/etc/pki/dns/") % terms.DIRECTORY_VALUE(repr(shown))
     encoded = directory.encode("utf-8", "surrogateescape")
     if any(len(part.encode("utf-8", "surrogateescape")) > MAX_FILE_NAME_BYTES
            for part in parts):
-        return _("--dir=%s has a directory name longer than %d bytes; choose shorter names") \
-            % (shown, MAX_FILE_NAME_BYTES)
+        return _("%s has a directory name longer than %d bytes; choose shorter names") \
+            % (terms.DIRECTORY_VALUE(shown), MAX_FILE_NAME_BYTES)
     if len(encoded) > MAX_PATH_BYTES:
-        return _("--dir=%s is longer than a path may be (%d bytes); choose a shorter "
-                 "directory") % (shown, MAX_PATH_BYTES)
+        return _("%s is longer than a path may be (%d bytes); choose a shorter "
+                 "directory") % (terms.DIRECTORY_VALUE(shown), MAX_PATH_BYTES)
     return None
 
 
@@ -736,60 +739,74 @@ def _below(path, tree):
     return path.startswith(tree + "/")
 
 
+def directory_needed_problem(path, written):
+    """The sentence refusing a certificate at PATH when WRITTEN, a file something writes,
+    must be below it: PATH must then be a directory."""
+    return _("%s place this certificate at %s, but %s must be written below that path, as a "
+             "directory; choose another %s") % (terms.DIRECTORY_AND_FILE_NAME, path, written,
+                                                terms.DIRECTORY_OR_FILE_NAME)
+
+
 def landing_problem(path):
     """A sentence unless a certificate may be written at PATH (below a root): the rule
     of the module's docstring, the same for every edge."""
+    values = {"path": path, "dir": terms.DIRECTORY, "another": terms.DIRECTORY_NOUN,
+              "both": terms.DIRECTORY_AND_FILE_NAME, "either": terms.DIRECTORY_OR_FILE_NAME,
+              "own": terms.DIRECTORY_VALUE(c.DOT_CA_DIR)}
     # Rule 1: every file the addon writes or moves one to (constants.ADDON_WRITTEN_PATHS,
     # derived from the paths staging names: the copy the FreeIPA handover unit puts back
     # too, where a certificate would be replaced, or would be put into conf.d as ours).
     for written in c.ADDON_WRITTEN_PATHS:
         if path == written and written != c.DOT_CA_BUNDLE_PATH:
-            return _("--dir and --filename place this certificate at %s, a file this addon "
-                     "writes; choose another --dir or --filename") % path
+            return _("%(both)s place this certificate at %(path)s, a file this addon writes; "
+                     "choose another %(either)s") % values
         if _below(path, written):
-            return _("--dir places this certificate at %s, below %s, a file this addon "
-                     "writes, which must stay a file; choose another --dir") % (path, written)
+            return _("%(dir)s places this certificate at %(path)s, below %(file)s, a file "
+                     "this addon writes, which must stay a file; choose another %(another)s") \
+                % dict(values, file=written)
         if _below(written, path):
-            return _("--dir and --filename place this certificate at %s, but %s must be "
-                     "written below that path, as a directory; choose another --dir or "
-                     "--filename") % (path, written)
+            return directory_needed_problem(path, written)
     if _below(path, c.APPLY_STATE_DIR):
-        return _("--dir places this certificate at %s, in %s, where edns-addon keeps the "
-                 "record of what it wrote; choose another --dir") % (path, c.APPLY_STATE_DIR)
+        return _("%(dir)s places this certificate at %(path)s, in %(state)s, where edns-addon "
+                 "keeps the record of what it wrote; choose another %(another)s") \
+            % dict(values, state=c.APPLY_STATE_DIR)
     if path.count("/") == 1:
-        return _("--dir=/ places this certificate at %s, at the top of the file system, "
+        return _("%(top)s places this certificate at %(path)s, at the top of the file system, "
                  "where the initramfs has /init and the system its top-level directories; "
-                 "give it a directory of its own, like --dir=%s") % (path, c.DOT_CA_DIR)
+                 "give it a directory of its own, like %(own)s") \
+            % dict(values, top=terms.DIRECTORY_VALUE("/"))
     for store in c.SYSTEM_TRUST_STORE_FILES:
         if _below(path, store):
-            return _("--dir places this certificate at %s, below %s, the system's trust "
-                     "store, which must stay a file; choose another --dir") % (path, store)
+            return _("%(dir)s places this certificate at %(path)s, below %(file)s, the "
+                     "system's trust store, which must stay a file; choose another "
+                     "%(another)s") % dict(values, file=store)
     for top in _TOP_LEVEL_FILES:
         if _below(path, top):
-            return _("--dir places this certificate at %s, below %s, a file the initramfs "
-                     "needs to start, which must stay a file; choose another --dir") % (
-                         path, top)
+            return _("%(dir)s places this certificate at %(path)s, below %(file)s, a file the "
+                     "initramfs needs to start, which must stay a file; choose another "
+                     "%(another)s") % dict(values, file=top)
     if not any(_below(path, tree) for tree in _TRUST_TREES):
         for tree in _SYSTEM_TREES:
             if _below(path, tree):
-                return _("--dir places this certificate at %s, in %s, which holds the "
-                         "system's programs, libraries, kernel or boot files (or is a "
-                         "kernel file system); place it below /etc/pki/ or /usr/share/pki/ "
-                         "instead") % (path, tree)
+                return _("%(dir)s places this certificate at %(path)s, in %(tree)s, which "
+                         "holds the system's programs, libraries, kernel or boot files (or is "
+                         "a kernel file system); place it below /etc/pki/ or /usr/share/pki/ "
+                         "instead") % dict(values, tree=tree)
     if path.count("/") == 2 and path.startswith("/etc/"):
-        return _("--dir=/etc places this certificate at %s, among the system's own "
+        return _("%(etc)s places this certificate at %(path)s, among the system's own "
                  "configuration files (passwd, fstab, hosts, ...); give it a directory of "
-                 "its own, like --dir=%s") % (path, c.DOT_CA_DIR)
+                 "its own, like %(own)s") % dict(values, etc=terms.DIRECTORY_VALUE("/etc"))
     for name in _ETC_FILES:
         if _below(path, "/etc/" + name):
-            return _("--dir places this certificate at %s, below /etc/%s, a file the "
-                     "system needs to start, which must stay a file; choose another --dir") \
-                % (path, name)
+            return _("%(dir)s places this certificate at %(path)s, below /etc/%(name)s, a "
+                     "file the system needs to start, which must stay a file; choose another "
+                     "%(another)s") % dict(values, name=name)
     for directory in _CONFIGURATION_DIRS:
         if _below(path, directory) or path == directory:
-            return _("--dir places this certificate at %s, in %s, whose every file is read "
-                     "as configuration at boot or at login; choose another --dir, like %s") \
-                % (path, directory, c.DOT_CA_DIR)
+            return _("%(dir)s places this certificate at %(path)s, in %(directory)s, whose "
+                     "every file is read as configuration at boot or at login; choose another "
+                     "%(another)s, like %(dns)s") % dict(values, directory=directory,
+                                                         dns=c.DOT_CA_DIR)
     return None
 
 
@@ -797,7 +814,8 @@ def type_problem(cert_type):
     """A sentence unless CERT_TYPE is None or a ``--type`` Anaconda knows."""
     if cert_type is None or cert_type in CERT_TYPE_DIRS:
         return None
-    return _("--type=%s is unknown; the only type is %s") % (cert_type, CERT_TYPE_ANCHOR)
+    return _("%s is unknown; the only type is %s") % (terms.CERTIFICATE_TYPE(cert_type),
+                                                      CERT_TYPE_ANCHOR)
 
 
 def placement_problems(filename, directory, cert_type):
@@ -806,7 +824,8 @@ def placement_problems(filename, directory, cert_type):
     if directory is not None:
         problems.append(directory_problem(directory))
     elif cert_type is None:
-        problems.append(_("One of --dir or --type must be specified for %certificate"))
+        problems.append(_("One of %s or %s must be specified for %s") % (
+            terms.DIRECTORY_NOUN, terms.TYPE_NOUN, terms.CERTIFICATE_SECTION))
     return [problem for problem in problems if problem]
 
 

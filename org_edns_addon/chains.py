@@ -57,6 +57,7 @@ from typing import Optional, Tuple
 from org_edns_addon.certificates import (ServerTrust, authentication_problem, ca_problem,
                                          server_auth_trust, trust_settings_problem,
                                          validity_problem)
+from org_edns_addon import terms
 from org_edns_addon.i18n import _
 
 
@@ -322,10 +323,10 @@ def refusal_reason(chain, authorities, explicit, now=None, shown=str, chain_know
     if not explicit:
         return None
     values = {"name": shown(current.subject.rfc4514_string()),
-              "issuer": shown(current.issuer.rfc4514_string())}
+              "issuer": shown(current.issuer.rfc4514_string()), "bundle": terms.CA_BUNDLE}
     if issued_by(current, current):
-        return _("the server's chain ends at the root CA '%(name)s', which is not in the --ca "
-                 "bundle; add it to the bundle if it is your DNS servers' root CA") % values
+        return _("the server's chain ends at the root CA '%(name)s', which is not in "
+                 "%(bundle)s; add it to the bundle if it is your DNS servers' root CA") % values
     if current is chain[0] and not chain_known:
         return _("its issuer '%(issuer)s' is not in the bundle: if it is an intermediate CA "
                  "of a root CA in the bundle, the server must send it (its certificate chain "
@@ -335,26 +336,27 @@ def refusal_reason(chain, authorities, explicit, now=None, shown=str, chain_know
                  "it is an intermediate CA of a root CA in the bundle, have the server send it "
                  "(its certificate chain file); else add its root CA to the bundle") % values
     return _("the server's chain ends at the intermediate CA '%(name)s', and '%(issuer)s', "
-             "the CA that issued it, is not in the --ca bundle; add the root CA "
-             "'%(issuer)s' (with any CA between) to the bundle") % values
+             "the CA that issued it, is not in %(bundle)s; add the root CA '%(issuer)s' (with "
+             "any CA between) to the bundle") % values
 
 
 def _entry_reason(link, now, shown):
     """Why a chain that enters the kickstart's certificates at LINK's certificate is
     refused."""
     values = {"subject": shown(link.block.subject), "kind": _kind(link.block),
-              "missing": shown(link.missing or ""), "end": shown(link.end.subject)}
+              "missing": shown(link.missing or ""), "end": shown(link.end.subject),
+              "ours": terms.KICKSTART_CERTIFICATES}
     if link.status is Status.NO_ISSUER:
-        return _("it chains to the %(kind)s '%(subject)s' of the kickstart's certificates, "
+        return _("it chains to the %(kind)s '%(subject)s' of %(ours)s, "
                  "but '%(missing)s', the CA that issued the end of that chain, is not there, "
                  "and OpenSSL (Unbound) accepts no chain that ends below a root CA; add the "
                  "root CA '%(missing)s' to the bundle") % values
     if link.status in (Status.OWN_PROBLEM, Status.BAD_ISSUER):
         values["why"] = _why_not(link.end, now)
-        return _("it chains to '%(subject)s' of the kickstart's certificates, and its chain "
-                 "ends at '%(end)s', which cannot end it: %(why)s") % values
+        return _("it chains to '%(subject)s' of %(ours)s, and its chain ends at '%(end)s', "
+                 "which cannot end it: %(why)s") % values
     if link.status is Status.LOOP:
-        return _("it chains to '%(subject)s' of the kickstart's certificates, whose chain "
-                 "never reaches a root CA; add the root CA of this chain") % values
+        return _("it chains to '%(subject)s' of %(ours)s, whose chain never reaches a root "
+                 "CA; add the root CA of this chain") % values
     return None
 

@@ -118,7 +118,7 @@ TEXT_UI = CHECKS_SERVERS + ("simpleline", "dasbus")
 # installer image), and how to bring it: (import name, the module that must load, why).
 INSTALLER_MAY_LACK = (
     ("cryptography", "cryptography.x509",
-     N_("the %certificate sections cannot be checked, so a kickstart with them is refused; "
+     N_("the %(certificates)s cannot be checked, so a kickstart with them is refused; "
      "build the addon's RPM into the installer image (it requires python3-cryptography), "
      "an updates image cannot carry it")),
     ("dns", "dns.message",
@@ -169,6 +169,7 @@ def load(module, what):
 def installer_gaps():
     """A sentence for each library this installer cannot load (INSTALLER_MAY_LACK),
     saying what is lost and how to bring it."""
+    from org_edns_addon import terms
     _carried_libraries_on_path()
     gaps = []
     for name, module, consequence in INSTALLER_MAY_LACK:
@@ -177,7 +178,8 @@ def installer_gaps():
             importlib.import_module(module)
         except Exception as error:  # noqa: BLE001 (SyntaxError, too)
             gaps.append(_("this installer has no usable %s (%s: %s): %s") % (
-                library.distribution, library.rpm, _first_line(error), _(consequence)))
+                library.distribution, library.rpm, _first_line(error),
+                _(consequence) % {"certificates": terms.CERTIFICATE_SECTIONS}))
     return gaps
 
 

@@ -19,6 +19,7 @@ that honours it is never named. The facts come from ``lines.py`` alone.
 """
 
 from org_edns_addon import constants as c
+from org_edns_addon import terms
 from org_edns_addon.i18n import _
 from org_edns_addon.lines import GLOBAL_SEARCHES_REPLACE, LINES, PORT_TO_DNSCONFD, \
     lines_with, lines_without, names
@@ -51,7 +52,7 @@ def _port_problems(config, lines):
             # backend our own Unbound asks it on its port.
             continue
         values = {"server": server.uri(), "port": server.port, "default": default,
-                  "lines": names(dropping)}
+                  "lines": names(dropping), "or_line": terms.OR_VALIDATE_FOR_A_LINE}
         if config.backend == Backend.DNSCONFD:
             where = _("in the installer's initramfs and in the installed system")
         else:
@@ -60,9 +61,8 @@ def _port_problems(config, lines):
         found.append(Problem(Severity.ERROR, _(
             "%(server)s is on port %(port)d, but on %(lines)s NetworkManager's dnsconfd "
             "plugin (before 1.54) does not pass a server's port to dnsconfd, which then asks "
-            "port %(default)d %(where)s; serve it on port %(default)d, or validate with "
-            "--line=LINE for a line whose NetworkManager is 1.54 or later if only such "
-            "lines install this kickstart") % values, server.lineno, server.filename))
+            "port %(default)d %(where)s; serve it on port %(default)d%(or_line)s") % values,
+            server.lineno, server.filename))
     return found
 
 
@@ -76,19 +76,21 @@ def _search_problems(config, lines):
     if not replacing:
         return []
     adding = [line for line in lines if line not in replacing]
-    values = {"replacing": names(replacing), "search": ",".join(config.searches)}
+    values = {"replacing": names(replacing),
+              "search": terms.SEARCH_VALUE(",".join(config.searches)),
+              "connection": terms.CONNECTION_SEARCH, "in_search": terms.IN_SEARCH}
     if adding:
         values["adding"] = names(adding)
-        message = _("--search=%(search)s: on %(replacing)s (NetworkManager 1.56 and later) "
+        message = _("%(search)s: on %(replacing)s (NetworkManager 1.56 and later) "
                     "these become the only search domains, replacing those of the "
-                    "connections (DHCP's, a network --ipv4-dns-search), while on "
-                    "%(adding)s they are added to them; list every search domain the "
-                    "system needs in --search") % values
+                    "connections (DHCP's, %(connection)s), while on %(adding)s they are "
+                    "added to them; list every search domain the system needs "
+                    "%(in_search)s") % values
     else:
-        message = _("--search=%(search)s: on %(replacing)s (NetworkManager 1.56 and later) "
+        message = _("%(search)s: on %(replacing)s (NetworkManager 1.56 and later) "
                     "these become the only search domains, replacing those of the "
-                    "connections (DHCP's, a network --ipv4-dns-search); list every search "
-                    "domain the system needs in --search") % values
+                    "connections (DHCP's, %(connection)s); list every search domain the "
+                    "system needs %(in_search)s") % values
     return [Problem(Severity.WARNING, message)]
 
 
@@ -105,9 +107,10 @@ def _anchor_problems(trust, lines):
         "the anchors %(anchors)s authenticate the DNS servers, but on %(lines)s the "
         "installer's initramfs does not add anchors to the system trust store "
         "(dracut/parse-kickstart), so there the servers are authenticated by the system "
-        "store alone until the installer starts; name the certificates in --ca to have them "
-        "authenticate the servers from the first packet on every line") % {
-            "anchors": ", ".join(trust.names), "lines": names(without)})]
+        "store alone until the installer starts; %(select)s to have them authenticate the "
+        "servers from the first packet on every line") % {
+            "anchors": ", ".join(trust.names), "lines": names(without),
+            "select": terms.SELECT_THEM})]
 
 
 def line_problems(config, trust=None, lines=LINES):

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
 from org_edns_addon.constants import DOT_PORT, PHASE_INSTALLER, PHASE_TARGET, PLAIN_DNS_PORT
+from org_edns_addon import terms
 from org_edns_addon.i18n import P_, _
 from org_edns_addon.names import (UNBOUND_LOOPBACK_ZONES, normalize_domains,
                                   normalize_tls_name, unbound_zone_of, unbound_zones_below)
@@ -139,9 +140,10 @@ def _server_address(text, address_text, port_text, name, tls, bare):
         fixed = "%s://ADDR%s" % (PLAIN_SCHEME, port)
     raise ModelError(_("%(server)r names the server by a host name, %(host)s, and "
                        "NetworkManager, Unbound and FreeIPA take a DNS server by its IP "
-                       "address only (the TLS name goes after '#'); write %(fixed)s, with "
-                       "ADDR the address of %(host)s") % {
-                           "server": text, "host": address_text, "fixed": fixed}) from None
+                       "address only (the TLS name goes after '#'); %(fix)s") % {
+                           "server": text, "host": address_text,
+                           "fix": terms.HOST_NAME_FIX({"fixed": fixed, "host": address_text})}) \
+        from None
 
 
 def _is_ipv6(text):
@@ -234,8 +236,8 @@ class DotServer:
                                     "#" + name if name else ""))
             if hostport.count(":") > 1:
                 if not bare and not _is_ipv6(hostport):
-                    raise ModelError(_("%r is neither ADDRESS:PORT nor an IPv6 address in "
-                                     "brackets") % hostport)
+                    raise ModelError(_("%r is neither an address with a port nor an IPv6 "
+                                       "address in brackets") % hostport)
                 if not bare:
                     raise ModelError(_("the IPv6 address in %r must be in brackets, like "
                                      "dns+tls://[2001:db8::53]:853#dot.example") % text)
@@ -278,32 +280,6 @@ class DotServer:
             lineno=lineno,
             filename=filename,
         )
-
-    @classmethod
-    def parse_line(cls, line, lineno=None, filename=None):
-        """Parse one ``%edns`` body line: ``SERVER [domain=D[,D]]``."""
-        words = line.split()
-        if not words:
-            raise ModelError(_("empty server line"))
-        domains = ()
-        for word in words[1:]:
-            key, sep, value = word.partition("=")
-            if key != "domain" or not sep:
-                raise ModelError(_("unexpected %r after the server; the only option of a "
-                                 "server line is domain=DOMAIN[,DOMAIN]") % word)
-            if domains:
-                raise ModelError(_("domain= is given twice; list all domains in one "
-                                 "domain=A,B"))
-            domains = tuple(value.split(","))
-            if not value or "" in domains:
-                raise ModelError(_("domain= needs a comma-separated list of domains"))
-            if "." in domains:
-                raise ModelError(_("domain=. would be the root, which a server without "
-                                 "domain= serves already; drop domain=."))
-        domains = tuple(normalize_domains(domains))
-        if len(set(domains)) != len(domains):
-            raise ModelError(_("domain= lists a domain twice; list each domain once"))
-        return cls.parse_uri(words[0], domains, lineno=lineno, filename=filename)
 
     @property
     def is_link_local(self):
@@ -355,10 +331,11 @@ def _link_local_problem(server, backend, error, warning):
         # server as its address bytes only, never its interface; and dnsconfd
         # (src/dns_managers/unbound_manager.c, get_used_servers) never uses a server
         # bound to an interface in exclusive mode, nor for "." in prefer mode.
-        error(_("the link-local server %s cannot be used with --backend=dnsconfd: "
-              "NetworkManager hands [global-dns] servers to dnsconfd without their "
-              "interface, so dnsconfd's Unbound cannot reach %s; give the server's global "
-              "address, or use --backend=unbound") % (server.uri(), server.address), *where)
+        error(_("the link-local server %s cannot be used with %s: NetworkManager hands "
+              "[global-dns] servers to dnsconfd without their interface, so dnsconfd's "
+              "Unbound cannot reach %s; give the server's global address, or use %s")
+              % (server.uri(), terms.backend(Backend.DNSCONFD), server.address,
+                 terms.backend(Backend.UNBOUND)), *where)
     else:
         # Unbound reads ADDR%IFACE in forward-addr (util/net_help.c, ipstrtoaddr:
         # if_nametoindex), but an initramfs speaks DoT only through dnsconfd.
@@ -443,7 +420,7 @@ def _unserved_zone_error(zone, servers, backend, plaintext_unused=False):
               len(servers)) % {"zone": zone, "servers": uris}
 
 
-def _mode_plaintext(mode, backend):
+def mode_plaintext_warning(mode, backend):
     """What plaintext MODE lets out with BACKEND, as a sentence; None for exclusive.
 
     NetworkManager.conf(5) on resolve-mode: "prefer" forbids a connection's own DNS
@@ -457,31 +434,33 @@ def _mode_plaintext(mode, backend):
     speaks through dnsconfd whatever --backend says (rd.net.dns-resolve-mode); with
     --backend=unbound, NetworkManager hands nothing to a resolver afterwards (dns=none).
     """
+    values = {"mode": terms.resolve_mode(mode), "exclusive": terms.resolve_mode(
+        ResolveMode.EXCLUSIVE)}
     if mode == ResolveMode.PREFER:
         if backend == Backend.DNSCONFD:
-            return _("--resolve-mode=prefer lets plaintext DNS leave the host: dnsconfd also "
-                     "sends each name in a connection's own domains to that connection's own "
-                     "DNS servers (from DHCP or router advertisements, in plaintext), and "
-                     "only other names go to these servers alone; use "
-                     "--resolve-mode=exclusive for no plaintext query at all")
-        return _("--resolve-mode=prefer lets plaintext DNS leave the installer's initramfs, "
-                 "which speaks through dnsconfd whatever --backend says: it also sends each "
-                 "name in a connection's own domains to that connection's own DNS servers "
-                 "(from DHCP or router advertisements, in plaintext); this addon's Unbound "
-                 "forwarder, used afterwards, asks these servers alone; use "
-                 "--resolve-mode=exclusive for no plaintext query at all")
+            return _("%(mode)s lets plaintext DNS leave the host: dnsconfd also sends each "
+                     "name in a connection's own domains to that connection's own DNS "
+                     "servers (from DHCP or router advertisements, in plaintext), and only "
+                     "other names go to these servers alone; use %(exclusive)s for no "
+                     "plaintext query at all") % values
+        return _("%(mode)s lets plaintext DNS leave the installer's initramfs, which speaks "
+                 "through dnsconfd with either backend: it also sends each name in a "
+                 "connection's own domains to that connection's own DNS servers (from DHCP "
+                 "or router advertisements, in plaintext); this addon's Unbound forwarder, "
+                 "used afterwards, asks these servers alone; use %(exclusive)s for no "
+                 "plaintext query at all") % values
     if mode == ResolveMode.BACKUP:
         if backend == Backend.DNSCONFD:
-            return _("--resolve-mode=backup lets plaintext DNS leave the host for every name: "
-                     "dnsconfd may use each connection's own DNS servers (from DHCP or "
-                     "router advertisements, in plaintext) beside these servers, for any "
-                     "name; use --resolve-mode=exclusive for no plaintext query at all")
-        return _("--resolve-mode=backup lets plaintext DNS leave the installer's initramfs "
-                 "for every name: it speaks through dnsconfd whatever --backend says, and "
-                 "may use each connection's own DNS servers (from DHCP or router "
-                 "advertisements, in plaintext) beside these servers, for any name; this "
-                 "addon's Unbound forwarder, used afterwards, asks these servers alone; use "
-                 "--resolve-mode=exclusive for no plaintext query at all")
+            return _("%(mode)s lets plaintext DNS leave the host for every name: dnsconfd "
+                     "may use each connection's own DNS servers (from DHCP or router "
+                     "advertisements, in plaintext) beside these servers, for any name; use "
+                     "%(exclusive)s for no plaintext query at all") % values
+        return _("%(mode)s lets plaintext DNS leave the installer's initramfs for every "
+                 "name: it speaks through dnsconfd with either backend, and may use each "
+                 "connection's own DNS servers (from DHCP or router advertisements, in "
+                 "plaintext) beside these servers, for any name; this addon's Unbound "
+                 "forwarder, used afterwards, asks these servers alone; use %(exclusive)s "
+                 "for no plaintext query at all") % values
     return None
 
 
@@ -558,9 +537,10 @@ class EdnsConfig:
             where = (servers[0].lineno, servers[0].filename)
             zone = unbound_zone_of(domain)
             if zone in UNBOUND_LOOPBACK_ZONES:
-                error(_("domain=%s is the host's own loopback names (RFC 6761, 6303), which "
+                error(_("%s is the host's own loopback names (RFC 6761, 6303), which "
                         "Unbound answers itself with either backend and never forwards; drop "
-                        "it from domain=") % domain, *where)
+                        "it from %s") % (terms.ROUTED_DOMAIN(domain), terms.ROUTED_DOMAINS),
+                      *where)
                 continue
             below = [name for name in unbound_zones_below(domain)
                      if name not in UNBOUND_LOOPBACK_ZONES]
@@ -573,22 +553,25 @@ class EdnsConfig:
                         "Unbound answers itself (NXDOMAIN for every name: special-use names "
                         "and the reverse zones of private addresses, RFC 6761, 6303 and 8375), "
                         "and dnsconfd writes no local-zone into Unbound's configuration to "
-                        "lift it; use --backend=unbound, whose Unbound file lifts it for the "
+                        "lift it; use %(unbound)s, whose Unbound file lifts it for the "
                         "routed domains") % {"domain": domain, "server": servers[0].uri(),
-                                             "zone": zone}, *where)
+                                             "zone": zone,
+                                             "unbound": terms.backend(Backend.UNBOUND)},
+                      *where)
             else:
-                warning(_("the names in %(zones)s, inside domain=%(domain)s, never reach "
+                warning(_("the names in %(zones)s, inside %(domain)s, never reach "
                           "%(server)s: Unbound answers those zones itself (NXDOMAIN, RFC 6303), "
                           "and dnsconfd writes no local-zone into Unbound's configuration to "
-                          "lift them; use --backend=unbound, whose Unbound file lifts them")
-                        % {"zones": ", ".join(below), "domain": domain,
-                           "server": servers[0].uri()}, *where)
+                          "lift them; use %(unbound)s, whose Unbound file lifts them")
+                        % {"zones": ", ".join(below), "domain": terms.ROUTED_DOMAIN(domain),
+                           "server": servers[0].uri(),
+                           "unbound": terms.backend(Backend.UNBOUND)}, *where)
         for where, names in lifted.items():
             warning(_("the names in %s, which Unbound keeps to itself by default (special-use "
                       "names and the reverse zones of private addresses, RFC 6761, 6303 and "
                       "8375), are forwarded by this addon's Unbound (it writes a transparent "
                       "local-zone for them); the installer's initramfs, which speaks through "
-                      "dnsconfd whatever --backend says, gives them NXDOMAIN: name no host "
+                      "dnsconfd with either backend, gives them NXDOMAIN: name no host "
                       "there in the installer's boot options (inst.ks=, inst.repo=)")
                     % ", ".join(names), *where)
 
@@ -653,11 +636,12 @@ class EdnsConfig:
             found.append(Problem(Severity.WARNING, message, lineno, filename))
 
         if all_servers_read and not self.servers:
-            error(_("no DNS server is given; add a line like "
-                  "dns+tls://192.0.2.53#dot.example"), header_lineno)
+            error(_("no DNS server is given; add %s like dns+tls://192.0.2.53#dot.example")
+                  % terms.SERVER_LINE, header_lineno)
         elif all_servers_read and not self.default_servers:
-            error(_("every server is routed with domain=; add at least one server without "
-                  "domain= to serve all other names"), header_lineno)
+            error(_("every server has %(routed)s; add at least one server without "
+                    "%(routed)s to serve all other names") % {"routed": terms.ROUTED_DOMAINS},
+                  header_lineno)
         unserved = self._unserved_zones() if all_servers_read else {}
         for (servers, plaintext_unused), zones in unserved.items():
             error(_unserved_zone_error(" and ".join(zones), servers, self.backend,
@@ -669,18 +653,20 @@ class EdnsConfig:
             where = (server.lineno, server.filename)
             if server.tls and not server.name:
                 error(_("the DoT server %s has no TLS name, so it cannot be authenticated; "
-                      "append #NAME as in its certificate, like %s#dot.example")
-                      % (server.uri(), server.uri()), *where)
+                        "append %s as in its certificate, like %s#dot.example")
+                      % (server.uri(), terms.TLS_NAME_SUFFIX, server.uri()), *where)
             if not server.tls and self.resolve_mode != ResolveMode.BACKUP:
-                error(_("the plaintext server %s is refused with --resolve-mode=%s; use "
-                      "dns+tls://ADDR#NAME (plaintext is allowed only with "
-                      "--resolve-mode=backup)") % (server.uri(), self.resolve_mode.value),
+                error(_("the plaintext server %s is refused with %s; use %s (plaintext is "
+                        "allowed only with %s)") % (
+                            server.uri(), terms.resolve_mode(self.resolve_mode),
+                            terms.DOT_SERVER_FORM, terms.resolve_mode(ResolveMode.BACKUP)),
                       *where)
             elif not server.tls and self.backend == Backend.UNBOUND:
                 # The unbound forwarder sets TLS per forward zone, so one plaintext
                 # server would turn TLS off for every server of its zone.
-                error(_("the plaintext server %s cannot be used with --backend=unbound; use "
-                      "dns+tls://ADDR#NAME or --backend=dnsconfd") % server.uri(), *where)
+                error(_("the plaintext server %s cannot be used with %s; use %s or %s") % (
+                    server.uri(), terms.backend(Backend.UNBOUND), terms.DOT_SERVER_FORM,
+                    terms.backend(Backend.DNSCONFD)), *where)
             if server.tls and server.port == PLAIN_DNS_PORT:
                 warning(_dot_on_port_53(server), *where)
             if server.is_link_local:
@@ -694,17 +680,17 @@ class EdnsConfig:
                 seen[server.key] = server
         if self.backend == Backend.DNSCONFD and self.resolve_mode == ResolveMode.BACKUP:
             for server, zones, dot in self._plaintext_behind_dot():
-                warning(_("dnsconfd never uses the plaintext server %s for %s, which the DoT "
-                        "server %s serves too: in each zone it uses only the servers of the "
-                        "best protocol, so there is no fallback to plaintext; remove it, or "
-                        "route it with domain= to names that no DoT server serves")
-                        % (server.uri(), " and ".join(zones), dot.uri()),
-                        server.lineno, server.filename)
+                warning(_("the plaintext server %s is never used by dnsconfd for %s, which "
+                          "the DoT server %s serves too: in each zone it uses only the "
+                          "servers of the best protocol, so there is no fallback to "
+                          "plaintext; remove it, or give it %s that no DoT server serves")
+                        % (server.uri(), " and ".join(zones), dot.uri(),
+                           terms.ROUTED_DOMAINS), server.lineno, server.filename)
         self._local_zone_problems(error, warning)
-        plaintext = _mode_plaintext(self.resolve_mode, self.backend)
+        plaintext = mode_plaintext_warning(self.resolve_mode, self.backend)
         if plaintext is not None:
             warning(plaintext, header_lineno)
-        for names, what in ((self.ca_names, "--ca"), (self.searches, "--search")):
+        for names, what in ((self.ca_names, terms.CA_LIST), (self.searches, terms.SEARCH)):
             if len(set(names)) != len(names):
                 error(_("%s lists a name twice") % what, header_lineno)
         return found

@@ -42,6 +42,7 @@ import time
 from dataclasses import dataclass
 from typing import List, Optional
 
+from org_edns_addon import terms
 from org_edns_addon.fileio import error_text
 from org_edns_addon.i18n import N_, P_, _
 from org_edns_addon.constants import (CHECK_HANDSHAKES_AT_ONCE, CHECK_MAX_PARALLEL,
@@ -109,15 +110,19 @@ class ServerCheck:
     def ok(self):
         return self.outcome is Outcome.OK
 
-    def describe(self):
-        """One line for users: the server, then ok with the times, or the failure."""
+    def result(self):
+        """What the check found, for users: ok with the times, or the failure and why. The
+        one sentence of every place that shows a check (``describe``, the screens)."""
         if not self.ok:
-            return "%s: %s: %s" % (self.server.uri(), _(self.outcome.value), self.reason)
+            return "%s: %s" % (_(self.outcome.value), self.reason)
         if self.handshake_ms is None:
-            return _("%s: ok, %.1f ms (%s)") % (self.server.uri(), self.rtt_ms, self.reason)
-        return _("%s: ok, %.1f ms (TCP and TLS handshakes %.1f ms, query %.1f ms; %s)") % (
-            self.server.uri(), self.rtt_ms, self.handshake_ms,
-            self.rtt_ms - self.handshake_ms, self.reason)
+            return _("ok, %.1f ms (%s)") % (self.rtt_ms, self.reason)
+        return _("ok, %.1f ms (TCP and TLS handshakes %.1f ms, query %.1f ms; %s)") % (
+            self.rtt_ms, self.handshake_ms, self.rtt_ms - self.handshake_ms, self.reason)
+
+    def describe(self):
+        """One line for users: the server, then what the check found (``result``)."""
+        return "%s: %s" % (self.server.uri(), self.result())
 
 
 def printable(text, limit=CHECK_SHOWN_TEXT_CHARS):
@@ -173,8 +178,8 @@ def check_servers(config: EdnsConfig, ca_bundle: Optional[bytes] = None,
     load("dns.rcode", _("the pre-flight check of the DNS servers"))
 
     context = _verifying_context(ca_bundle, anchors)
-    trust = _Trust(_("a CA of the kickstart's --ca bundle") if ca_bundle is not None else
-                   _("a CA the system trusts (or a %certificate --type=anchor)"),
+    trust = _Trust(str(terms.CA_OF_BUNDLE) if ca_bundle is not None else
+                   _("a CA the system trusts (or %s)") % terms.ANCHOR,
                    tuple(authorities), ca_bundle is not None)
     queries = {}     # one query (and its wire) for each name asked
     probes = [_ServerProbe(server, context, trust, qname, queries)

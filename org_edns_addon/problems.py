@@ -21,6 +21,7 @@ from typing import Optional
 
 from org_edns_addon.echo import escaped
 from org_edns_addon.i18n import N_, P_, _
+from org_edns_addon.terms import CA_LIST
 
 
 class ModelError(ValueError):
@@ -110,6 +111,6 @@ class ListOf(enum.Enum):
             text = P_("%(count)d search domain is too many; give at most %(limit)d",
                       "%(count)d search domains are too many; give at most %(limit)d", count)
         else:
-            text = P_("%(count)d --ca name is too many; give at most %(limit)d",
-                      "%(count)d --ca names are too many; give at most %(limit)d", count)
-        return text % {"count": count, "limit": limit}
+            text = P_("%(count)d name in %(list)s is too many; give at most %(limit)d",
+                      "%(count)d names in %(list)s are too many; give at most %(limit)d", count)
+        return text % {"count": count, "limit": limit, "list": CA_LIST}

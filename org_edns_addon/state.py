@@ -23,6 +23,7 @@ import dataclasses
 
 from dasbus.signal import Signal
 
+from org_edns_addon import terms
 from org_edns_addon.certificates import CertificateError, check_authenticates, \
     file_name_problem
 from org_edns_addon.constants import MAX_KICKSTART_BYTES, MAX_NAMES_PER_LIST, MAX_SERVERS
@@ -31,6 +32,16 @@ from org_edns_addon.i18n import _
 from org_edns_addon.model import Backend, EdnsConfig, ResolveMode
 from org_edns_addon.names import normalize_domains
 from org_edns_addon.problems import ListOf, ModelError, Severity, ValidationError
+
+
+def no_certificate(filename):
+    """The sentence saying that no certificate has the file name FILENAME."""
+    return _("%s does not exist") % terms.CERTIFICATE(named(filename))
+
+
+def file_name_taken(filename):
+    """The sentence refusing FILENAME for a new certificate: one has it already."""
+    return _("%s exists already; choose another name") % terms.CERTIFICATE(named(filename))
 
 
 def _choice(enum_type, value, refusal):
@@ -145,8 +156,8 @@ class EdnsState:
     def set_ca_names(self, names):
         """Name the certificates that alone authenticate the servers (``--ca``)."""
         for name in names:
-            problem = file_name_problem(name, "--ca") if isinstance(name, str) else \
-                _("--ca names must be text, not %s") % echo(name)
+            problem = file_name_problem(name, terms.CA_NAME) if isinstance(name, str) else \
+                _("%s may hold only text, not %s") % (terms.CA_LIST, echo(name))
             if problem:
                 raise ModelError(problem)
         self._replace(ca_names=tuple(names))
@@ -176,8 +187,7 @@ class EdnsState:
             raise ModelError(_("the certificates would not fit in a kickstart (%d KiB at "
                                "most); remove one first") % (MAX_KICKSTART_BYTES // 1024))
         if self.certificate(cert.filename) is not None:
-            raise ModelError(_("a %%certificate --filename=%s is already there; choose "
-                               "another name") % named(cert.filename))
+            raise ModelError(file_name_taken(cert.filename))
         try:
             check_authenticates(cert.blocks, now, cert.passed_over)
         except CertificateError as error:
@@ -188,7 +198,7 @@ class EdnsState:
     def remove_certificate(self, filename):
         """Remove the certificate FILENAME, and its name from ``ca_names``."""
         if self.certificate(filename) is None:
-            raise ModelError(_("there is no %%certificate --filename=%s") % named(filename))
+            raise ModelError(no_certificate(filename))
         self._certificates = tuple(cert for cert in self._certificates
                                    if cert.filename != filename)
         self.certificates_changed.emit()

@@ -30,8 +30,10 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from org_edns_addon import chains, constants as c
+from org_edns_addon import terms
 from org_edns_addon.certificates import CertificateBlock, authentication_problem, \
-    build_bundle, can_authenticate, landing_problem, passed_over_warning, validity_problem
+    build_bundle, can_authenticate, directory_needed_problem, landing_problem, \
+    passed_over_warning, validity_problem
 from org_edns_addon.echo import named
 from org_edns_addon.i18n import P_, _
 from org_edns_addon.problems import Problem, Severity
@@ -63,7 +65,7 @@ class DotTrust:
         certificates is in a chain (``chains.role``: root CA, intermediate CA, or why it
         authenticates nothing), in whole sentences: every user interface that names the
         trust says this."""
-        values = {"names": ", ".join(self.names), "path": self.path}
+        values = {"names": ", ".join(self.names), "path": self.path, "mark": terms.CA_MARK}
         if not self.explicit:
             if not self.names:
                 return _("The system trust store authenticates the DNS servers.")
@@ -79,9 +81,11 @@ class DotTrust:
             said = _("%(names)s alone authenticates the DNS servers; it is placed at "
                      "%(path)s.") % values
         else:
-            said = P_("%(names)s (--ca) alone authenticates the DNS servers, as the bundle "
+            # TRANSLATORS: %(mark)s is " (--ca)" for a kickstart's reader, nothing on a
+            # screen.
+            said = P_("%(names)s%(mark)s alone authenticates the DNS servers, as the bundle "
                       "%(path)s.",
-                      "%(names)s (--ca) alone authenticate the DNS servers, as the bundle "
+                      "%(names)s%(mark)s alone authenticate the DNS servers, as the bundle "
                       "%(path)s.", len(self.names)) % values
         if not found:
             return said
@@ -206,14 +210,17 @@ def _one_file_name_message(cert, earlier, same_path):
     origin = earlier.origin
     first_on = _(" (first on %(file)s:%(line)d)") % {"file": origin.filename,
                                                      "line": origin.lineno} if origin else ""
+    values = {"path": cert.path, "first": first_on, "filename": cert.filename,
+              "certificate": terms.CERTIFICATE_SECTION,
+              "named": terms.CERTIFICATE(cert.filename), "ca": terms.CA_LIST,
+              "name": terms.FILE_NAME_NOUN, "name_or_dir": terms.FILE_NAME_OR_DIRECTORY}
     if same_path:
-        return _("a second %%certificate at %(path)s%(first)s: Anaconda writes both there, "
-                 "the later replacing the earlier; give each certificate its own --filename "
-                 "or --dir") % {"path": cert.path, "first": first_on}
-    return _("a second %%certificate --filename=%(filename)s%(first)s, and --ca names "
-             "%(filename)s: it does not say which one authenticates the DNS servers; give "
-             "each certificate its own --filename") % {"filename": cert.filename,
-                                                        "first": first_on}
+        return _("a second %(certificate)s at %(path)s%(first)s: Anaconda writes both there, "
+                 "the later replacing the earlier; give each certificate its own "
+                 "%(name_or_dir)s") % values
+    return _("a second %(named)s%(first)s, and %(ca)s names %(filename)s: it does not say "
+             "which one authenticates the DNS servers; give each certificate its own "
+             "%(name)s") % values
 
 
 def trust_problems(config, certificates, configured=True, known_names=None, now=None):
@@ -236,14 +243,15 @@ def trust_problems(config, certificates, configured=True, known_names=None, now=
     for name in dict.fromkeys(ca_names):
         if name in known:
             continue
+        values = {"ca": terms.CA_NAME(named(name)), "of_name": terms.CERTIFICATE_FILE_NAME,
+                  "certificate": terms.CERTIFICATE_SECTION,
+                  "known": ", ".join(named(known_name) for known_name in sorted(known))}
         if known:
-            add(Severity.ERROR, _("--ca=%s names no %%certificate --filename (known: %s); add "
-                                  "that %%certificate or fix the name")
-                % (named(name), ", ".join(named(known_name) for known_name in sorted(known))))
+            add(Severity.ERROR, _("%(ca)s names no %(of_name)s (known: %(known)s); add that "
+                                  "%(certificate)s or fix the name") % values)
         else:
-            add(Severity.ERROR, _("--ca=%s names no %%certificate --filename (there is no "
-                                  "%%certificate at all); add that %%certificate or fix the "
-                                  "name") % named(name))
+            add(Severity.ERROR, _("%(ca)s names no %(of_name)s (there is no %(certificate)s "
+                                  "at all); add that %(certificate)s or fix the name") % values)
     if configured:
         _check_places(config, certificates, add)
 
@@ -293,19 +301,18 @@ def _check_places(config, certificates, add):
             continue
         blocked = first_below.get(path)
         if blocked:
-            add(Severity.ERROR, _("--dir and --filename place this certificate at %s, but %s "
-                                  "must be written below that path, as a directory; choose "
-                                  "another --dir or --filename") % (path, blocked), cert)
+            add(Severity.ERROR, directory_needed_problem(path, blocked), cert)
             continue
         if path != c.DOT_CA_BUNDLE_PATH:
             continue
         if not config.ca_names:
             add(Severity.WARNING, _("this certificate is placed at %s, which dnsconfd reads "
                                     "before the system trust store: it alone will "
-                                    "authenticate the DNS servers; name it in --ca to say so, "
-                                    "or place it elsewhere") % path, cert)
+                                    "authenticate the DNS servers; %s to say so, or place it "
+                                    "elsewhere") % (path, terms.SELECT_IT), cert)
         elif list(config.ca_names) != [cert.filename]:
             add(Severity.ERROR, _("this certificate is placed at %s, where the DoT CA bundle "
-                                  "of --ca=%s is written; place it elsewhere (like "
-                                  "--dir=%s) and name it in --ca") % (
-                                      path, ",".join(config.ca_names), c.DOT_CA_DIR), cert)
+                                  "of %s is written; place it elsewhere (like %s) and %s") % (
+                                      path, terms.CA_NAMES(",".join(config.ca_names)),
+                                      terms.DIRECTORY_VALUE(c.DOT_CA_DIR), terms.SELECT_IT),
+                cert)

@@ -17,14 +17,15 @@ a helper runs, so this module loads (and its fixtures are registered) without it
 
 import importlib
 import os
+import subprocess
 import sys
 from contextlib import contextmanager
 
 import pytest
 
-from lab.installer_sequence import checkout_line
+from lab import installer_sequence
 from lab.kickstarts import certificate_section, edns_section
-from lab.bus import python_env, start_service, stop_service, wait_for
+from lab.bus import REPO, python_env, start_service, stop_service, wait_for
 from lab.dotlab import HOST_NETWORK
 from org_edns_addon.dbus.identifiers import EDNS
 
@@ -37,6 +38,11 @@ EDNS_SECTION = edns_section("dns+tls://192.0.2.53#dot.corp.example",
 # What the boss reads besides our sections: commands, and a %packages between them.
 BOSS_COMMANDS = "lang en_US.UTF-8\ntimezone Europe/Prague --utc\nrootpw --lock\n"
 PACKAGES = "%packages\n@core\n%end\n"
+# What the spokes say when the installer phase fails here: NetworkManager does not run.
+NOT_SWITCHED = ("The installer could not switch to encrypted DNS: its configuration is "
+                "written, but these steps failed: reload NetworkManager. Until it does, the "
+                "installer resolves names as it did before, possibly without encryption; the "
+                "installed system is still configured for encrypted DNS when it is installed.")
 
 
 def require_pyanaconda():
@@ -49,6 +55,17 @@ def require_pyanaconda():
                     "PYTHONPATH, see docs/testing.md" % error)
 
 
+def skip_module_without(*names):
+    """Skip the whole test module, saying why, unless pyanaconda's modules NAMES import
+    (called at its top, after its imports)."""
+    try:
+        for name in names:
+            importlib.import_module(name)
+    except (ImportError, ValueError) as error:   # pragma: no cover - depends on the machine
+        pytest.skip("%s not importable (%s); put an anaconda checkout on PYTHONPATH, see "
+                    "docs/testing.md" % (", ".join(names), error), allow_module_level=True)
+
+
 def anaconda_line():
     """The installer line of the checkout in ANACONDA_SRC (main, rhel-10, rhel-9, ...), as the
     checkout itself names it: ``GIT_BRANCH ?= LINE`` in its ``branch-config.mk`` (every
@@ -56,7 +73,7 @@ def anaconda_line():
     the line of a checkout without one; a checkout that says otherwise is an error, not a
     guess (a rhel-10 tree taken for Fedora's passes the wrong tests)."""
     said = os.environ.get("ANACONDA_LINE") or None
-    line = checkout_line(os.environ.get("ANACONDA_SRC"))
+    line = installer_sequence.checkout_line(os.environ.get("ANACONDA_SRC"))
     config = os.path.join(os.environ.get("ANACONDA_SRC", ""), "branch-config.mk")
     if said and line and said != line:
         pytest.fail("ANACONDA_LINE is %s but the checkout %s is %s (%s); unset ANACONDA_LINE"
@@ -73,6 +90,27 @@ def kickstart(ca_pem, edns=EDNS_SECTION):
     """An installer's kickstart: CA_PEM as %certificate dns-ca.pem, %packages, then EDNS (the
     encrypted DNS section's text, or none)."""
     return BOSS_COMMANDS + certificate_section(ca_pem) + PACKAGES + edns
+
+
+@pytest.fixture(scope="module")
+def installed_addon(tmp_path_factory):
+    """The addon as `make install` lays it out: its DESTDIR, which holds
+    ``usr/share/anaconda/addons`` and ``usr/share/anaconda/dbus``."""
+    root = tmp_path_factory.mktemp("installed")
+    result = subprocess.run(["make", "-s", "install", "DESTDIR=%s" % root,
+                             "PYTHON=%s" % sys.executable], cwd=REPO, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return root
+
+
+@pytest.fixture(scope="module")
+def target_base(tmp_path_factory):
+    """The layer over the trixie tree that makes it a target of this checkout's line
+    (``lab.installer_sequence.target_base``)."""
+    return installer_sequence.target_base(
+        tmp_path_factory.mktemp("target-base") / "layer",
+        is_enterprise_line(anaconda_line()), os.environ.get("DNSCONFD_ROOT"))
 
 
 @pytest.fixture

@@ -31,14 +31,16 @@ EXPECTED_TYPELIB = "gir1.2-gtk-3.0"
 
 
 @pytest.fixture(scope="session")
-def display():
+def display(tmp_path_factory):
     """A private Xvfb display, DISPLAY for this process and its children while it runs."""
     if shutil.which("Xvfb") is None:
         pytest.skip("not installed: Xvfb (Debian xvfb; run make setup)")
     from lab.display import XvfbDisplay
     server = XvfbDisplay()
-    # GTK's settings (the file chooser keeps some) in memory, not the machine's dconf.
-    changed = {"DISPLAY": server.name, "GSETTINGS_BACKEND": "memory"}
+    # GTK's settings (the file chooser keeps some) in memory, not the machine's dconf, and
+    # the files it lists as recently used in a directory of the run, not the user's.
+    changed = {"DISPLAY": server.name, "GSETTINGS_BACKEND": "memory",
+               "XDG_DATA_HOME": str(tmp_path_factory.mktemp("xdg-data"))}
     before = {name: os.environ.get(name) for name in changed}
     os.environ.update(changed)
     yield server
@@ -117,6 +119,14 @@ class Keyboard:
 
     def type(self, text):
         self._xdotool("type", "--delay", "0", text)
+
+    def focus(self, window):
+        """Give WINDOW (a shown Gtk.Window) the keyboard, as the installer's window manager
+        (gnome-kiosk) gives a new window it; no window manager runs here."""
+        import gi
+        gi.require_version("GdkX11", "3.0")
+        from gi.repository import GdkX11  # noqa: F401  (get_xid of an X11 window)
+        self._xdotool("windowfocus", "--sync", str(window.get_window().get_xid()))
 
 
 @pytest.fixture

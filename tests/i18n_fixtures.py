@@ -41,10 +41,10 @@ GERMAN = {
     ("%(count)d DoT server, %(mode)s", "%(count)d DoT servers, %(mode)s"):
         ("%(count)d DoT-Server, %(mode)s", "%(count)d DoT-Server, %(mode)s"),
     # The command line.
-    "the DoT server %s has no TLS name, so it cannot be authenticated; append #NAME as in "
-    "its certificate, like %s#dot.example":
+    "the DoT server %s has no TLS name, so it cannot be authenticated; append %s as in its "
+    "certificate, like %s#dot.example":
         "der DoT-Server %s hat keinen TLS-Namen und kann so nicht authentifiziert werden; "
-        "hängen Sie #NAME wie in seinem Zertifikat an, etwa %s#dot.example",
+        "hängen Sie %s wie in seinem Zertifikat an, etwa %s#dot.example",
     ("%d error", "%d errors"): ("%d Fehler", "%d Fehler"),
 }
 

@@ -234,7 +234,7 @@ def chain_pki(tmp_path_factory, two_tier_pki):
 class IntermediateAlone:
     """A configuration whose --ca names a %certificate of the intermediate CA alone, which
     Unbound would refuse, and what the screens must say of it: ``trust`` (its
-    ``DotTrust.describe``), ``error`` (its problem's headline). A kickstart validate
+    ``DotTrust.describe``), ``error`` (its problem's line on a screen). A kickstart validate
     refuses cannot be loaded: the screens get there by editing (``editor``)."""
 
     def __init__(self, chain_pki):
@@ -245,10 +245,10 @@ class IntermediateAlone:
             "CA', which authenticates nothing without the root CA 'CN=Corp Root CA'."
             % DOT_CA_BUNDLE_PATH)
         self.error = (
-            "error: the intermediate CA 'CN=Corp Issuing CA' is in this bundle without "
+            "Error: The intermediate CA 'CN=Corp Issuing CA' is in this bundle without "
             "'CN=Corp Root CA', the CA that issued it: OpenSSL, and so Unbound, accepts only "
             "a chain that ends at a self-signed root CA of the bundle (it takes no partial "
-            "chain); add the root CA 'CN=Corp Root CA' (with any CA between) to this bundle")
+            "chain); add the root CA 'CN=Corp Root CA' (with any CA between) to this bundle.")
 
     def editor(self):
         from org_edns_addon.certificates import KickstartCertificate

@@ -24,7 +24,7 @@ from typing import Optional, Tuple
 
 from lab.kickstarts import edns_section
 from org_edns_addon import constants as c
-from org_edns_addon.model import DotServer
+from org_edns_addon.ks.edns import parse_server_line
 from org_edns_addon.problems import ModelError
 from org_edns_addon.staging.networkmanager import nm_keyfile
 from org_edns_addon.staging.plan import StagingInput
@@ -120,7 +120,7 @@ def unbound_forward_addrs(config, server):
 def _own_port(line):
     """Whether the server LINE names a port other than its protocol's own."""
     try:
-        server = DotServer.parse_line(line)
+        server = parse_server_line(line)
     except ModelError:
         return False
     return server.port != (c.DOT_PORT if server.tls else c.PLAIN_DNS_PORT)

@@ -76,8 +76,9 @@ def test_introspection_shows_the_typed_properties(edns_proxy, bus):
     readable = int(Gio.DBusPropertyInfoFlags.READABLE)
     readwrite = int(Gio.DBusPropertyInfoFlags.READABLE | Gio.DBusPropertyInfoFlags.WRITABLE)
     # One way to read and set the configuration, as Anaconda's modules have one property
-    # per concept (the Security module's Realm structure).
-    assert types == {"Certificates": ("aa{sv}", readable), "Configuration": ("a{sv}", readwrite)}
+    # per concept (the Security module's Realm structure); the lines it is judged for.
+    assert types == {"Certificates": ("aa{sv}", readable), "Configuration": ("a{sv}", readwrite),
+                     "JudgedLines": ("as", readable)}
     assert [m.name for m in interface.methods] == ["AddCertificate", "CheckServers",
                                                    "Validate"]
     add = interface.lookup_method("AddCertificate")
@@ -465,8 +466,8 @@ def test_kickstart_certificates_come_first_and_keep_their_names(bus, bus_address
                          "%addon org_edns_addon --ca=dns-ca.pem\n192.0.2.53#dot.example\n"
                          "%end\n")
     with running_template_service(bus, bus_address, kickstart) as (proxy, process):
-        with pytest.raises(InvalidValueError, match="a %certificate --filename=dns-ca.pem is "
-                                                    "already there; choose another name"):
+        with pytest.raises(InvalidValueError, match="%certificate --filename=dns-ca.pem exists "
+                                                    "already; choose another name"):
             proxy.AddCertificate("dns-ca.pem", certs.make_ca("Other CA").pem)
         proxy.AddCertificate("other-ca.pem", certs.make_ca("Other CA").pem)
         assert [(c["filename"], c["dir"], c["added"])
@@ -525,8 +526,8 @@ def test_text_around_the_block_is_passed_over_and_never_reaches_the_kickstart(ed
 def test_a_certificate_name_is_refused_twice(edns_proxy, test_ca):
     proxy, process = edns_proxy
     proxy.AddCertificate("corp-ca.pem", test_ca.pem)
-    with pytest.raises(InvalidValueError, match="a %certificate --filename=corp-ca.pem is "
-                                                "already there"):
+    with pytest.raises(InvalidValueError, match="%certificate --filename=corp-ca.pem exists "
+                                                "already"):
         proxy.AddCertificate("corp-ca.pem", certs.make_ca("Other CA").pem)
     assert [c["filename"] for c in plain_structures(proxy.Certificates)] == ["corp-ca.pem"]
     assert_still_answering(proxy, process)

@@ -37,7 +37,8 @@ from lab.dotlab import (ANSWER_ADDRESS, ANSWER_NAME, LoopbackCapture, ask,
 from org_edns_addon import constants as c
 from org_edns_addon.staging import plan as staging_plan
 from org_edns_addon.staging import networkmanager
-from org_edns_addon.model import Backend, DotServer, EdnsConfig
+from org_edns_addon.ks.edns import parse_server_line
+from org_edns_addon.model import Backend, EdnsConfig
 from org_edns_addon.trust import DotTrust
 from tests.dot_fixtures import ROUTED_ANSWER_ADDRESS, ROUTED_ANSWER_NAME, ROUTED_ZONE
 
@@ -162,9 +163,9 @@ def test_the_upstreams_plaintext_port_is_not_even_open(dot_lab):
 
 def test_dnsconfd_translation_of_a_routed_keyfile(tmp_path):
     config = EdnsConfig(servers=(
-        DotServer.parse_line("dns+tls://192.0.2.53#dot.corp.example"),
-        DotServer.parse_line("dns+tls://[2001:db8::53]:8853#dot.corp.example"),
-        DotServer.parse_line("dns+tls://198.51.100.60#dot.lab.example domain=lab.example")),
+        parse_server_line("dns+tls://192.0.2.53#dot.corp.example"),
+        parse_server_line("dns+tls://[2001:db8::53]:8853#dot.corp.example"),
+        parse_server_line("dns+tls://198.51.100.60#dot.lab.example domain=lab.example")),
         ca_names=("ca.pem",))
     keyfile = networkmanager.nm_keyfile(staging_plan.StagingInput(
         config, (), DotTrust(c.DOT_CA_BUNDLE_PATH, b"bundle")))

@@ -83,6 +83,8 @@ def test_tui_from_the_fresh_install_starts_and_writes_a_kickstart(fresh_venv, te
     terminal.type("1")
     terminal.wait_for("Server (empty line: back):")
     terminal.type("dns+tls://192.0.2.53#dot.example")
+    terminal.wait_for("Domains (empty line: every name):")
+    terminal.type("")
     terminal.wait_for(PROMPT)
     terminal.type("c")
     terminal.wait_for(PROMPT)

@@ -45,8 +45,10 @@ from lab.dotlab import CLOSED_LAB_HOST, TLS_NAME, lab_host
 from lab.kickstarts import edns_section
 from org_edns_addon.dbus.structures import ConfigurationData, DotServerData
 from org_edns_addon.dbus.identifiers import EDNS
-from tests.anaconda_fixtures import SECURITY_SERVICE, anaconda_line, installer_modules, kickstart
-from tests.conftest import REPO
+from tests.anaconda_fixtures import (NOT_SWITCHED, SECURITY_SERVICE, anaconda_line,
+                                     installer_modules, kickstart)
+from tests.dot_fixtures import times_masked
+from tests.conftest import REPO, run_cli
 
 pytestmark = pytest.mark.anaconda
 
@@ -99,6 +101,9 @@ class Hub(HubProcess):
         from pyanaconda.core.constants import DEFAULT_LANG
         env = dict(os.environ, **environment)
         env.setdefault("LANG", DEFAULT_LANG)
+        # The file chooser's settings in memory and its recently used files in the test's
+        # directory, never the machine's dconf or the user's own list.
+        env.update(GSETTINGS_BACKEND="memory", XDG_DATA_HOME=str(shots / "xdg-data"))
         # The installed addon first: the spoke is loaded from there, as in an installer.
         # Then what the suite runs on (PYTHONPATH: python-meh, and a line's own pykickstart
         # where it has one).
@@ -113,6 +118,10 @@ class Hub(HubProcess):
         })
         super().__init__([sys.executable, "-m", "lab.anaconda_hub", str(addons_dir)], env,
                          shots / "hub.log", cwd=str(shots))
+        # The pointer in a corner: Xvfb starts it mid-screen, where a spoke's tooltip would
+        # cover what the screenshots show.
+        subprocess.run(["xdotool", "mousemove", "0", "0"], check=True, timeout=30,
+                       env=self.display.environment())
 
     def shot(self, name):
         path = self.screenshot(self._shots / (name + ".png"))
@@ -125,14 +134,9 @@ class Hub(HubProcess):
 
 
 @pytest.fixture(scope="module")
-def addons_dir(tmp_path_factory):
+def addons_dir(installed_addon):
     """The addon as `make install` lays it out: its addons directory."""
-    root = tmp_path_factory.mktemp("installed")
-    result = subprocess.run(["make", "-s", "install", "DESTDIR=%s" % root,
-                             "PYTHON=%s" % sys.executable], cwd=REPO, capture_output=True,
-                            text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    return root / "usr" / "share" / "anaconda" / "addons"
+    return installed_addon / "usr" / "share" / "anaconda" / "addons"
 
 
 BOSS = "org.fedoraproject.Anaconda.Boss"
@@ -237,7 +241,7 @@ def configuration(module):
 
 
 def test_the_spoke_shows_edits_and_writes_back_a_kickstart_in_the_real_hub(
-        installer, start_hub, dot_upstream, dot_pki):
+        installer, start_hub, dot_upstream, dot_pki, write_ks):
     module, etc_upper, load, _, _ = installer
     # Nothing listens there: on DoT's own port, as every installer line reads a server.
     refused = "dns+tls://%s#%s" % (lab_host(CLOSED_LAB_HOST), TLS_NAME)
@@ -255,7 +259,7 @@ def test_the_spoke_shows_edits_and_writes_back_a_kickstart_in_the_real_hub(
     assert state["may_continue"]
     hub.shot("1-hub")
 
-    # The spoke shows the kickstart's configuration.
+    # The spoke shows the kickstart's configuration, in its own words.
     assert hub.send("focus") == {"active": True}
     page = hub.send("enter")
     assert page["visible"] == "spoke" and page["window_name"] == "ENCRYPTED DNS"
@@ -263,24 +267,29 @@ def test_the_spoke_shows_edits_and_writes_back_a_kickstart_in_the_real_hub(
     assert page["servers"][1][2] == "only lab.example"
     assert page["search"] == "corp.example"
     assert page["certificates"][0][:2] == [True, "dns-ca.pem (the kickstart)"]
-    assert page["trust"].startswith("dns-ca.pem (--ca) alone authenticates the DNS servers")
+    assert page["trust"].startswith("dns-ca.pem alone authenticates the DNS servers, as the "
+                                    "bundle ")
     # The lab's servers are on its hosts, as servers on a network are.
     # What the rules by line say reaches the spoke: the module here (this machine is no
     # installer line) judges for every line, and --search replaces on some.
     assert page["problems"] == (
-        "warning: --search=corp.example: on Fedora 44, Anaconda main (NetworkManager 1.56 "
-        "and later) these become the only search domains, replacing those of the connections "
-        "(DHCP's, a network --ipv4-dns-search), while on EL9, EL10, Fedora 42, Fedora 43 they "
-        "are added to them; list every search domain the system needs in --search")
+        "Warning: The search domains corp.example: on Fedora 44, Anaconda main "
+        "(NetworkManager 1.56 and later) these become the only search domains, replacing "
+        "those of the connections (DHCP's, those set for a connection), while on EL9, EL10, "
+        "Fedora 42, Fedora 43 they are added to them; list every search domain the system "
+        "needs among the search domains.")
     assert page["warning"] is None
     hub.shot("2-spoke")
 
-    # Edited with the keyboard: a server typed wrong is named under its entry.
+    # Edited with the keyboard: a server typed wrong is named under its entry, as a
+    # sentence in the page's words.
     page = hub.keys("alt+n")
     assert page["focus"] == "ednsNewServerEntry"
     page = hub.type("dns+tls://198.51.100.8")
-    assert page["new_server_error"].startswith(
-        "the DoT server dns+tls://198.51.100.8 has no TLS name")
+    assert page["new_server_error"] == (
+        "The DoT server dns+tls://198.51.100.8 has no TLS name, so it cannot be "
+        "authenticated; append its TLS name after '#' as in its certificate, like "
+        "dns+tls://198.51.100.8#dot.example.")
     hub.shot("3-inline-error")
     hub.type("#%s" % TLS_NAME)
     page = hub.keys("Return")
@@ -292,7 +301,7 @@ def test_the_spoke_shows_edits_and_writes_back_a_kickstart_in_the_real_hub(
     hub.shot("4-edited")
 
     # The check runs in the module while the window answers (Alt+C: the page scrolls to
-    # the button, which has the focus).
+    # the button, which has the focus), and says what `edns-addon check` says.
     hub.keys("alt+c")
     page = hub.send("wait-check", "1")
     assert [row[:2] for row in page["check"]] == [
@@ -302,10 +311,16 @@ def test_the_spoke_shows_edits_and_writes_back_a_kickstart_in_the_real_hub(
     assert page["check"][1][2].startswith("connection refused: ")
     assert page["check_status"] == "1 of 3 servers passed the check."
     hub.shot("5-check")
+    checked = kickstart(dot_pki.ca.pem, edns=edns_section(
+        *[row[1] for row in page["check"]], options="--ca=dns-ca.pem"))
+    cli = run_cli("check", write_ks(checked), "--timeout", "20",
+                  prefix=dot_upstream.network.command([]))
+    assert [times_masked("%s: %s" % (row[1], row[2])) for row in page["check"]] == \
+        [times_masked(line) for line in cli.stdout.splitlines()], cli.stderr
 
-    # Done (Alt+D, the spoke window's own button): written to the module, staged into
-    # the installer (NetworkManager does not run here, so its reload fails, and the
-    # status says so).
+    # Done (Alt+D, the spoke window's own button): written to the module and staged into
+    # the installer. NetworkManager does not run here: its reload fails, and the hub
+    # flags the spoke as Anaconda flags one to complete.
     hub.keys("alt+d")
     state = hub.send("wait-ready")
     assert state["visible"] == "HubWindow"
@@ -314,34 +329,145 @@ def test_the_spoke_shows_edits_and_writes_back_a_kickstart_in_the_real_hub(
         ["corp.example", "lab.example"], ["dns-ca.pem"])
     keyfile = (etc_upper / "NetworkManager/conf.d/60-edns-global-dns.conf").read_text()
     assert "searches=corp.example,lab.example" in keyfile
+    assert_waits_for_a_decision(state)
+    hub.shot("6-hub-apply-failed")
+
+
+
+
+def assert_waits_for_a_decision(state):
+    """The hub of STATE shows the failed apply as Anaconda shows a spoke to complete: the
+    warning icon on the spoke, the hub's warning, Begin Installation insensitive."""
     selector = our_selector(state)
     assert selector["status"] == "Error applying encrypted DNS to the installer"
-    assert not selector["incomplete"] and state["may_continue"]
-    hub.shot("6-hub-after-done")
+    assert selector["incomplete"]
+    assert not state["may_continue"]
+    assert state["warning"] == ("Please complete items marked with this icon before "
+                                "continuing to the next step.")
 
-    # Read again from the module, the whole sentence of what failed in the warning bar;
-    # every server for all names removed: an error, and the hub stops at the spoke.
+
+def test_a_failed_apply_waits_for_the_person_to_decide(installer, start_hub, test_ca):
+    module, etc_upper, load, _, _ = installer
+    load(kickstart(test_ca.pem, edns=edns_section("dns+tls://192.0.2.53#dot.example")))
+    hub = start_hub()
+    hub.send("focus")
+    hub.send("enter")
+    hub.keys("alt+s")
+    hub.type("corp.example")
+    hub.keys("alt+d")
+    state = hub.send("wait-ready")
+    assert_waits_for_a_decision(state)
+    assert (etc_upper / "NetworkManager/conf.d/60-edns-global-dns.conf").exists()
+
+    # In the spoke: what failed, what it means, what to do; the paths and the exit codes
+    # are in the module's log, not here.
     page = hub.send("enter")
-    assert page["info_bar"].startswith("Encrypted DNS was not applied to the installer: ")
-    assert "nmcli general reload" in page["info_bar"]
-    hub.shot("6b-spoke-not-applied")
-    assert [row[0] for row in page["servers"]][-1] == "dns+tls://198.51.100.8#%s" % TLS_NAME
-    assert page["search"] == "corp.example,lab.example"
-    for index, left in ((0, 2), (1, 1)):  # the first server, then the one typed in
-        hub.send("select", str(index))
-        hub.keys("alt+v")                 # Remove server
-        page = hub.send("wait-servers", str(left))
-    assert [row[0] for row in page["servers"]] == [refused]
-    assert page["warning"] == ("every server is routed with domain=; add at least one server "
-                               "without domain= to serve all other names")
+    assert page["info_bar"] == NOT_SWITCHED + (
+        " Press Done twice to go on without encrypted DNS in the installer, or change the "
+        "configuration and press Done to try again.")
+    assert "nmcli" not in page["info_bar"] and "/etc/" not in page["info_bar"]
+    hub.shot("6b-spoke-apply-failed")
+
+    # Changed and left: applied again (and here it fails again).
+    hub.keys("alt+s", "End")
+    hub.type(",lab.example")
+    hub.keys("alt+d")
+    state = hub.send("wait-ready")
+    assert_waits_for_a_decision(state)
+    assert configuration(module)[1] == ["corp.example", "lab.example"]
+
+    # Done once: the spoke stays and asks again; Done twice: the person's decision.
+    hub.send("enter")
+    hub.keys("alt+d")
+    page = hub.send("wait-done-once")
+    assert page["visible"] == "spoke"
+    assert page["info_bar"] == NOT_SWITCHED + (
+        " Press Done again to go on without encrypted DNS in the installer, or change the "
+        "configuration and press Done to try again.")
+    hub.shot("6c-spoke-done-once")
+    hub.keys("alt+d")
+    state = hub.send("wait-ready")
+    assert state["visible"] == "HubWindow"
+    selector = our_selector(state)
+    assert selector["status"] == "1 DoT server, exclusive; installed system only"
+    assert not selector["incomplete"] and state["may_continue"] and state["warning"] is None
+    hub.shot("6d-hub-decided")
+
+
+def test_an_invalid_configuration_stops_the_hub(installer, start_hub, test_ca):
+    module, _, load, _, _ = installer
+    load(kickstart(test_ca.pem, edns=edns_section(
+        "dns+tls://192.0.2.53#dot.example", "dns+tls://192.0.2.60#dot.lab.example "
+        "domain=lab.example")))
+    hub = start_hub()
+    hub.send("focus")
+    hub.send("enter")
+    hub.send("select", "0")
+    page = hub.keys("alt+v")                 # Remove server
+    page = hub.send("wait-servers", "1")
+    assert page["warning"] == ("Every server has routed domains; add at least one server "
+                               "without routed domains to serve all other names.")
+    assert page["info_bar"] == page["warning"]
     hub.shot("7-spoke-invalid")
     hub.keys("alt+d")
     state = hub.send("wait-ready")
     selector = our_selector(state)
-    assert selector["incomplete"] and selector["status"].startswith("Error: ")
+    assert selector["incomplete"] and selector["status"] == "1 error to fix"
     assert not state["may_continue"]
-    assert configuration(module)[0] == [refused]
+    assert configuration(module)[0] == ["dns+tls://192.0.2.60#dot.lab.example"]
     hub.shot("8-hub-invalid")
+
+
+def test_the_mode_s_warning_and_the_file_chooser_on_the_installer_s_screen(
+        installer, start_hub, test_ca, intermediate_alone, tmp_path):
+    installer[2](kickstart(test_ca.pem, edns=edns_section("dns+tls://192.0.2.53#dot.example")))
+    hub = start_hub()
+    hub.send("focus")
+    page = hub.send("enter")
+    assert page["mode_warning"] is None
+
+    # prefer, chosen with the keyboard: what plaintext it lets out, right under it, in view.
+    hub.keys("alt+m", "Down")
+    page = hub.send("page")
+    assert page["mode"] == "prefer"
+    assert page["mode_warning"].startswith("The resolve mode “prefer” lets plaintext DNS "
+                                           "leave the host")
+    assert page["mode_warning_in_view"]
+    hub.shot("11-mode-warning")
+
+    # Read a PEM file… (Alt+P): the chooser fits the screen; Escape gives the keyboard back
+    # to the button, so the next Return opens it again and never presses Done.
+    hub.keys("alt+p")
+    dialog = hub.send("wait-dialog")["dialog"]
+    (width, height), (x, y) = dialog["size"], dialog["position"]
+    screen_width, screen_height = page["screen"]
+    assert 0 <= x and x + width <= screen_width and 0 <= y and y + height <= screen_height
+    page = hub.focus(dialog["xid"])
+    assert page["dialog"]["active"]
+    hub.shot("12-file-chooser")
+    page = hub.keys("Escape")
+    assert page["dialog"] is None and page["focus"] == "ednsReadPemButton"
+    hub.keys("Return")
+    page = hub.send("wait-dialog")
+    assert page["visible"] == "spoke"
+    hub.focus(page["dialog"]["xid"])
+    page = hub.keys("Escape")
+    assert page["focus"] == "ednsReadPemButton"
+
+    # A company's intermediate CA read alone (chosen in the chooser, then Read): the page
+    # says in chain words why it authenticates nothing, never "No problems".
+    issuing = tmp_path / "issuing-ca.pem"
+    issuing.write_text(intermediate_alone.pem)
+    hub.keys("Return")
+    hub.send("wait-dialog")
+    hub.send("choose", str(issuing))
+    page = hub.send("wait-certificates", "2")    # the kickstart's, and this one
+    assert page["dialog"] is None
+    assert page["certificates"][1][:2] == [True, "issuing-ca.pem (added here)"]
+    assert page["trust"] == intermediate_alone.trust.replace("dns-ca.pem", "issuing-ca.pem")
+    assert intermediate_alone.error in page["problems"].splitlines()
+    assert page["info_bar"] == intermediate_alone.error[len("Error: "):]
+    hub.shot("13-intermediate-alone")
 
 
 def test_a_german_catalogue_shows_in_the_real_hub_and_spoke(installer, start_hub, test_ca,

@@ -32,6 +32,8 @@ from org_edns_addon.tui.kickstart_file import load_kickstart
 from org_edns_addon.ui.editor import EdnsEditor
 from org_edns_addon.ui.module_client import read_editor, read_config
 from tests.dbus_fixtures import running_template_service
+from tests.dot_fixtures import times_masked
+from tests.conftest import run_cli
 from tests.gui_fixtures import settle
 
 SERVER = "dns+tls://192.0.2.53#dot.corp.example"
@@ -43,7 +45,9 @@ def editor_of(*lines, mode=None, certificates=(), ca_names=()):
     if mode:
         editor.set_resolve_mode(mode)
     for line in lines:
-        editor.add_server(line)
+        # A kickstart's server line, as the screens take it: the address, its domains.
+        address, _, domains = line.partition(" domain=")
+        editor.add_server(address, domains.strip() or None)
     editor.dirty = False
     return editor
 
@@ -63,20 +67,39 @@ def test_the_page_shows_a_kickstart_read_from_the_module(shown_page, bus, bus_ad
         [SERVER, "dot.corp.example", "every name"],
         [ROUTED, "dot.lab.example", "only lab.example, test.lab.example"]]
     assert page.options.mode_combo.get_active_id() == "prefer"
-    assert page.options.mode_text.get_text() == \
-        "these servers first; the connections' DNS servers are also used"
+    assert page.options.mode_text.get_text() == (
+        "these servers answer every name, but a name in a connection's own domains may also "
+        "go to that connection's DNS servers (from DHCP, in plaintext)")
     assert page.options.backend_combo.get_active_id() == "dnsconfd"
     assert page.options.search_entry.get_text() == "corp.example"
     # A certificate the module read from a kickstart: where, only the module knew.
     [certificate] = rows(page.certificates.store)
     assert certificate[:2] == [True, "dns-ca.pem (the kickstart)"]
     assert certificate[2].startswith("CN=Test DNS CA, valid until ")
-    assert page.certificates.trust_label.get_text() == page.editor.state.trust.describe() == \
+    # The trust's one sentence, in the page's words (validate's says "dns-ca.pem (--ca)").
+    assert page.certificates.trust_label.get_text() == page.editor.trust_sentence() == \
+        "dns-ca.pem alone authenticates the DNS servers, as the bundle %s. In it: the root CA " \
+        "'CN=Test DNS CA'." % DOT_CA_BUNDLE_PATH
+    assert page.editor.state.trust.describe() == \
         "dns-ca.pem (--ca) alone authenticates the DNS servers, as the bundle %s. In it: the " \
         "root CA 'CN=Test DNS CA'." % DOT_CA_BUNDLE_PATH
-    # prefer says what plaintext it lets out (model.py, the header line's warning).
-    assert page.problems_label.get_text().startswith(
-        "warning: --resolve-mode=prefer lets plaintext DNS leave the host")
+    # prefer says what plaintext it lets out (model.py, the header line's warning), beside
+    # the mode and in the list, in the words of the page.
+    said = ("The resolve mode “prefer” lets plaintext DNS leave the host: dnsconfd also sends "
+            "each name in a connection's own domains to that connection's own DNS servers "
+            "(from DHCP or router advertisements, in plaintext), and only other names go to "
+            "these servers alone; use the resolve mode “exclusive” for no plaintext query at "
+            "all.")
+    assert page.options.mode_warning.get_visible()
+    assert page.options.mode_warning_text.get_text() == said
+    # The rules by line too, in the page's words (an editor judges for every line).
+    assert page.problems_label.get_text().splitlines() == [
+        "Warning: " + said,
+        "Warning: The search domains corp.example: on Fedora 44, Anaconda main "
+        "(NetworkManager 1.56 and later) these become the only search domains, replacing "
+        "those of the connections (DHCP's, those set for a connection), while on EL9, EL10, "
+        "Fedora 42, Fedora 43 they are added to them; list every search domain the system "
+        "needs among the search domains."]
     assert page.warning is None
 
 
@@ -86,8 +109,9 @@ def test_a_server_typed_wrong_is_named_under_its_entry_until_it_is_right(shown_p
     servers.new_entry.grab_focus()
     keys.type("dns+tls://192.0.2.54")
     assert servers.new_error.message == (
-        "the DoT server dns+tls://192.0.2.54 has no TLS name, so it cannot be authenticated; "
-        "append #NAME as in its certificate, like dns+tls://192.0.2.54#dot.example")
+        "The DoT server dns+tls://192.0.2.54 has no TLS name, so it cannot be authenticated; "
+        "append its TLS name after '#' as in its certificate, like "
+        "dns+tls://192.0.2.54#dot.example.")
     assert servers.new_entry.get_icon_name(gtk.EntryIconPosition.SECONDARY) == \
         "dialog-error-symbolic"
     assert servers.new_entry.get_icon_tooltip_text(gtk.EntryIconPosition.SECONDARY) == \
@@ -96,20 +120,24 @@ def test_a_server_typed_wrong_is_named_under_its_entry_until_it_is_right(shown_p
     keys.enter()                                  # refused: nothing is added
     assert [server.uri() for server in page.editor.config.servers] == [SERVER]
 
-    keys.type("#dot2.corp.example domain=lab.example")
+    keys.type("#dot2.corp.example")
     assert servers.new_error.message is None
     assert servers.new_entry.get_icon_name(gtk.EntryIconPosition.SECONDARY) is None
     assert servers.add_button.get_sensitive()
     keys.enter()
     assert [server.uri() for server in page.editor.config.servers] == [
         SERVER, "dns+tls://192.0.2.54#dot2.corp.example"]
-    assert page.editor.config.servers[1].domains == ("lab.example",)
     assert rows(servers.store)[1] == ["dns+tls://192.0.2.54#dot2.corp.example",
-                                      "dot2.corp.example", "only lab.example"]
+                                      "dot2.corp.example", "every name"]
     assert servers.new_entry.get_text() == ""
     assert servers.selected == 1
     assert servers.address_entry.get_text() == "dns+tls://192.0.2.54#dot2.corp.example"
     assert page.editor.dirty
+    # Its routed domains in their own entry (Alt+R), as for any server selected.
+    keys.alt("r")
+    keys.type("lab.example")
+    assert page.editor.config.servers[1].domains == ("lab.example",)
+    assert rows(servers.store)[1][2] == "only lab.example"
 
 
 def test_the_selected_server_is_edited_in_place_and_a_refusal_keeps_it(shown_page):
@@ -129,8 +157,8 @@ def test_the_selected_server_is_edited_in_place_and_a_refusal_keeps_it(shown_pag
 
     servers.domains_entry.set_text("lab.example,,test.example")
     assert servers.domains_error.message == (
-        "the list of domains has an empty entry; separate domains with single commas, "
-        "like lab.example,test.example")
+        "The list of domains has an empty entry; separate domains with single commas, "
+        "like lab.example,test.example.")
     servers.domains_entry.set_text("")
     assert servers.domains_error.message is None
     assert rows(servers.store)[1][2] == "every name"
@@ -143,7 +171,7 @@ def test_the_selected_server_is_edited_in_place_and_a_refusal_keeps_it(shown_pag
     assert page.editor.config.servers == ()
     assert servers.selected is None
     assert not servers.address_entry.get_sensitive()
-    assert page.problems_label.get_text().startswith("error: ")
+    assert page.problems_label.get_text().startswith("Error: No DNS server is given")
     assert page.warning is None           # nothing configured: encrypted DNS is optional
 
 
@@ -152,14 +180,16 @@ def test_a_mode_the_rules_refuse_goes_back_and_says_why(shown_page):
     options = page.options
     assert options.mode_combo.get_active_id() == "backup"
     options.mode_combo.set_active_id("exclusive")
-    assert options.options_error.message.startswith(
-        "the plaintext server dns+udp://192.0.2.1 is refused")
+    assert options.options_error.message == (
+        "The plaintext server dns+udp://192.0.2.1 is refused with the resolve mode "
+        "“exclusive”; use a DoT server with its TLS name (plaintext is allowed only with the "
+        "resolve mode “backup”).")
     assert options.mode_combo.get_active_id() == "backup"
     assert page.editor.config.resolve_mode.value == "backup"
     options.backend_combo.set_active_id("unbound")
     assert options.options_error.message == (
-        "the plaintext server dns+udp://192.0.2.1 cannot be used with --backend=unbound; use "
-        "dns+tls://ADDR#NAME or --backend=dnsconfd")
+        "The plaintext server dns+udp://192.0.2.1 cannot be used with the backend “unbound”; "
+        "use a DoT server with its TLS name or the backend “dnsconfd”.")
     assert options.backend_combo.get_active_id() == "dnsconfd"
 
     page.servers.select(1)
@@ -177,8 +207,8 @@ def test_search_domains_are_checked_as_they_are_typed(shown_page):
     options.search_entry.grab_focus()
     keys.type("corp.example,")
     assert options.search_error.message == (
-        "the list of search domains has an empty entry; separate search domains with single "
-        "commas, like corp.example,lab.example")
+        "The list of search domains has an empty entry; separate search domains with single "
+        "commas, like corp.example,lab.example.")
     keys.type("lab.example")
     assert options.search_error.message is None
     assert page.editor.config.searches == ("corp.example", "lab.example")
@@ -209,14 +239,14 @@ def test_choosing_a_ca_changes_what_authenticates_the_servers(shown_page, kickst
     assert page.editor.config.ca_names == ("dns-ca.pem",)
     assert rows(certificates.store)[0][0] is True
     assert certificates.trust_label.get_text() == (
-        "dns-ca.pem (--ca) alone authenticates the DNS servers, as the bundle %s. In it: the "
-        "root CA 'CN=Test DNS CA'." % DOT_CA_BUNDLE_PATH)
+        "dns-ca.pem alone authenticates the DNS servers, as the bundle %s. In it: the root CA "
+        "'CN=Test DNS CA'." % DOT_CA_BUNDLE_PATH)
 
     toggle.emit("toggled", "1")               # a server certificate cannot authenticate
     assert certificates.error.message == (
-        "the PEM text of leaf.pem, line 1: Not a valid CA certificate: CN=dot.corp.example "
+        "The PEM text of leaf.pem, line 1: Not a valid CA certificate: CN=dot.corp.example "
         "(basicConstraints CA:TRUE is missing); give the CA that issued the DNS servers' "
-        "certificates")
+        "certificates.")
     assert page.editor.config.ca_names == ("dns-ca.pem",)
 
 
@@ -225,7 +255,7 @@ def test_a_bundle_unbound_would_refuse_is_said_in_chain_words_never_no_problems(
     page, _, _ = shown_page(intermediate_alone.editor())
     assert page.certificates.trust_label.get_text() == intermediate_alone.trust
     assert page.problems_label.get_text() == intermediate_alone.error
-    assert page.warning == intermediate_alone.error[len("error: "):]
+    assert page.warning == intermediate_alone.error[len("Error: "):]
 
 
 def page_object(page, object_id):
@@ -257,7 +287,7 @@ def test_a_pem_file_picked_in_the_file_chooser_is_added_and_authenticates(
     assert added.directory == DOT_CA_DIR and added.blocks[0].subject == "CN=Corp DNS CA"
     assert page.editor.added_certificates == (added,)
     assert certificates.trust_label.get_text().startswith(
-        "corp-ca.pem (--ca) alone authenticates the DNS servers")
+        "corp-ca.pem alone authenticates the DNS servers, as the bundle ")
 
     certificates.view.get_selection().select_path(0)
     assert certificates.remove_button.get_sensitive()
@@ -368,8 +398,9 @@ def never_answering(lab_network):
 def test_the_check_runs_in_the_module_while_the_window_keeps_answering(
         shown_page, gtk, bus, bus_address, write_ks, lab_network, dot_upstream, dot_pki,
         never_answering):
+    misnamed = dot_upstream.server_line("wrong.test")
     kickstart = write_ks(edns_kickstart(dot_pki.ca.pem, servers=(
-        dot_upstream.server_line(), never_answering), commands=""))
+        dot_upstream.server_line(), misnamed, never_answering), commands=""))
     # The module runs where the lab's servers are; this window talks to it over the bus.
     with running_template_service(bus, bus_address, kickstart,
                                   network=lab_network) as (proxy, _):
@@ -390,7 +421,7 @@ def test_the_check_runs_in_the_module_while_the_window_keeps_answering(
         # The page scrolled to the results, below the window's fold.
         assert page.widget.get_vadjustment().get_value() > 0
         assert not check.button.get_sensitive()
-        assert check.status.get_text() == "Checking 2 servers…"
+        assert check.status.get_text() == "Checking 3 servers…"
         # While the module checks, the window answers: an input is judged at once.
         page.options.search_entry.grab_focus()
         keys.type("corp..example")
@@ -399,12 +430,20 @@ def test_the_check_runs_in_the_module_while_the_window_keeps_answering(
 
         wait_for(lambda: not check.running, what="the check's reply")
     assert not check.spinner.get_visible() and check.button.get_sensitive()
-    good, silent = rows(check.store)
+    good, wrong, silent = rows(check.store)
     assert good[:2] == ["emblem-ok-symbolic", dot_upstream.server_line()]
-    assert good[2].startswith("ok, ") and good[2].endswith(" ms: dot.test A: NOERROR, 1 record")
+    assert good[2].startswith("ok, ") and good[2].endswith("; dot.test A: NOERROR, 1 record)")
+    assert wrong[:2] == ["dialog-error-symbolic", misnamed]
+    assert wrong[2].startswith("name mismatch: ")
     assert silent[:2] == ["dialog-error-symbolic", never_answering]
     assert silent[2].startswith("timeout: ")
-    assert check.status.get_text() == "1 of 2 servers passed the check."
+    assert check.status.get_text() == "1 of 3 servers passed the check."
+    # One source: each row says what `edns-addon check` says of the same server (the
+    # times are each run's own).
+    cli = run_cli("check", kickstart, "--timeout", "3", prefix=lab_network.command([]))
+    assert cli.returncode == 1, cli.stderr
+    assert [times_masked("%s: %s" % (uri, result)) for _icon, uri, result in
+            rows(check.store)] == [times_masked(line) for line in cli.stdout.splitlines()]
 
 
 def test_a_check_the_module_refuses_says_why(shown_page, bus, bus_address):
@@ -424,3 +463,67 @@ def test_a_check_the_module_refuses_says_why(shown_page, bus, bus_address):
         assert read_config(proxy).servers == ()
     assert page.check.status.get_text().startswith("Not checked: ")
     assert rows(page.check.store) == []
+
+
+def in_view(page, widget):
+    """Whether WIDGET is wholly inside the page's visible part (not below its fold)."""
+    position = widget.translate_coordinates(page.widget, 0, 0)
+    return position is not None and widget.get_mapped() and \
+        0 <= position[1] and position[1] + widget.get_allocated_height() <= \
+        page.widget.get_allocated_height()
+
+
+@pytest.mark.parametrize("presses, mode", [(1, "prefer"), (2, "backup")])
+def test_what_plaintext_a_mode_lets_out_is_said_where_it_is_chosen(shown_page, gtk, presses,
+                                                                  mode):
+    page, _, keys = shown_page(editor_of(SERVER, ROUTED + " domain=lab.example"))
+    options = page.options
+    assert not options.mode_warning.get_visible()
+    keys.alt("m")
+    keys.press(*["Down"] * presses)
+    assert options.mode_combo.get_active_id() == mode
+    # Right under the mode, with the warning icon, and the page scrolled to it.
+    wait_for(lambda: settle(gtk) or in_view(page, options.mode_warning),
+             what="the warning in view")
+    combo_y = options.mode_combo.translate_coordinates(page.widget, 0, 0)[1]
+    warning_y = options.mode_warning.translate_coordinates(page.widget, 0, 0)[1]
+    assert 0 < warning_y - combo_y <= 2 * options.mode_combo.get_allocated_height()
+    assert page_object(page, "ednsResolveModeWarningIcon").get_icon_name()[0] == \
+        "dialog-warning-symbolic"
+    said = options.mode_warning_text.get_text()
+    assert said.startswith("The resolve mode “%s” lets plaintext DNS leave the host" % mode)
+    assert "Warning: " + said in page.problems_label.get_text().splitlines()
+    # What the mode does, beside it: no failover, whichever it is.
+    assert "fail" not in options.mode_text.get_text().replace("not a fallback when these fail",
+                                                              "")
+    keys.press("Up")
+    assert options.mode_combo.get_active_id() == ("exclusive" if presses == 1 else "prefer")
+    assert options.mode_warning.get_visible() == (presses == 2)
+
+
+def test_the_file_chooser_fits_the_window_and_gives_the_keyboard_back_to_its_button(
+        shown_page, gtk):
+    page, window, keys = shown_page(editor_of(SERVER))
+    certificates = page.certificates
+    keys.alt("p")
+    wait_for(lambda: settle(gtk) or (certificates.dialog is not None and
+                                     certificates.dialog.get_mapped()),
+             what="the file chooser on the screen")
+    dialog = certificates.dialog
+    keys.focus(dialog)
+    assert dialog.is_active()
+    # Within Anaconda's smallest screen (this window is 800x600), centred on it.
+    width, height = dialog.get_size()
+    x, y = dialog.get_position()
+    assert 0 <= x and x + width <= 800 and 0 <= y and y + height <= 600, (x, y, width, height)
+
+    keys.press("Escape")
+    wait_for(lambda: settle(gtk) or window.is_active(), what="the page with the keyboard")
+    assert certificates.dialog is None
+    assert focus_name(window.get_focus(), gtk) == "ednsReadPemButton"
+    # So Return opens it again (never presses something else of the window).
+    keys.enter()
+    wait_for(lambda: settle(gtk) or certificates.dialog is not None, what="the chooser again")
+    certificates.dialog.response(gtk.ResponseType.CANCEL)
+    settle(gtk)
+    assert page.editor.certificates == ()

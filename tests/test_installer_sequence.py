@@ -46,31 +46,18 @@ from org_edns_addon.ks.convert import convert_text
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.model import Backend
 from org_edns_addon.trust import dot_trust
-from tests.anaconda_fixtures import anaconda_line, is_enterprise_line
+from tests.anaconda_fixtures import anaconda_line, skip_module_without
 from tests.conftest import KICKSTART_CORPUS_ENV, REPO
 from tests.ks_fixtures import VALIDATED_KICKSTARTS
 from tests.staging_fixtures import require_namespaces, require_tools
 
 pytestmark = pytest.mark.anaconda
 
-try:
-    import pyanaconda.modules.network.installation  # noqa: F401 (the probe that skips)
-    import pyanaconda.modules.security.certificates.installation  # noqa: F401
-except (ImportError, ValueError) as error:   # pragma: no cover - depends on the machine
-    pytest.skip("pyanaconda's network and security modules are not importable (%s); put an "
-                "anaconda checkout on PYTHONPATH, see docs/testing.md" % error,
-                allow_module_level=True)
+skip_module_without("pyanaconda.modules.network.installation",
+                    "pyanaconda.modules.security.certificates.installation")
 
 EXAMPLES = sorted((REPO / "data" / "examples").glob("*.ks"))
 STACKS = {Backend.DNSCONFD: c.DNSCONFD_UNIT, Backend.UNBOUND: c.UNBOUND_UNIT}
-
-
-@pytest.fixture(scope="module")
-def target_base(tmp_path_factory):
-    """The layer over the trixie tree that makes it a target of this line."""
-    return installer_sequence.target_base(
-        tmp_path_factory.mktemp("target-base") / "layer",
-        is_enterprise_line(anaconda_line()), os.environ.get("DNSCONFD_ROOT"))
 
 
 def _with_backend(parsed, backend, directory, number):

@@ -232,7 +232,7 @@ INCLUDED_VALUE_CASES = {
     "plaintext behind DoT": (
         ADDON + " --resolve-mode=backup\n%include part.ks\n%end\n",
         "dns+udp://192.0.2.99\ndns+tls://192.0.2.53#c.secret.example\n", 1,
-        "dnsconfd never uses the plaintext server", "dns+tls://192.0.2.53#c.secret.example"),
+        "is never used by dnsconfd", "dns+tls://192.0.2.53#c.secret.example"),
     "loopback": (
         ADDON + "\n" + GOOD + "\n%include part.ks\n%end\n",
         "dns+tls://127.0.0.53#d.secret.example\n", 1, "never queries the loopback server",

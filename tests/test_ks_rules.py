@@ -297,8 +297,8 @@ def test_routing_every_server_to_a_domain_leaves_no_server_for_the_rest(write_ks
     text = "text\n" + edns_section(GOOD + " domain=corp.example",
                                    "dns+tls://192.0.2.60#dot.lab.example domain=lab.example")
     path = write_ks(text)
-    assert_one_error(path, text, ADDON, "every server is routed with domain=; add at least "
-                     "one server without domain= to serve all other names")
+    assert_one_error(path, text, ADDON, "every server has domain=; add at least one server "
+                     "without domain= to serve all other names")
 
 
 def test_a_section_without_servers_is_refused_at_its_header(write_ks):
@@ -768,7 +768,7 @@ def test_a_comma_in_a_certificate_file_name_is_refused_on_its_line(write_ks, pem
     path = write_ks(text)
     assert messages(path) == [
         error_at(path, line_of(text, "%certificate"), "--filename=a,b.pem holds ',', which "
-                 "separates --ca names; choose a file name without it"),
+                 "separates the names in --ca; choose a file name without it"),
         error_at(path, line_of(text, ADDON), "--ca=a names no %certificate --filename "
                  "(known: a,b.pem); add that %certificate or fix the name"),
         error_at(path, line_of(text, ADDON), "--ca=b.pem names no %certificate --filename "

@@ -156,7 +156,7 @@ def test_a_kickstart_every_line_honours_gets_nothing(write_ks, pems):
 
 
 def test_the_modules_validation_judges_for_its_own_line():
-    config = EdnsConfig(servers=(DotServer.parse_line(DOT_8853),))
+    config = EdnsConfig(servers=(DotServer.parse_uri(DOT_8853),))
     state = EdnsState(config)
     # Every line until the module knows its own (the stand-alone service, the text UI).
     assert [problem.message.split(" NetworkManager")[0] for problem in state.problems()] == [

@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from org_edns_addon.constants import DOT_PORT
+from org_edns_addon.ks.edns import parse_server_line
 from org_edns_addon.model import DotServer, EdnsConfig, ResolveMode
 from org_edns_addon.names import normalize_dns_name
 from org_edns_addon.problems import ModelError
@@ -62,7 +63,7 @@ def test_freeipa_form_is_the_same_server_as_the_uri_form():
 
 
 def test_a_server_line_carries_its_routing_domains_in_order():
-    server = DotServer.parse_line("dns+tls://192.0.2.60#dot.lab.example "
+    server = parse_server_line("dns+tls://192.0.2.60#dot.lab.example "
                                   "domain=test.lab.example,Lab.Example.")
     assert server.domains == ("test.lab.example", "lab.example")
     assert server.kickstart_line() == ("dns+tls://192.0.2.60#dot.lab.example "
@@ -70,8 +71,8 @@ def test_a_server_line_carries_its_routing_domains_in_order():
 
 
 def test_where_a_server_was_read_does_not_make_it_a_different_server():
-    here = DotServer.parse_line("192.0.2.54#dot.example", lineno=3, filename="a.ks")
-    there = DotServer.parse_line("192.0.2.54#dot.example", lineno=9, filename="b.ks")
+    here = parse_server_line("192.0.2.54#dot.example", lineno=3, filename="a.ks")
+    there = parse_server_line("192.0.2.54#dot.example", lineno=9, filename="b.ks")
     assert here == there
 
 
@@ -89,13 +90,13 @@ def test_a_newline_in_a_server_given_through_the_api_is_refused():
     with pytest.raises(ModelError, match="a server must be one word"):
         DotServer.parse_uri("dns+tls://192.0.2.53#dot.corp.example\n[evil]")
     with pytest.raises(ModelError):
-        DotServer.parse_line("dns+tls://192.0.2.53#dot.corp.example domain=a.example\nb")
+        parse_server_line("dns+tls://192.0.2.53#dot.corp.example domain=a.example\nb")
 
 
 def test_rules_find_every_problem_of_a_config_at_once():
-    servers = (DotServer.parse_line("dns+tls://192.0.2.53", lineno=2),
-               DotServer.parse_line("192.0.2.99", lineno=3),
-               DotServer.parse_line("dns+tls://192.0.2.53:853", lineno=4))
+    servers = (parse_server_line("dns+tls://192.0.2.53", lineno=2),
+               parse_server_line("192.0.2.99", lineno=3),
+               parse_server_line("dns+tls://192.0.2.53:853", lineno=4))
     config = EdnsConfig(servers=servers, resolve_mode=ResolveMode.PREFER,
                         searches=("a.example", "a.example"))
     assert [(p.lineno, p.message.split(";")[0]) for p in config.problems(header_lineno=1)] == [
@@ -123,7 +124,7 @@ SERVER_PIECES = st.sampled_from(
 @given(st.lists(SERVER_PIECES, max_size=16).map("".join))
 def test_any_text_is_refused_or_becomes_a_server_that_cannot_break_a_config_line(text):
     try:
-        server = DotServer.parse_line(text)
+        server = parse_server_line(text)
     except ModelError:
         return
     for value in (server.name or "", *server.domains, str(server.address)):
@@ -131,7 +132,7 @@ def test_any_text_is_refused_or_becomes_a_server_that_cannot_break_a_config_line
         assert value.isascii() and value.isprintable(), (text, value)
     assert isinstance(server.address, (ipaddress.IPv4Address, ipaddress.IPv6Address))
     assert 1 <= server.port <= 65535
-    assert DotServer.parse_line(server.kickstart_line()) == server
+    assert parse_server_line(server.kickstart_line()) == server
 
 
 @settings(max_examples=2000, deadline=None)

@@ -52,9 +52,9 @@ NO_INTERFACE = ("cannot be used with --backend=dnsconfd: NetworkManager hands [g
                 "reach fe80::53")
 LINK_LOCAL = "dns+tls://[fe80::53%eth0]#dot.corp.example"
 GOOD = "dns+tls://192.0.2.53#dot.corp.example"
-BEHIND_DOT = "dnsconfd never uses the plaintext server %s for %s, which the DoT server %s " \
-    "serves too: in each zone it uses only the servers of the best protocol, so there is no " \
-    "fallback to plaintext"
+BEHIND_DOT = "the plaintext server %s is never used by dnsconfd for %s, which the DoT " \
+    "server %s serves too: in each zone it uses only the servers of the best protocol, so " \
+    "there is no fallback to plaintext"
 LISTEN = "dnsconfd src/dns_managers/unbound_manager.c generate_listen_address"
 FORWARD_ZONES = "dnsconfd src/dns_managers/unbound_manager.c generate_forward_zones"
 CONFIGURATION = "dnsconfd src/dns_managers/unbound_manager.c write_configuration"
@@ -291,10 +291,10 @@ BACKUP_SAYS = ("--resolve-mode=backup lets plaintext DNS leave the host for ever
                "advertisements, in plaintext) beside these servers, for any name; use "
                "--resolve-mode=exclusive for no plaintext query at all")
 UNBOUND_PREFER_SAYS = ("--resolve-mode=prefer lets plaintext DNS leave the installer's "
-                       "initramfs, which speaks through dnsconfd whatever --backend says")
+                       "initramfs, which speaks through dnsconfd with either backend")
 UNBOUND_BACKUP_SAYS = ("--resolve-mode=backup lets plaintext DNS leave the installer's "
-                       "initramfs for every name: it speaks through dnsconfd whatever "
-                       "--backend says")
+                       "initramfs for every name: it speaks through dnsconfd with either "
+                       "backend")
 MODES = [
     (INTERFACE_CASES + "exclusive, _exclusive_nonroot", "--resolve-mode=exclusive", None),
     (INTERFACE_CASES + "prefer_root, _prefer_nonroot", PREFER, PREFER_SAYS),

@@ -110,7 +110,8 @@ ROWS = [
     Row(URI_PARSE, "dns+tls://fd01::1", refuses="must be in brackets"),
     Row(URI_PARSE, "dns+tls://[fd13:a:aaaa]", refuses="is not an IPv4 or IPv6 address"),
     Row(URI_PARSE, "dns+tls://1.2.3.4:1:1",
-        refuses="'1.2.3.4:1:1' is neither ADDRESS:PORT nor an IPv6 address in brackets"),
+        refuses="'1.2.3.4:1:1' is neither an address with a port nor an IPv6 address in "
+                "brackets"),
     Row(URI_PARSE, "dns+tls://1.2.3.4#name#name",
         refuses="'name#name' is not a valid DNS TLS name"),
     Row(URI_PARSE, "dns+tls://1.2.3.4%eth0", refuses="only a link-local IPv6 address"),

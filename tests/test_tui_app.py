@@ -41,16 +41,21 @@ def test_new_configuration_typed_in_is_written_exactly(terminal, tmp_path):
 
     terminal.type("dns+tls://2001:db8::53#dot.example")
     shown = terminal.wait_for("Server (empty line: back):")
-    assert "error: the IPv6 address in 'dns+tls://2001:db8::53#dot.example' must be in" in shown
+    assert "Error: The IPv6 address in 'dns+tls://2001:db8::53#dot.example' must be in" in shown
     assert "DNS servers" not in shown  # the screen stayed
 
     terminal.type("dns+tls://[2001:db8::53]#dot.example")
+    # Its routed domains are asked next, on a screen of their own: none, every name.
+    terminal.wait_for("Domains (empty line: every name):")
+    terminal.type("")
     listed = terminal.wait_for(PROMPT)
     assert "1) dns+tls://[2001:db8::53]#dot.example\n" \
            "      TLS name: dot.example; serves every name" in listed
     terminal.type("2")
     terminal.wait_for("Server (empty line: back):")
-    terminal.type("192.0.2.53:853#DoT2.example domain=lab.example")
+    terminal.type("192.0.2.53:853#DoT2.example")
+    terminal.wait_for("Domains (empty line: every name):")
+    terminal.type("lab.example")
     listed = terminal.wait_for(PROMPT)
     assert "2) dns+tls://192.0.2.53#dot2.example\n" \
            "      TLS name: dot2.example; serves only lab.example" in listed
@@ -94,7 +99,7 @@ def test_pasted_ca_joins_the_kickstart_and_the_rest_is_untouched(terminal, tmp_p
 
     terminal.paste(certs.make_server(test_ca).pem)
     terminal.type("")
-    assert "error: the PEM text, line 1: Not a valid CA certificate: CN=dot.test" in \
+    assert "Error: The PEM text, line 1: Not a valid CA certificate: CN=dot.test" in \
         terminal.wait_for("paste it again")
     terminal.paste(test_ca.pem)
     terminal.type("")
@@ -120,8 +125,8 @@ def test_saving_an_incomplete_configuration_is_refused(terminal, tmp_path):
     terminal.wait_for(PROMPT)
     terminal.type("c")
     refused = terminal.wait_for(PROMPT)
-    assert "error: not written: the configuration has errors" in refused
-    assert "error: no DNS server is given" in refused
+    assert "Error: Not written: the configuration has errors" in refused
+    assert "Error: No DNS server is given" in refused
     terminal.type("q")
     terminal.wait_for("Please respond 'yes' or 'no'")
     terminal.type("yes")
@@ -240,9 +245,9 @@ def _one_line(text):
 
 @pytest.mark.parametrize("item, question, sentence", [
     ("1", "Server (empty line: back):",
-     "error: '%s… (%d characters) is not an IPv4 or IPv6 address"),
+     "Error: '%s… (%d characters) is not an IPv4 or IPv6 address."),
     ("5", "Path (empty line: back):",
-     "error: cannot read '%s… (%d characters): File name too long"),
+     "Error: Cannot read '%s… (%d characters): File name too long."),
 ])
 def test_a_pasted_value_is_refused_short_and_the_error_stays_on_the_screen(
         terminal, tmp_path, item, question, sentence):
@@ -256,7 +261,7 @@ def test_a_pasted_value_is_refused_short_and_the_error_stays_on_the_screen(
     typed = PASTED[len("dns+tls://"):] if item == "5" else PASTED
     shown_value = typed[:79] if item == "5" else typed[10:89]
     terminal.type(typed)
-    terminal.wait_for("error:")
+    terminal.wait_for("Error:")
     terminal.wait_for(question)
     screen = terminal.screen()
     # Where the value was taken apart: the address after the scheme, or the path whole.
@@ -264,7 +269,7 @@ def test_a_pasted_value_is_refused_short_and_the_error_stays_on_the_screen(
         PASTED[10:] if item == "1" else typed))
     assert _one_line(expected) in _one_line(screen), screen
     # The refusal is two lines at most on 100 columns, the question under it.
-    after = screen[screen.index("error:"):]
+    after = screen[screen.index("Error:"):]
     assert len(after.splitlines()) <= 3, after
     assert after.splitlines()[-1].startswith(question)
 
@@ -283,10 +288,10 @@ def test_reading_a_fifo_is_refused_at_once_and_a_file_is_read_after_it(
     terminal.type(str(fifo))
     # Opening it for reading would wait for a writer that never comes.
     refused = terminal.wait_for("Path (empty line: back):")
-    assert _one_line("error: %s is a FIFO (a named pipe), not a file; give the path of a PEM "
-                     "file" % fifo) in _one_line(refused)
+    assert _one_line("Error: %s is a FIFO (a named pipe), not a file; give the path of a PEM "
+                     "file." % fifo) in _one_line(refused)
     terminal.type(str(tmp_path))
-    assert _one_line("error: %s is a directory; give the path of a PEM file in it"
+    assert _one_line("Error: %s is a directory; give the path of a PEM file in it."
                      % tmp_path) in _one_line(terminal.wait_for("Path (empty line: back):"))
     terminal.type(str(path))
     terminal.wait_for("File name [corp-ca.pem]:")
@@ -316,6 +321,8 @@ def test_ctrl_d_with_edits_not_saved_asks_before_ending(tmp_path, answer):
         session.type(b"1\n")
         session.wait_for("Server (empty line: back): ", at_end=True)
         session.type(b"192.0.2.53#dot.example\n")
+        session.wait_for("Domains (empty line: every name): ", at_end=True)
+        session.type(b"\n")
         session.wait_for("1) dns+tls://192.0.2.53#dot.example")
         session.wait_for("refresh]: ", at_end=True)
         session.screen = b""
@@ -371,7 +378,9 @@ def test_an_output_symlink_planted_in_a_sticky_directory_is_refused_by_name(term
         os.lchown(planted, 1234, 1234)
     terminal.type("c")
     refused = terminal.wait_for(PROMPT)
-    assert _one_line(LINK_REFUSED % (planted, victim)) in _one_line(refused)
+    # The same sentence, as the screen says a sentence alone.
+    assert _one_line("Error: C" + LINK_REFUSED[1:] % (planted, victim) + ".") in \
+        _one_line(refused)
     terminal.type("q")
     terminal.wait_for("Please respond 'yes' or 'no'")
     terminal.type("yes")

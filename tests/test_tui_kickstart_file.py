@@ -97,7 +97,8 @@ def test_saving_with_errors_writes_nothing(write_ks, tmp_path):
     out = tmp_path / "out.ks"
     with pytest.raises(KickstartFileError) as caught:
         save_kickstart(source, editor, str(out))
-    assert "every server is routed with domain=" in str(caught.value.problems[0])
+    # Said on the standalone editor's screen: in its words.
+    assert "every server has routed domains" in str(caught.value.problems[0])
     assert not out.exists()
 
 

@@ -14,6 +14,7 @@
 import pytest
 from simpleline import App
 from simpleline.render.screen import InputState
+from simpleline.render.screen_handler import ScreenHandler
 
 from org_edns_addon.model import EdnsConfig, ResolveMode
 from org_edns_addon.certificates import KickstartCertificate
@@ -23,8 +24,10 @@ from org_edns_addon.ui.editor import EditError, EdnsEditor
 from org_edns_addon.tui.kickstart_file import load_kickstart
 from org_edns_addon.tui.screens import (CaScreen, CheckScreen, EntryScreen, MainScreen,
                                         ServerScreen, ServersScreen, SummaryScreen,
-                                        add_server_screen, resolve_mode_screen)
-from tests.conftest import REPO
+                                        add_server_screen, resolve_mode_screen, summary_lines)
+from lab.kickstarts import edns_kickstart
+from tests.dot_fixtures import times_masked
+from tests.conftest import REPO, run_cli
 
 EXAMPLE = str(REPO / "data" / "examples" / "corp-dot.ks")
 
@@ -41,6 +44,11 @@ def render(screen):
     return "\n".join(line.rstrip() for line in screen.window.get_lines())
 
 
+def top_screen():
+    """The screen simpleline shows next (its scheduler offers no public way to ask)."""
+    return App.get_scheduler()._screen_stack.pop(False).ui_screen
+
+
 def main_screen(editor):
     return MainScreen(editor, lambda: None, "to save")
 
@@ -54,7 +62,7 @@ def test_first_screen_of_a_new_configuration():
     assert "6) Check servers (TLS handshake and one query each)" in text
     assert "7) Summary of what will be configured" in text
     assert "Status: Not configured" in text
-    assert "error: no DNS server is given" in text
+    assert "Error: No DNS server is given; add a server like" in text
 
 
 def test_first_screen_lists_the_kickstart_servers_with_their_routes():
@@ -91,13 +99,29 @@ def test_bad_server_is_refused_and_the_screen_stays(capsys):
     screen = add_server_screen(editor)
     assert screen.input(None, "dns+tls://2001:db8::53#dot.example") == InputState.DISCARDED
     printed = " ".join(capsys.readouterr().out.split())
-    assert printed == "error: the IPv6 address in 'dns+tls://2001:db8::53#dot.example' must " \
-                      "be in brackets, like dns+tls://[2001:db8::53]:853#dot.example"
-    assert "error: the IPv6 address in" in render(screen)  # a redraw shows it too
+    assert printed == "Error: The IPv6 address in 'dns+tls://2001:db8::53#dot.example' must " \
+                      "be in brackets, like dns+tls://[2001:db8::53]:853#dot.example."
+    assert "Error: The IPv6 address in" in render(screen)  # a redraw shows it too
     assert editor.config.servers == ()
-    assert screen.input(None, "dns+tls://[2001:db8::53]#dot.example") == \
-        InputState.PROCESSED_AND_CLOSE
+    # Taken; the next screen asks which domains only it serves.
+    ScreenHandler.push_screen(screen)
+    assert screen.input(None, "dns+tls://[2001:db8::53]#dot.example") == InputState.PROCESSED
     assert [s.uri() for s in editor.config.servers] == ["dns+tls://[2001:db8::53]#dot.example"]
+    domains = top_screen()
+    assert render(domains).splitlines()[0] == "Routed domains of server 1"
+    assert domains.input(None, "lab.example") == InputState.PROCESSED_AND_CLOSE
+    assert editor.config.servers[0].domains == ("lab.example",)
+
+
+def test_a_server_added_without_routed_domains_serves_every_name():
+    editor = EdnsEditor()
+    screen = add_server_screen(editor)
+    ScreenHandler.push_screen(screen)
+    assert screen.input(None, "192.0.2.53#dot.example") == InputState.PROCESSED
+    domains = top_screen()
+    assert "Domains (empty line: every name)" in domains.prompt().message
+    assert domains.input(None, "") == InputState.PROCESSED_AND_CLOSE
+    assert editor.config.servers[0].domains == ()
 
 
 def test_empty_line_goes_back_unchanged():
@@ -122,13 +146,13 @@ def test_mode_choice_marks_the_current_one_and_refuses_what_breaks_a_server(caps
     assert screen.input(None, "1") == InputState.DISCARDED
     assert "plaintext server dns+udp://192.0.2.53 is refused" in \
         " ".join(capsys.readouterr().out.split())
-    assert "error: the plaintext server" in render(screen)
+    assert "Error: The plaintext server" in render(screen)
     assert editor.config.resolve_mode == ResolveMode.BACKUP
 
 
 def test_server_screen_edits_and_removes():
     editor = EdnsEditor()
-    editor.add_server("dns+tls://192.0.2.53#dot.example domain=lab.example")
+    editor.add_server("dns+tls://192.0.2.53#dot.example", "lab.example")
     screen = ServerScreen(editor, 0)
     text = render(screen)
     assert "1) Address: dns+tls://192.0.2.53#dot.example" in text
@@ -148,21 +172,28 @@ def test_ca_screen_marks_selected_certificates(test_ca):
 
 def test_summary_shows_the_section_and_the_messages():
     editor = EdnsEditor()
-    editor.add_server("dns+tls://192.0.2.60#dot.lab.example domain=lab.example")
+    editor.add_server("dns+tls://192.0.2.60#dot.lab.example", "lab.example")
     text = render(SummaryScreen(editor))
     assert "lab.example: dns+tls://192.0.2.60#dot.lab.example" in text
     assert "The system trust store authenticates the DNS servers." in text
-    assert "  %addon org_edns_addon --resolve-mode=exclusive --backend=dnsconfd\n" \
-           "  dns+tls://192.0.2.60#dot.lab.example domain=lab.example\n  %end" in text
-    assert "error: every server is routed with domain=" in text
+    assert "Error: Every server has routed domains; add at least one server without routed\n" \
+           "domains to serve all other names." in text
+    # The installer's summary is no kickstart; the editor of a kickstart file shows the
+    # section it writes there, as the file's text.
+    assert "%addon" not in text
+    assert "As the kickstart file gets it:\n" \
+           "  %addon org_edns_addon --resolve-mode=exclusive --backend=dnsconfd\n" \
+           "  dns+tls://192.0.2.60#dot.lab.example domain=lab.example\n  %end" in \
+        render(SummaryScreen(editor, kickstart=True))
 
 
 @pytest.mark.root
-def test_check_screen_reaches_a_dot_server_of_the_lab(dot_pki, dot_upstream):
+def test_check_screen_reaches_a_dot_server_of_the_lab(dot_pki, dot_upstream, write_ks):
     editor = EdnsEditor(EdnsState(EdnsConfig(), [KickstartCertificate.from_section(
         "dns-ca.pem", dot_pki.ca.pem, DOT_CA_DIR)]))
-    editor.add_server(dot_upstream.server_line())
-    editor.add_server(dot_upstream.server_line("wrong.test"))
+    servers = (dot_upstream.server_line(), dot_upstream.server_line("wrong.test"))
+    for server in servers:
+        editor.add_server(server)
     editor.toggle_ca("dns-ca.pem")
     # The screen checks as it is drawn, here in the lab's network.
     lines = dot_upstream.network.run(render, CheckScreen(editor)).splitlines()
@@ -172,6 +203,15 @@ def test_check_screen_reaches_a_dot_server_of_the_lab(dot_pki, dot_upstream):
     assert any(" ".join(lines[index:]).startswith(
         "%s: name mismatch: the server's certificate is" % dot_upstream.server_line("wrong.test"))
         for index in (3, 4))
+    # One source: the lines `edns-addon check` prints for the same servers (each run's
+    # times its own).
+    shown = dot_upstream.network.run(CheckScreen(editor).lines)
+    cli = run_cli("check", write_ks(edns_kickstart(dot_pki.ca.pem, servers=servers,
+                                                   commands="")),
+                  prefix=dot_upstream.network.command([]))
+    assert [times_masked(line) for line in shown] == \
+        [times_masked(line) for line in cli.stdout.splitlines()], cli.stderr
+
 
 
 def test_check_screen_without_servers():
@@ -180,9 +220,9 @@ def test_check_screen_without_servers():
 
 def test_check_screen_says_why_a_configuration_with_errors_is_not_checked():
     editor = EdnsEditor()
-    editor.add_server("dns+tls://192.0.2.1#dot.example domain=lab.example")
-    assert "Not checked: the encrypted DNS configuration has errors: every server is " \
-           "routed with domain=" in " ".join(render(CheckScreen(editor)).split())
+    editor.add_server("dns+tls://192.0.2.1#dot.example", "lab.example")
+    assert "Not checked: the encrypted DNS configuration has errors: every server has " \
+           "routed domains" in " ".join(render(CheckScreen(editor)).split())
 
 
 def test_save_refusal_keeps_the_first_screen(capsys):
@@ -191,7 +231,7 @@ def test_save_refusal_keeps_the_first_screen(capsys):
     screen = MainScreen(EdnsEditor(), save, "to save")
     assert screen.input(None, "c") == InputState.DISCARDED
     assert not screen.saved
-    assert "error: not written" in capsys.readouterr().out
+    assert "Error: Not written: the configuration has errors." in capsys.readouterr().out
 
 
 def test_every_sentence_naming_the_trust_says_what_staging_uses(test_ca):
@@ -204,9 +244,10 @@ def test_every_sentence_naming_the_trust_says_what_staging_uses(test_ca):
     said = "tls-ca-bundle.pem alone authenticates the DNS servers; it is placed at %s." \
         % DOT_CA_BUNDLE_PATH
     assert "5) CA certificates: %s" % said in " ".join(render(main_screen(editor)).split())
-    summary = " ".join(render(SummaryScreen(editor)).split())
-    assert said in summary
-    assert "system trust store" not in summary.split("%addon")[0]
+    summary = summary_lines(editor)
+    assert [line for line in summary if line.startswith(said)]
+    # What is configured comes before a blank line, the problems after it.
+    assert not [line for line in summary[:summary.index("")] if "system trust store" in line]
 
 
 def test_a_bundle_unbound_would_refuse_is_said_in_chain_words_never_no_problems(
@@ -218,3 +259,20 @@ def test_a_bundle_unbound_would_refuse_is_said_in_chain_words_never_no_problems(
     summary = " ".join(render(SummaryScreen(editor)).split())
     assert intermediate_alone.trust in summary and intermediate_alone.error in summary
     assert "No problems." not in summary
+
+
+def test_each_mode_says_what_it_does_and_what_plaintext_it_lets_out_where_it_is_chosen():
+    editor = EdnsEditor()
+    editor.add_server("dns+tls://192.0.2.53#dot.example")
+    text = " ".join(render(resolve_mode_screen(editor)).split())
+    exclusive, prefer, backup = (text[text.index("%d) [" % n):] for n in (1, 2, 3))
+    assert "Warning:" not in exclusive[:exclusive.index("2) [")]
+    assert prefer.startswith("2) [ ] prefer (these servers answer every name, but a name in a "
+                             "connection's own domains may also go to that connection's DNS "
+                             "servers (from DHCP, in plaintext) Warning: The resolve mode "
+                             "“prefer” lets plaintext DNS leave the host: ")
+    assert backup.startswith("3) [ ] backup (these servers and every connection's own DNS "
+                             "servers (from DHCP, in plaintext) answer side by side, for every "
+                             "name: not a fallback when these fail; the only mode that allows "
+                             "plaintext servers here Warning: The resolve mode “backup” lets "
+                             "plaintext DNS leave the host for every name: ")

@@ -34,15 +34,17 @@ def ca(filename, pem, directory=DOT_CA_DIR, cert_type=None):
 def editor_with(*lines, mode=ResolveMode.EXCLUSIVE):
     editor = EdnsEditor(EdnsState(EdnsConfig(resolve_mode=mode)))
     for line in lines:
-        editor.add_server(line)
+        # A kickstart's server line, as the screens take it: the address, its domains.
+        address, _, domains = line.partition(" domain=")
+        editor.add_server(address, domains.strip() or None)
     editor.dirty = False
     return editor
 
 
 def test_added_server_is_kept_with_its_tls_name_and_domains():
     editor = EdnsEditor()
-    server = editor.add_server("dns+tls://[2001:db8::53]:8853#DoT.Example "
-                               "domain=lab.example,test.example")
+    server = editor.add_server("dns+tls://[2001:db8::53]:8853#DoT.Example",
+                               "lab.example, test.example")
     assert editor.config.servers == (server,)
     assert (server.port, server.name, server.domains) == (8853, "dot.example",
                                                           ("lab.example", "test.example"))
@@ -72,10 +74,13 @@ def test_a_zone_left_only_on_loopback_is_an_error_shown_not_an_edit_refused():
     ("dns+tls://192.0.2.53:99999#dot.example",
      "port 99999 is out of range; use a number from 1 to 65535"),
     ("dns+tls://192.0.2.53", "has no TLS name, so it cannot be authenticated"),
+    # In the words of the screens, which have a resolve mode to choose and no kickstart.
     ("dns+udp://192.0.2.53", "plaintext server dns+udp://192.0.2.53 is refused with "
-                             "--resolve-mode=exclusive"),
+                             "the resolve mode “exclusive”; use a DoT server with its TLS name "
+                             "(plaintext is allowed only with the resolve mode “backup”)"),
     ("dns+tls://192.0.2.53#bad_name.example", "not a valid DNS TLS name"),
-    ("dns+tls://192.0.2.53#dot.example domain=a..example", "not a valid DNS domain"),
+    # The address input takes an address, the routed domains have their own.
+    ("dns+tls://192.0.2.53#dot.example domain=lab.example", "a server must be one word"),
 ])
 def test_bad_server_is_refused_and_nothing_changes(line, words):
     editor = editor_with("dns+tls://192.0.2.1#dot.example")
@@ -95,10 +100,10 @@ def test_the_same_server_twice_is_refused():
 
 def test_incomplete_configuration_is_reported_not_refused():
     editor = EdnsEditor()
-    editor.add_server("dns+tls://192.0.2.60#dot.lab.example domain=lab.example")
-    assert editor.errors() == ["every server is routed with domain=; add at least one server "
-                               "without domain= to serve all other names"]
-    assert editor.status().startswith("Error: every server is routed")
+    editor.add_server("dns+tls://192.0.2.60#dot.lab.example", "lab.example")
+    assert editor.errors() == ["every server has routed domains; add at least one server "
+                               "without routed domains to serve all other names"]
+    assert editor.status() == "1 error to fix"
     editor.add_server("dns+tls://192.0.2.53#dot.example")
     assert editor.errors() == []
 
@@ -107,7 +112,7 @@ def test_plaintext_server_needs_backup_mode_and_pins_it():
     editor = editor_with(mode=ResolveMode.BACKUP)
     editor.add_server("dns+udp://192.0.2.53")
     with pytest.raises(EditError, match="plaintext server dns\\+udp://192.0.2.53 is refused "
-                                        "with --resolve-mode=prefer"):
+                                        "with the resolve mode “prefer”"):
         editor.set_resolve_mode("prefer")
     assert editor.config.resolve_mode == ResolveMode.BACKUP
 
@@ -152,8 +157,8 @@ def test_status_lines():
     editor.set_resolve_mode("backup")
     editor.add_server("192.0.2.3")
     assert editor.status() == "2 DoT servers + 1 plaintext, backup"
-    assert status_line(editor.config, ["the plaintext server is refused"]) == \
-        "Error: the plaintext server is refused"
+    assert status_line(editor.config, ["the plaintext server is refused"]) == "1 error to fix"
+    assert status_line(editor.config, ["one", "two"]) == "2 errors to fix"
 
 
 # CA certificates.
@@ -212,7 +217,8 @@ def test_pem_file_is_read_and_its_name_suggested(tmp_path, test_ca):
     ("a/b.pem", "must be a plain file name, without '/'"),
     ("..", "must be a plain file name, without '/'"),
     ("", "must be a plain file name, without '/'"),
-    ("a,b.pem", "holds ',', which separates --ca names"),
+    ("a,b.pem", "the file name a,b.pem holds ',', which separates the names in the list of "
+                "CA certificates selected for the DNS servers"),
     ("a\tb.pem", "holds a control character"),
 ])
 def test_certificate_file_name_must_be_plain(test_ca, name, words):
@@ -255,8 +261,8 @@ def test_removing_a_certificate_deselects_it(test_ca):
 
 def test_unknown_ca_name_is_an_error():
     editor = EdnsEditor(EdnsState(EdnsConfig(ca_names=("gone.pem",))))
-    assert "--ca=gone.pem names no %certificate --filename (there is no %certificate at all); " \
-           "add that %certificate or fix the name" in editor.errors()
+    assert "the selected certificate gone.pem names no certificate of that name (there is no " \
+           "certificate at all); add that certificate or fix the name" in editor.errors()
 
 
 def test_servers_are_checked_with_the_trust_the_module_stages(test_ca):
@@ -278,7 +284,7 @@ def test_servers_are_checked_with_the_trust_the_module_stages(test_ca):
 def test_a_configuration_with_errors_is_not_checked():
     editor = editor_with("dns+tls://192.0.2.1#dot.example domain=lab.example")
     with pytest.raises(EditError, match="^the encrypted DNS configuration has errors: every "
-                                        "server is routed with domain="):
+                                        "server has routed domains"):
         editor.check_servers()
 
 
@@ -300,7 +306,7 @@ def test_a_kickstart_over_the_server_limit_can_be_shrunk_but_not_grown():
     from org_edns_addon.constants import MAX_SERVERS
     from org_edns_addon.model import DotServer
 
-    servers = tuple(DotServer.parse_line("dns+tls://192.0.2.%d#dot.example" % (number % 250 + 1))
+    servers = tuple(DotServer.parse_uri("dns+tls://192.0.2.%d#dot.example" % (number % 250 + 1))
                     for number in range(MAX_SERVERS + 2))
     editor = EdnsEditor(EdnsState(EdnsConfig(servers=servers)))
     with pytest.raises(EditError, match="^%d DNS servers are too many; give at most %d$"

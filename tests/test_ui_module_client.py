@@ -26,9 +26,9 @@ from lab.bus import wait_for
 from org_edns_addon.model import Backend, DotServer, EdnsConfig, ResolveMode
 from org_edns_addon.ui.editor import EditError, read_ca_pem
 from org_edns_addon.dbus.identifiers import EDNS
-from org_edns_addon.ui.module_client import (ModuleView, hub_status, read_certificates,
-                                             read_config, read_editor, write_config,
-                                             write_editor)
+from org_edns_addon.ui.module_client import (InstallerApply, ModuleView, hub_status,
+                                             read_certificates, read_config, read_editor,
+                                             write_config, write_editor)
 from tests.conftest import needs_certificate_type
 from tests.dbus_fixtures import (configure, plain_structures, running_template_service,
                                  setting)
@@ -45,7 +45,7 @@ def test_edits_written_to_the_module_come_back(edns_proxy):
     proxy, _ = edns_proxy
     editor = read_editor(proxy)
     editor.add_server("dns+tls://[2001:db8::53]:853#dot.example")
-    editor.add_server("192.0.2.60#dot.lab.example domain=lab.example")
+    editor.add_server("192.0.2.60#dot.lab.example", "lab.example")
     editor.set_resolve_mode("backup")
     editor.add_server("dns+udp://192.0.2.1")
     editor.set_searches("corp.example")
@@ -56,6 +56,23 @@ def test_edits_written_to_the_module_come_back(edns_proxy):
         True, True, "2 DoT servers + 1 plaintext, backup")
 
 
+@pytest.mark.parametrize("line, lines_named", [
+    ("el9", ["EL9"]), ("fedora-43", None), (None, ["EL9", "EL10", "Fedora 42"])])
+def test_the_editor_judges_for_the_lines_the_module_judges_for(bus, bus_address, line,
+                                                               lines_named):
+    # A server on its own port: dnsconfd never learns it before NetworkManager 1.54.
+    with running_template_service(bus, bus_address, line=line) as (proxy, _process):
+        assert proxy.JudgedLines == ([line] if line else [])
+        editor = read_editor(proxy)
+        editor.add_server("dns+tls://192.0.2.53:8853#dot.example")
+        port = [problem.message for problem in editor.problems() if "8853" in problem.message]
+        if lines_named is None:
+            assert port == []
+        else:
+            [message] = port
+            assert "on %s NetworkManager" % ", ".join(lines_named) in message, message
+
+
 def test_module_errors_make_the_status_incomplete(edns_proxy):
     proxy, _ = edns_proxy
     editor = read_editor(proxy)
@@ -64,9 +81,9 @@ def test_module_errors_make_the_status_incomplete(edns_proxy):
     configure(proxy, ca_names=["missing.pem"])
     status = hub_status(proxy)
     assert status.configured and not status.completed
-    assert status.line == ("Error: --ca=missing.pem names no %certificate --filename "
-                            "(there is no %certificate at all); add that %certificate or fix "
-                            "the name")
+    # The hub's line is short; the spoke says which error.
+    assert status.line == "1 error to fix"
+    assert status.mandatory
 
 
 def test_a_refused_value_becomes_an_edit_error(edns_proxy):
@@ -132,8 +149,8 @@ def test_a_certificate_refused_after_the_configuration_puts_the_configuration_ba
     other = certs.make_ca("Other CA")
     proxy.AddCertificate("corp-ca.pem", other.pem)
     with pytest.raises(EditError, match="^the installer refused the certificate corp-ca.pem: "
-                                        "a %certificate --filename=corp-ca.pem is already "
-                                        "there"):
+                                        "%certificate --filename=corp-ca.pem exists "
+                                        "already"):
         write_editor(proxy, editor)
     assert read_config(proxy) == written
     assert [(c["filename"], c["cert"]) for c in plain_structures(proxy.Certificates)] == [
@@ -196,8 +213,8 @@ def test_a_certificate_the_module_refuses_becomes_an_edit_error(edns_proxy, test
     # Another client took the name since the editor read the module.
     proxy.AddCertificate("corp-ca.pem", certs.make_ca("Other CA").pem)
     with pytest.raises(EditError, match="^the installer refused the certificate corp-ca.pem: "
-                                        "a %certificate --filename=corp-ca.pem is already "
-                                        "there; choose another name"):
+                                        "%certificate --filename=corp-ca.pem exists "
+                                        "already; choose another name"):
         write_editor(proxy, editor)
     assert setting(proxy, "ca-names") == []
 
@@ -231,3 +248,40 @@ def test_a_hub_redraw_asks_the_module_once_and_again_only_after_it_changed(edns_
     configure(other, resolve_mode="backup")
     wait_for(lambda: view.status.line == "1 DoT server, backup", what="PropertiesChanged")
     assert counting.calls.count("Validate") == 2
+
+
+def test_a_failed_apply_stops_the_hub_until_the_person_decides(edns_proxy):
+    proxy, _ = edns_proxy
+    write_config(proxy, EdnsConfig(servers=(DotServer.parse_uri(
+        "dns+tls://192.0.2.53#dot.example"),)))
+    judged = hub_status(proxy)
+    assert judged.completed and not judged.mandatory
+    applying = InstallerApply()
+
+    applying.start()
+    shown = applying.seen_by_hub(judged)
+    assert shown.line == "Applying encrypted DNS to the installer…"
+    applying.finished("The installer could not switch to encrypted DNS: ...")
+    # Anaconda's hub: a mandatory spoke not completed gets the warning icon and holds
+    # Begin Installation (hubs/__init__.py _updateCompleteness, continuePossible).
+    shown = applying.seen_by_hub(judged)
+    assert (shown.line, shown.completed, shown.mandatory) == (
+        "Error applying encrypted DNS to the installer", False, True)
+    applying.accept()
+    shown = applying.seen_by_hub(judged)
+    assert (shown.line, shown.completed, shown.mandatory) == (
+        "1 DoT server, exclusive; installed system only", True, False)
+    # A new apply forgets the failure and the decision.
+    applying.start()
+    applying.finished()
+    assert applying.seen_by_hub(judged) == judged
+
+
+def test_a_failed_apply_of_a_configuration_since_removed_stops_nothing(edns_proxy):
+    proxy, _ = edns_proxy
+    applying = InstallerApply()
+    applying.start()
+    applying.finished("The installer could not switch to encrypted DNS: ...")
+    # Every server removed: encrypted DNS is not configured, and optional again.
+    shown = applying.seen_by_hub(hub_status(proxy))
+    assert (shown.line, shown.completed, shown.mandatory) == ("Not configured", False, False)

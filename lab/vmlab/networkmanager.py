@@ -148,7 +148,7 @@ cat %(resolv_conf)s 2>/dev/null || true
 
 # Our main file: nothing of the tree's NetworkManager.conf (Debian's ifupdown
 # plugin) and no polkit, which the namespace does not have.
-_MAIN_CONF = "[main]\nauth-polkit=false\nplugins=keyfile\n"
+MAIN_CONF = "[main]\nauth-polkit=false\nplugins=keyfile\n"
 
 
 class JudgeError(Exception):
@@ -266,7 +266,7 @@ def read_config(tree, conf_d: Mapping[str, bytes], run_conf_d: Mapping[str, byte
     the daemon never answers.
     """
     stage = Path(tempfile.mkdtemp(prefix="edns-nm-judge."))
-    main_conf = _MAIN_CONF
+    main_conf = MAIN_CONF
     if connection:
         # Its link is a veth, which udev's 85-nm-unmanaged.rules has NetworkManager leave
         # alone unless a [device] section manages it.
@@ -305,7 +305,7 @@ def print_config(tree, conf_d: Mapping[str, bytes]) -> Dict[str, Dict[str, str]]
 
     stage = Path(tempfile.mkdtemp(prefix="edns-nm-print."))
     try:
-        (stage / "NetworkManager.conf").write_text(_MAIN_CONF)
+        (stage / "NetworkManager.conf").write_text(MAIN_CONF)
         _write_files(stage / "conf.d", conf_d)
         result = _in_tree(tree, stage, [
             "NetworkManager", "--print-config", "--config=%s/NetworkManager.conf" % STAGE,

@@ -36,6 +36,7 @@ from org_edns_addon.dbus.structures import (CertificateData, ConfigurationData, 
 from org_edns_addon.echo import echo
 from org_edns_addon.i18n import _
 from org_edns_addon.problems import ListOf, ModelError
+from org_edns_addon.terms import on_screen
 
 PROPERTIES_INTERFACE = "org.freedesktop.DBus.Properties"
 
@@ -150,6 +151,14 @@ class EdnsInterfaceMembers(InterfaceTemplate):
         return CertificateData.to_structure_list(
             [CertificateData.of_certificate(cert) for cert in self.implementation.certificates])
 
+    @property
+    def JudgedLines(self) -> List[Str]:
+        """The installer lines (``lines.LINE_KEYS``) whose behaviour ``Validate`` judges the
+        configuration for: the line of the installer the module runs in, or the one the
+        stand-alone service was given; empty for every line. A user interface judges its
+        edits for the same lines."""
+        return [line.key for line in self.implementation.lines or ()]
+
     def AddCertificate(self, filename: Str, pem: Str):
         """Add ``%certificate --filename=FILENAME --dir=/etc/pki/dns/`` holding the CA
         certificate(s) of the PEM text; it is written and generated into the kickstart
@@ -218,13 +227,15 @@ def _certificate_of(filename, pem):
 
 def _checked_servers(data, timeout):
     """The ``ServerCheckData`` structures of checking the servers of DATA (a
-    ``StagingInput``), in a worker thread."""
+    ``StagingInput``), in a worker thread; their sentences in the screens' words, for
+    the user interface that asked (``edns-addon check`` checks in its own process)."""
     from org_edns_addon.probe import check_staging_input
     # The whole check within TIMEOUT (every server at once, ``probe.check_servers``'s
     # WITHIN): the reply comes before the caller stops waiting (a D-Bus caller's 25 s,
     # DBUS_CHECK_TIMEOUT_MAX_SECONDS), and the next check is taken once it has come.
-    return ServerCheckData.structures_of(check_staging_input(data, timeout=timeout,
-                                                             within=timeout))
+    with on_screen():
+        checks = check_staging_input(data, timeout=timeout, within=timeout)
+    return ServerCheckData.structures_of(checks)
 
 
 @dbus_interface(EDNS.interface_name)

@@ -240,13 +240,15 @@ class ServerCheckData(ServerAddressData):
     """The pre-flight check of one server: its ``address``, ``port`` and TLS
     ``name``; the ``outcome`` ("ok", else why not: a ``probe.Outcome`` value);
     ``reason``, a sentence; ``rtt_ms`` (``rtt-ms`` on D-Bus), the time to the
-    answer in milliseconds (0 unless ok)."""
+    answer in milliseconds (0 unless ok), and ``handshake_ms`` (``handshake-ms``) the
+    part of it until the TLS handshake was done (0 unless ok over TLS)."""
 
     def __init__(self):
         super().__init__()
         self._outcome = ""
         self._reason = ""
         self._rtt_ms = 0.0
+        self._handshake_ms = 0.0
 
     @property
     def outcome(self) -> Str:
@@ -272,6 +274,14 @@ class ServerCheckData(ServerAddressData):
     def rtt_ms(self, value: Double):
         self._rtt_ms = value
 
+    @property
+    def handshake_ms(self) -> Double:
+        return self._handshake_ms
+
+    @handshake_ms.setter
+    def handshake_ms(self, value: Double):
+        self._handshake_ms = value
+
     @classmethod
     def structures_of(cls, checks):
         """The structures of ``probe.ServerCheck`` results CHECKS, in their order."""
@@ -281,6 +291,7 @@ class ServerCheckData(ServerAddressData):
             item.outcome = check.outcome.value
             item.reason = check.reason
             item.rtt_ms = check.rtt_ms or 0.0
+            item.handshake_ms = check.handshake_ms or 0.0
             data.append(item)
         return cls.to_structure_list(data)
 

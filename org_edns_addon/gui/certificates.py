@@ -12,6 +12,11 @@
 """The CA certificates on the page: which authenticate the servers (``--ca``), a PEM file
 picked on the installer's media, and the sentence saying what really authenticates them
 (``DotTrust.describe``, as staging decides it).
+
+The file chooser fits the screen the installer runs on (Anaconda's smallest is 800x600;
+GTK's own default size is larger than 1024x768), and when it closes the keyboard focus
+goes back to the button that opened it, so the next Return opens it again rather than
+pressing whatever else has the focus (the spoke window's Done).
 """
 
 import os
@@ -68,7 +73,7 @@ class CertificatesSection:
 
     def describe(self):
         """Say what authenticates the servers now."""
-        self.trust_label.set_text(self._editor.state.trust.describe())
+        self.trust_label.set_text(self._editor.trust_sentence())
 
     def _edit(self, change, *args):
         try:
@@ -127,10 +132,32 @@ class CertificatesSection:
         dialog.connect("response", self._dialog_response)
         self.dialog = dialog
         dialog.show()
+        _fit(dialog, button.get_toplevel())
 
     def _dialog_response(self, dialog, response):
         path = dialog.get_filename() if response == Gtk.ResponseType.ACCEPT else None
         dialog.destroy()
         self.dialog = None
+        # The keyboard back to this button (else to the window's first focusable widget:
+        # the spoke window's Done, which the next Return would press).
+        self.read_button.grab_focus()
         if path:
             self.add_file(path)
+
+
+# The file chooser's largest size, and its share of the window it belongs to.
+CHOOSER_MAX_SIZE = (900, 650)
+CHOOSER_SHARE = 0.9
+
+
+def _fit(dialog, parent):
+    """Size DIALOG (shown) to fit PARENT (the installer's window, the whole screen) and
+    centre it there. GtkFileChooserDialog sizes itself when it is mapped, from its
+    widget's default size (1096x822 here), whatever was asked before: so after show."""
+    width, height = parent.get_size()
+    minimum, _natural = dialog.get_preferred_size()
+    size = [max(min(limit, int(side * CHOOSER_SHARE)), least) for limit, side, least in
+            zip(CHOOSER_MAX_SIZE, (width, height), (minimum.width, minimum.height))]
+    dialog.resize(*size)
+    x, y = parent.get_position()
+    dialog.move(x + max((width - size[0]) // 2, 0), y + max((height - size[1]) // 2, 0))

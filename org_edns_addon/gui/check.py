@@ -20,18 +20,24 @@ servers; meanwhile the window answers the user, a spinner turns.
 
 from org_edns_addon.dbus.structures import ServerCheckData
 from org_edns_addon.i18n import P_, _
-from org_edns_addon.probe import Outcome
+from org_edns_addon.model import DotServer
+from org_edns_addon.probe import Outcome, ServerCheck
 from org_edns_addon.ui.words import checking
 
 OK_ICON = "emblem-ok-symbolic"
 FAILED_ICON = "dialog-error-symbolic"
 
 
-def result_text(data):
-    """What the check said of one server (a ``ServerCheckData``)."""
-    if data.outcome == Outcome.OK.value:
-        return _("ok, %(ms).1f ms: %(reason)s") % {"ms": data.rtt_ms, "reason": data.reason}
-    return _("%(outcome)s: %(reason)s") % {"outcome": _(data.outcome), "reason": data.reason}
+def server_check(data, server=None):
+    """The module's result DATA (a ``ServerCheckData``) as the ``probe.ServerCheck`` of
+    SERVER (the ``DotServer`` checked; by default the one DATA names), so that the page
+    says it as ``edns-addon check`` and the text UI do (``ServerCheck.result``)."""
+    if server is None:
+        server = DotServer.from_parts(data.address, data.port, data.name or None)
+    ok = data.outcome == Outcome.OK.value
+    return ServerCheck(server, Outcome(data.outcome), data.reason,
+                       data.rtt_ms if ok else None, data.handshake_ms if ok and
+                       data.handshake_ms else None)
 
 
 class CheckSection:
@@ -88,14 +94,14 @@ class CheckSection:
             self.status.set_text(_("Not checked: %s") % error)
             return
         results = ServerCheckData.from_structure_list(structures)
-        uris = [server.uri() for server in self._servers] \
-            if len(self._servers) == len(results) else \
-            ["%s:%d#%s" % (data.address, data.port, data.name) for data in results]
+        servers = self._servers if len(self._servers) == len(results) else \
+            (None,) * len(results)
         passed = 0
-        for uri, data in zip(uris, results):
-            ok = data.outcome == Outcome.OK.value
-            passed += ok
-            self.store.append([OK_ICON if ok else FAILED_ICON, uri, result_text(data)])
+        for server, data in zip(servers, results):
+            check = server_check(data, server)
+            passed += check.ok
+            self.store.append([OK_ICON if check.ok else FAILED_ICON, check.server.uri(),
+                               check.result()])
         self._page.reveal_when_laid_out(self.grid)
         # TRANSLATORS: after the check of %(count)d DNS servers, %(passed)d answered over TLS.
         self.status.set_text(P_("%(passed)d of %(count)d server passed the check.",

@@ -15,6 +15,8 @@ mark an entry (``pyanaconda/ui/gui/helpers.py``)."""
 
 from gi.repository import Gtk
 
+from org_edns_addon.ui.words import screen_sentence
+
 ERROR_ICON = "dialog-error-symbolic"
 
 
@@ -31,6 +33,8 @@ class InlineError:
         return self.label.get_text() if self.label.get_visible() else None
 
     def show(self, message):
+        """Say MESSAGE (a rule's refusal) as a sentence beside the input."""
+        message = screen_sentence(message)
         self.label.set_text(message)
         self.label.set_visible(True)
         if self.entry is not None:

@@ -12,12 +12,14 @@
 """The resolve mode, the backend and the search domains on the page.
 
 A choice the editor refuses (exclusive while a plaintext server is there) is
-said under the choices, and the choice goes back to what the editor holds.
+said under the choices, and the choice goes back to what the editor holds. What
+plaintext a mode lets out (prefer, backup) is said right under the mode, with the
+warning icon, where the mode is chosen: the rule's own warning.
 """
 
 from org_edns_addon.gui.inline import InlineError
 from org_edns_addon.ui.editor import CLEAR_WORD, EditError
-from org_edns_addon.ui.words import backend_text, resolve_mode_text
+from org_edns_addon.ui.words import backend_text, mode_warning, resolve_mode_text
 
 
 class OptionsSection:
@@ -28,6 +30,8 @@ class OptionsSection:
         self._page = page
         self.mode_combo = get("ednsResolveModeCombo")
         self.mode_text = get("ednsResolveModeText")
+        self.mode_warning = get("ednsResolveModeWarning")
+        self.mode_warning_text = get("ednsResolveModeWarningText")
         self.backend_combo = get("ednsBackendCombo")
         self.backend_text = get("ednsBackendText")
         self.search_entry = get("ednsSearchEntry")
@@ -55,10 +59,18 @@ class OptionsSection:
         self.search_error.clear()
         self._describe()
 
-    def _describe(self):
+    def _describe(self, chosen=False):
+        """Say what the chosen mode and backend do; CHOSEN: the user chose one just now."""
         config = self._editor.config
         self.mode_text.set_text(resolve_mode_text(config.resolve_mode))
         self.backend_text.set_text(backend_text(config.backend))
+        warning = mode_warning(config.resolve_mode, config.backend)
+        shown = self.mode_warning.get_visible()
+        self.mode_warning_text.set_text(warning or "")
+        self.mode_warning.set_visible(warning is not None)
+        if warning is not None and not shown and chosen:
+            # Chosen just now: the page scrolls so that it is read at once.
+            self._page.reveal_when_laid_out(self.mode_warning)
 
     def _choose(self, combo, setter):
         if self._filling or combo.get_active_id() is None:
@@ -70,7 +82,7 @@ class OptionsSection:
             self.options_error.show(str(error))
             return
         self.options_error.clear()
-        self._describe()
+        self._describe(chosen=True)
         self._page.edited()
 
     def _search_changed(self, entry):

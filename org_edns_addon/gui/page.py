@@ -27,6 +27,7 @@ from org_edns_addon.gui.servers import ServersSection
 from org_edns_addon.i18n import _
 from org_edns_addon.problems import Severity
 from org_edns_addon.ui.editor import EdnsEditor
+from org_edns_addon.ui.words import problem_line, screen_sentence
 
 
 class EdnsPage:
@@ -88,7 +89,7 @@ class EdnsPage:
 
     def _summarise(self):
         problems = self.editor.problems()
-        self.problems_label.set_text("\n".join(problem.headline() for problem in problems)
+        self.problems_label.set_text("\n".join(problem_line(problem) for problem in problems)
                                      or _("No problems."))
 
     @property
@@ -99,4 +100,4 @@ class EdnsPage:
             return None
         errors = [problem.message for problem in self.editor.problems()
                   if problem.severity == Severity.ERROR]
-        return errors[0] if errors else None
+        return screen_sentence(errors[0]) if errors else None

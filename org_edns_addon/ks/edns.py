@@ -27,6 +27,7 @@ from pykickstart.ko import KickstartObject
 from pykickstart.options import KSOptionParser, commaSplit
 from pykickstart.version import DEVEL
 
+from org_edns_addon import terms
 from org_edns_addon.i18n import _
 from org_edns_addon.constants import ADDON_NAME, ADDON_SECTION_OPEN
 from org_edns_addon.certificates import file_name_problem
@@ -37,6 +38,34 @@ from org_edns_addon.problems import ModelError
 # A comment starts at a '#' that begins the line or follows whitespace; a '#'
 # inside a server word is the TLS name separator.
 _COMMENT = re.compile(r"(^|\s)#.*$")
+
+
+def parse_server_line(line, lineno=None, filename=None):
+    """One server line of the section's body, ``SERVER [domain=D[,D]]``, as a ``DotServer``
+    (``DotServer.parse_uri`` reads SERVER); ModelError otherwise. Kickstart syntax: the
+    screens take a server's address and its routed domains in inputs of their own."""
+    words = line.split()
+    if not words:
+        raise ModelError(_("empty server line"))
+    domains = ()
+    for word in words[1:]:
+        key, sep, value = word.partition("=")
+        if key != "domain" or not sep:
+            raise ModelError(_("unexpected %r after the server; the only option of a "
+                               "server line is domain=DOMAIN[,DOMAIN]") % word)
+        if domains:
+            raise ModelError(_("domain= is given twice; list all domains in one "
+                               "domain=A,B"))
+        domains = tuple(value.split(","))
+        if not value or "" in domains:
+            raise ModelError(_("domain= needs a comma-separated list of domains"))
+        if "." in domains:
+            raise ModelError(_("domain=. would be the root, which a server without "
+                               "domain= serves already; drop domain=."))
+    domains = tuple(normalize_domains(domains))
+    if len(set(domains)) != len(domains):
+        raise ModelError(_("domain= lists a domain twice; list each domain once"))
+    return DotServer.parse_uri(words[0], domains, lineno=lineno, filename=filename)
 
 
 class _EdnsOptionParser(KSOptionParser):
@@ -125,7 +154,7 @@ class EdnsData(KickstartObject):
         except ModelError as error:
             raise KickstartParseError(_("--search: %s") % error, lineno=line_number) from None
         for name in ns.ca_names:
-            problem = file_name_problem(name, "--ca")
+            problem = file_name_problem(name, terms.CA_NAME)
             if problem:
                 raise KickstartParseError(problem, lineno=line_number)
         self.seen = True
@@ -144,8 +173,8 @@ class EdnsData(KickstartObject):
         if not text:
             return
         try:
-            self.servers.append(DotServer.parse_line(text, lineno=line_number,
-                                                     filename=filename))
+            self.servers.append(parse_server_line(text, lineno=line_number,
+                                                  filename=filename))
         except ModelError as error:
             self.refused_lines += 1
             raise KickstartParseError(str(error), lineno=line_number) from None

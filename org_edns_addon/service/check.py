@@ -23,6 +23,7 @@ from pyanaconda.modules.common.task import Task, TaskInterface
 
 from org_edns_addon.constants import CHECK_TIMEOUT_SECONDS
 from org_edns_addon.dbus.structures import ServerCheckData
+from org_edns_addon.terms import on_screen
 
 
 @dbus_class
@@ -50,7 +51,9 @@ class CheckServersTask(Task):
         return CheckServersTaskInterface(self)
 
     def run(self):
-        """Return the ``probe.ServerCheck`` results, in the order of the servers."""
+        """Return the ``probe.ServerCheck`` results, in the order of the servers, their
+        sentences in the screens' words (the graphical spoke runs this task)."""
         # dnspython and the probe load when a check runs, not at the module's start.
         from org_edns_addon.probe import check_staging_input
-        return check_staging_input(self._staging_input, timeout=self._timeout)
+        with on_screen():
+            return check_staging_input(self._staging_input, timeout=self._timeout)

@@ -16,12 +16,16 @@ installer environment (root ``/``) and the installed system
 (``conf.target.system_root``). ``run()`` only calls the pure staging function.
 """
 
+from pyanaconda.anaconda_loggers import get_module_logger
 from pyanaconda.modules.common.errors.installation import NonCriticalInstallationError
 from pyanaconda.modules.common.task import Task
 
-from org_edns_addon.i18n import _
 from org_edns_addon.problems import ValidationError
 from org_edns_addon.staging import StagingError
+from org_edns_addon.staging.failure import phase_failure
+from org_edns_addon.terms import on_screen
+
+log = get_module_logger(__name__)
 
 
 class StageEncryptedDnsTask(Task):
@@ -50,7 +54,9 @@ class StageEncryptedDnsTask(Task):
 
         A failure is the installer's ``NonCriticalInstallationError``, which its
         error handler knows: an interactive installation asks whether to go on
-        without encrypted DNS, a kickstart installation stops.
+        without encrypted DNS, a kickstart installation stops. It says what failed and
+        what that means to the person installing (``staging.failure``), in the screens'
+        words; the details (paths, commands, exit codes) go to the log.
         """
         # Loaded when the task runs, not at the module's start (the installer starts
         # every module at boot).
@@ -60,6 +66,7 @@ class StageEncryptedDnsTask(Task):
             return stage(data, self._phase, self._root, runner=self._runner,
                          record=self._record)
         except (ValidationError, StagingError) as error:
-            raise NonCriticalInstallationError(
-                _("Encrypted DNS could not be configured (%s): %s. If you continue, DNS "
-                  "queries are not encrypted.") % (self._phase.value, error)) from None
+            log.error("Encrypted DNS not configured (%s): %s", self._phase.value, error)
+            with on_screen():
+                sentence = phase_failure(self._phase, error)
+            raise NonCriticalInstallationError(sentence) from None

@@ -20,4 +20,12 @@ NetworkManager reload). Every module trusts input validated at the edge.
 
 
 class StagingError(Exception):
-    """Staging cannot go on; the message is a sentence for users."""
+    """Staging cannot go on; the message is a sentence for users (the details: what was
+    written, restored, run). ``files_written``: the phase's files are written and stay,
+    and only steps after them failed (``failed_steps``, each as ``Action.describe``
+    says it); otherwise nothing of this run was put in use."""
+
+    def __init__(self, message, files_written=False, failed_steps=()):
+        super().__init__(message)
+        self.files_written = files_written
+        self.failed_steps = tuple(failed_steps)

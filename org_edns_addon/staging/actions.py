@@ -97,7 +97,7 @@ class ActionRunner:
         return False
 
     def run_all(self, actions):
-        failures = []
+        failures, failed = [], []
         for action in actions:
             try:
                 how = self.run(action)
@@ -107,12 +107,14 @@ class ActionRunner:
                 continue
             except (StagingError, RootError, OSError) as error:
                 failures.append(_("%s failed: %s") % (action.describe(), error_text(error)))
+                failed.append(action.describe())
                 continue
             self.report.actions_done.append(action.describe() + (" (%s)" % how if how else ""))
         if failures:
             raise StagingError(_("the files are written (%s), but %s; done: %s") % (
                 ", ".join(self.root.shown(p) for p in self.report.written) or _("all unchanged"),
-                "; ".join(failures), ", ".join(self.report.actions_done) or "nothing"))
+                "; ".join(failures), ", ".join(self.report.actions_done) or "nothing"),
+                files_written=True, failed_steps=failed)
 
     def run(self, action):
         kind = action.kind

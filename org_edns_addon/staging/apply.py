@@ -560,7 +560,7 @@ def _apply_changes(confined, changes, runner, report, actions, durable, written_
                 summary = _("the files are written (%s); no action ran") % written
                 failed = _run_actions(confined, runner, report, actions)
                 if failed is not None:
-                    failure = summary = str(failed)
+                    failure, summary = failed, str(failed)
                 else:
                     summary = _("the files are written (%s) and every action ran to its "
                                 "end; done: %s") % (
@@ -575,6 +575,8 @@ def _apply_changes(confined, changes, runner, report, actions, durable, written_
             pass
     if late or signals:
         raise ApplyInterrupted(summary)
+    if isinstance(failure, StagingError):
+        raise failure
     if failure is not None:
         raise StagingError(failure)
     for path in report.written:

@@ -22,6 +22,7 @@ from simpleline.render.adv_widgets import YesNoDialog
 
 from org_edns_addon.i18n import _
 from org_edns_addon.ui.editor import EditError, EdnsEditor
+from org_edns_addon.ui.words import problem_line
 from org_edns_addon.tui.kickstart_file import (KickstartFileError, load_kickstart,
                                                new_kickstart, save_kickstart)
 from org_edns_addon.tui.screens import END_OF_INPUT, MainScreen
@@ -159,8 +160,8 @@ def run_standalone(kickstart, output):
         try:
             save_kickstart(source, editor, output)
         except KickstartFileError as error:
-            raise EditError("\n".join([error.message] + [str(p) for p in error.problems])) \
-                from None
+            raise EditError("\n".join([error.message] + [problem_line(p)
+                                                          for p in error.problems])) from None
 
     App.initialize()
     App.get_scheduler().quit_screen = YesNoDialog(_("Quit without writing %s?") % output)

@@ -14,7 +14,11 @@
 Every screen works on an ``EdnsEditor``. The first screen's content is built
 by ``add_main_menu`` so the standalone ``MainScreen`` and the Anaconda spoke
 show the same thing. An edit the editor refuses is printed as
-``error: …`` and the screen stays, asking again.
+``Error: …`` and the screen stays, asking again. The screens speak the words of
+their items (resolve mode, routed domains, CA certificates), never the
+kickstart's: the editor formats every rule's sentence for them
+(``org_edns_addon.terms``). Only the standalone editor's summary shows the
+kickstart section it writes, as the file's text.
 """
 
 import textwrap
@@ -27,12 +31,13 @@ from simpleline.render.screen_handler import ScreenHandler
 from simpleline.render.widgets import CheckboxWidget, TextWidget
 
 from org_edns_addon.i18n import N_, _
-from org_edns_addon.constants import ADDON_NAME, DOT_CA_DIR
+from org_edns_addon.constants import DOT_CA_DIR
 from org_edns_addon.model import Backend, ResolveMode
 from org_edns_addon.ui.editor import CLEAR_WORD, EditError, read_ca_pem, read_ca_pem_file
 from org_edns_addon.ui.words import (backend_text, certificate_title, checking,
-                                     describe_server, resolve_mode_text,
-                                     search_domains_line, server_line)
+                                     describe_server, mode_warning, problem_line,
+                                     refusal_line, resolve_mode_text, search_domains_line,
+                                     server_line)
 
 TITLE = N_("Encrypted DNS (DNS over TLS)")
 # What a screen is given when the user ended the input (Ctrl-D) with edits not saved: the
@@ -45,7 +50,7 @@ def report(message):
     """Print a refused input where the user typed it (as Anaconda's dialogs do)."""
     width = App.get_configuration().width
     print("\n".join(textwrap.fill(line, width, subsequent_indent="  ")
-                    for line in (_("error: %s") % message).splitlines()))
+                    for line in refusal_line(message).splitlines()))
 
 
 class ItemMenu:
@@ -91,7 +96,7 @@ class ItemMenu:
     def add_to(self, window):
         window.add_with_separator(self.container)
         if self.error:
-            window.add_with_separator(TextWidget(_("error: %s") % self.error))
+            window.add_with_separator(TextWidget(refusal_line(self.error)))
 
 
 def push(screen):
@@ -102,12 +107,14 @@ def push(screen):
 def add_problems(window, editor):
     """The status line and every validation message, below the items."""
     lines = [_("Status: %s") % editor.status()]
-    lines += [p.headline() for p in editor.problems()]
+    lines += [problem_line(p) for p in editor.problems()]
     window.add_with_separator(TextWidget("\n".join(lines)))
 
 
-def add_main_menu(window, menu, editor):
-    """The first screen: servers, options, CA, check and summary, then the messages."""
+def add_main_menu(window, menu, editor, kickstart=False):
+    """The first screen: servers, options, CA, check and summary, then the messages;
+    KICKSTART: the standalone editor of a kickstart file (its summary shows the
+    section)."""
     servers = editor.config.servers
     server_lines = [_("Servers:")] + ["  " + server_line(s) for s in servers] \
         if servers else [_("Servers: none yet; add at least one")]
@@ -118,12 +125,12 @@ def add_main_menu(window, menu, editor):
              lambda: push(backend_screen(editor)))
     menu.add(TextWidget(search_domains_line(editor.config.searches)),
              lambda: push(search_screen(editor)))
-    menu.add(TextWidget(_("CA certificates: %s") % editor.state.trust.describe()),
+    menu.add(TextWidget(_("CA certificates: %s") % editor.trust_sentence()),
              lambda: push(CaScreen(editor)))
     menu.add(TextWidget(_("Check servers (TLS handshake and one query each)")),
              lambda: push(CheckScreen(editor)))
     menu.add(TextWidget(_("Summary of what will be configured")),
-             lambda: push(SummaryScreen(editor)))
+             lambda: push(SummaryScreen(editor, kickstart)))
     menu.add_to(window)
     add_problems(window, editor)
 
@@ -161,7 +168,7 @@ class MainScreen(EditorScreen):
         self.saved = False
 
     def fill(self, window):
-        add_main_menu(window, self.menu, self.editor)
+        add_main_menu(window, self.menu, self.editor, kickstart=True)
 
     def prompt(self, args=None):
         prompt = super().prompt(args)
@@ -196,14 +203,29 @@ class ServersScreen(EditorScreen):
         self.menu.add_to(window)
 
 
+# How a server's address is written, for every screen that asks for one.
+_ADDRESS_FORM = N_("Write the server's address, then '#' and the TLS name its certificate "
+                   "holds, like dns+tls://192.0.2.53#dot.example; an IPv6 address goes in "
+                   "brackets, like dns+tls://[2001:db8::53]#dot.example, and a port other "
+                   "than 853 after the address, like dns+tls://192.0.2.53:8853#dot.example.")
+
+
 def add_server_screen(editor):
+    def accept(address):
+        editor.add_server(address)
+        return routed_domains_screen(editor, len(editor.config.servers) - 1,
+                                     _("Domains (empty line: every name)"))
+    return EntryScreen(_("Add a server"), _(_ADDRESS_FORM),
+                       _("Server (empty line: back)"), accept)
+
+
+def routed_domains_screen(editor, index, question):
+    """Ask which domains are routed to server INDEX only, with QUESTION."""
     return EntryScreen(
-        _("Add a server"),
-        _("A DoT server: dns+tls://ADDR[:PORT]#NAME (IPv6 in brackets, port 853 by "
-        "default, NAME as in its certificate), or ADDR#NAME. Append "
-        "domain=D[,D] to route only those domains to it.\n"
-        "Example: dns+tls://192.0.2.53#dot.example"),
-        _("Server (empty line: back)"), editor.add_server)
+        _("Routed domains of server %d") % (index + 1),
+        _("Comma-separated domains routed only to this server, like "
+          "lab.example,test.example; '%s' serves every name.") % CLEAR_WORD,
+        question, lambda text: editor.set_server_domains(index, text))
 
 
 class ServerScreen(EditorScreen):
@@ -218,17 +240,13 @@ class ServerScreen(EditorScreen):
         editor, index = self.editor, self._index
         self.menu.add(TextWidget(_("Address: %s") % server.uri()), lambda: push(EntryScreen(
             _("Address of server %d") % (index + 1),
-            _("dns+tls://ADDR[:PORT]#NAME, or ADDR#NAME; the routed domains stay."),
+            _("%s Its routed domains stay.") % _(_ADDRESS_FORM),
             _("Address (empty line: keep %s)") % server.uri(),
             lambda text: editor.set_server_address(index, text))))
         self.menu.add(TextWidget(_("Routed domains: %s") % (", ".join(server.domains) or
                                                          _("none (serves every name)"))),
-                      lambda: push(EntryScreen(
-                          _("Routed domains of server %d") % (index + 1),
-                          _("Comma-separated domains routed only to this server, like "
-                          "lab.example,test.example; '%s' serves every name.") % CLEAR_WORD,
-                          _("Domains (empty line: keep)"),
-                          lambda text: editor.set_server_domains(index, text))))
+                      lambda: push(routed_domains_screen(editor, index,
+                                                         _("Domains (empty line: keep)"))))
         self.menu.add(TextWidget(_("Remove this server")), self._remove)
         self.menu.add_to(window)
 
@@ -256,7 +274,7 @@ class EntryScreen(UIScreen):
         super().refresh(args)
         self.window.add_with_separator(TextWidget(self._explanation))
         if self.error:
-            self.window.add_with_separator(TextWidget(_("error: %s") % self.error))
+            self.window.add_with_separator(TextWidget(refusal_line(self.error)))
 
     def prompt(self, args=None):
         if self._default is not None:
@@ -316,10 +334,15 @@ class ChoiceScreen(EditorScreen):
 
 
 def resolve_mode_screen(editor):
+    def describe(mode):
+        # What plaintext the mode lets out, where the mode is chosen.
+        warning = mode_warning(mode, editor.config.backend)
+        text = resolve_mode_text(mode)
+        return "%s\n%s" % (text, _("Warning: %s") % warning) if warning else text
     return ChoiceScreen(editor, _("Resolve mode"),
                         _("How these servers relate to the DNS servers of the network "
                         "connections (NetworkManager resolve-mode)."), ResolveMode,
-                        resolve_mode_text, lambda: editor.config.resolve_mode,
+                        describe, lambda: editor.config.resolve_mode,
                         editor.set_resolve_mode)
 
 
@@ -337,8 +360,8 @@ class CaScreen(EditorScreen):
 
     def fill(self, window):
         window.add_with_separator(TextWidget(
-            _("The selected certificates alone authenticate the DNS servers (--ca).") + " " +
-            self.editor.state.trust.describe()))
+            _("The selected certificates alone authenticate the DNS servers.") + " " +
+            self.editor.trust_sentence()))
         for cert in self.editor.certificates:
             self.menu.add(CheckboxWidget(title=certificate_title(cert, self.editor.source(cert)),
                                          text=cert.describe(),
@@ -371,11 +394,11 @@ class CertificateScreen(EditorScreen):
         details = [cert.describe(), self.editor.origin_sentence(cert),
                    _("Installed as %s.") % cert.path]
         window.add_with_separator(TextWidget("\n".join(details)))
-        self.menu.add(CheckboxWidget(title=_("Authenticate the DNS servers with it (--ca)"),
+        self.menu.add(CheckboxWidget(title=_("Authenticate the DNS servers with it"),
                                      completed=self.editor.is_selected(self._filename)),
                       self._toggle)
         if self.editor.removable(cert):
-            self.menu.add(TextWidget(_("Remove this %certificate")), self._remove)
+            self.menu.add(TextWidget(_("Remove this certificate")), self._remove)
         self.menu.add_to(window)
 
     def _toggle(self):
@@ -390,7 +413,7 @@ class CertificateScreen(EditorScreen):
 def filename_screen(editor, blocks, path=None):
     """Ask the --filename of the new certificate BLOCKS, offering a free name."""
     return EntryScreen(
-        _("File name of the new %certificate"),
+        _("File name of the new certificate"),
         _("The certificate is written to %s<name> and selected for the DNS servers.\n%s")
         % (DOT_CA_DIR, "; ".join(block.subject for block in blocks)),
         _("File name"), lambda name: editor.add_certificate(blocks, name),
@@ -421,7 +444,7 @@ class PemPasteScreen(UIScreen):
             _("Paste the PEM text (-----BEGIN CERTIFICATE----- … -----END CERTIFICATE-----), "
             "then press ENTER on an empty line. An empty line first goes back.")))
         if self.error:
-            self.window.add_with_separator(TextWidget(_("error: %s") % self.error))
+            self.window.add_with_separator(TextWidget(refusal_line(self.error)))
 
     def prompt(self, args=None):
         return Prompt(_("PEM") if not self._lines else None)
@@ -468,18 +491,20 @@ class TextScreen(UIScreen):
 
 
 class SummaryScreen(TextScreen):
-    """What will be configured, in words and as kickstart, with every message."""
+    """What will be configured, in words, with every message; with KICKSTART (the
+    standalone editor of a kickstart file), also the section it writes there."""
 
-    def __init__(self, editor):
+    def __init__(self, editor, kickstart=False):
         super().__init__(_("Summary"))
         self._editor = editor
+        self._kickstart = kickstart
 
     def lines(self):
-        return summary_lines(self._editor)
+        return summary_lines(self._editor, self._kickstart)
 
 
-def summary_lines(editor):
-    """The summary as lines of text."""
+def summary_lines(editor, kickstart=False):
+    """The summary as lines of text (KICKSTART: with the section written)."""
     config = editor.config
     lines = [_("Resolver: %s") % backend_text(config.backend),
              _("Resolve mode: %(mode)s: %(meaning)s") % {
@@ -490,19 +515,20 @@ def summary_lines(editor):
         lines += ["%s: %s" % (domain, s.uri()) for s in servers]
     if config.searches:
         lines.append(_("Search domains: %s") % ", ".join(config.searches))
-    lines.append(editor.state.trust.describe())
+    lines.append(editor.trust_sentence())
     added = editor.added_certificates
     if added:
-        lines.append(_("New %%certificate sections: %s") % ", ".join(c.filename for c in added))
+        lines.append(_("New certificates: %s") % ", ".join(c.filename for c in added))
     if editor.removed_certificates:
-        lines.append(_("Removed %%certificate sections: %s")
+        lines.append(_("Removed certificates: %s")
                      % ", ".join(c.filename for c in editor.removed_certificates))
-    lines.append("")
-    lines.append(_("%%addon %s section:") % ADDON_NAME)
-    lines += ["  " + line for line in editor.kickstart_section().splitlines()]
+    if kickstart:
+        lines.append("")
+        lines.append(_("As the kickstart file gets it:"))
+        lines += ["  " + line for line in editor.kickstart_section().splitlines()]
     lines.append("")
     problems = editor.problems()
-    lines += [p.headline() for p in problems] or [_("No problems.")]
+    lines += [problem_line(p) for p in problems] or [_("No problems.")]
     return lines
 
 

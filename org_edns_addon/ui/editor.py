@@ -39,11 +39,14 @@ from org_edns_addon.ks.edns import EdnsData
 from org_edns_addon.model import DotServer
 from org_edns_addon.names import normalize_domains
 from org_edns_addon.problems import ModelError, Severity, ValidationError
-from org_edns_addon.state import EdnsState
+from org_edns_addon.state import EdnsState, file_name_taken, no_certificate
+from org_edns_addon.terms import for_screens
 from org_edns_addon.ui.words import status_line
 
 # Typed instead of a list to clear a list of domains.
 CLEAR_WORD = "-"
+_EMPTY_DOMAIN_ENTRY = N_("the list of domains has an empty entry; separate domains with single "
+                         "commas, like lab.example,test.example")
 
 
 class EditError(ValueError):
@@ -89,6 +92,7 @@ _NOT_A_FILE = {
 }
 
 
+@for_screens
 def read_ca_pem(text, source=None):
     """The certificate blocks of TEXT if one of them can authenticate the DNS servers,
     else raise EditError.
@@ -107,6 +111,7 @@ def read_ca_pem(text, source=None):
     return read.blocks
 
 
+@for_screens
 def read_ca_pem_file(path):
     """``read_ca_pem`` on the regular file at PATH, with a sentence if it cannot be read.
 
@@ -159,13 +164,14 @@ def _server_errors(config):
 
 def _parse_domains(text, what, empty_entry):
     """The comma-separated domains of TEXT (``CLEAR_WORD``: none), each checked as WHAT
-    (``normalize_domains``); EMPTY_ENTRY is the sentence that refuses an empty one."""
+    (``normalize_domains``); EMPTY_ENTRY is the sentence (marked with ``N_``) that refuses
+    an empty one."""
     text = text.strip()
     if text == CLEAR_WORD:
         return ()
     parts = [part.strip() for part in text.split(",")]
     if "" in parts:
-        raise EditError(empty_entry)
+        raise EditError(_(empty_entry))
     try:
         return tuple(dict.fromkeys(normalize_domains(parts, what)))
     except ModelError as error:
@@ -186,6 +192,7 @@ class EdnsEditor:
         config = replace(state.config, servers=tuple(replace(server, lineno=None)
                                                      for server in state.config.servers))
         self.state = EdnsState(config, state.certificates)
+        self.state.lines = state.lines
         self._kickstart_path = kickstart_path
         self._added_here = []
         self._removed = []
@@ -262,6 +269,7 @@ class EdnsEditor:
                                                         "line": cert.origin.lineno}
         return _("From the kickstart.")
 
+    @for_screens
     def staging_input(self):
         """The ``StagingInput`` an installation would stage, as the module builds it;
         EditError naming the errors of a configuration that has some."""
@@ -270,6 +278,7 @@ class EdnsEditor:
         except ValidationError as error:
             raise EditError(str(error)) from None
 
+    @for_screens
     def check_servers(self, timeout=CHECK_TIMEOUT_SECONDS):
         """The pre-flight probe of every server, with the trust the installation will use;
         EditError for a configuration with errors."""
@@ -300,9 +309,15 @@ class EdnsEditor:
         except ModelError as error:
             raise refused(error, text) from None
 
-    def add_server(self, line):
-        """Add a server written as a kickstart line: ``dns+tls://ADDR[:PORT]#NAME [domain=D,…]``."""
-        server = self._parse_server(DotServer.parse_line, line.strip())
+    @for_screens
+    def add_server(self, address, domains=None):
+        """Add the server at ADDRESS (``dns+tls://192.0.2.53#dot.example``, as the address
+        input takes it), routing DOMAINS to it (comma-separated, as the routed domains
+        input takes them; None, "" or ``CLEAR_WORD``: it serves every name)."""
+        server = self._parse_server(DotServer.parse_uri, address.strip())
+        if domains and domains.strip():
+            server = replace(server, domains=_parse_domains(domains, "domain",
+                                                            _EMPTY_DOMAIN_ENTRY))
         self._commit(EdnsState.set_servers, self.config.servers + (server,))
         return server
 
@@ -312,20 +327,21 @@ class EdnsEditor:
         self._commit(EdnsState.set_servers, servers)
         return server
 
+    @for_screens
     def set_server_address(self, index, uri):
         """Change the address, port and TLS name of server INDEX; its domains stay."""
         old = self.config.servers[index]
         return self._replace_server(index, self._parse_server(
             DotServer.parse_uri, uri.strip(), old.domains))
 
+    @for_screens
     def set_server_domains(self, index, text):
         """Route only the comma-separated domains of TEXT to server INDEX (``-``: all)."""
         old = self.config.servers[index]
-        domains = _parse_domains(text, "domain", _(
-            "the list of domains has an empty entry; separate domains with single commas, "
-            "like lab.example,test.example"))
+        domains = _parse_domains(text, "domain", _EMPTY_DOMAIN_ENTRY)
         return self._replace_server(index, replace(old, domains=domains))
 
+    @for_screens
     def remove_server(self, index):
         servers = list(self.config.servers)
         del servers[index]
@@ -333,20 +349,24 @@ class EdnsEditor:
 
     # Options.
 
+    @for_screens
     def set_resolve_mode(self, mode):
         self._commit(EdnsState.set_resolve_mode, mode)
 
+    @for_screens
     def set_backend(self, backend):
         self._commit(EdnsState.set_backend, backend)
 
+    @for_screens
     def set_searches(self, text):
         """Set the comma-separated search domains of TEXT (``-``: none)."""
-        self._commit(EdnsState.set_search_domains, _parse_domains(text, _("search domain"), _(
+        self._commit(EdnsState.set_search_domains, _parse_domains(text, _("search domain"), N_(
             "the list of search domains has an empty entry; separate search domains with "
             "single commas, like corp.example,lab.example")))
 
     # CA certificates.
 
+    @for_screens
     def toggle_ca(self, filename):
         """Select or deselect the certificate FILENAME as a CA for the DNS servers."""
         names = list(self.config.ca_names)
@@ -355,7 +375,7 @@ class EdnsEditor:
         else:
             cert = self.certificate(filename)
             if cert is None:
-                raise EditError(_("there is no %%certificate --filename=%s") % filename)
+                raise EditError(no_certificate(filename))
             try:
                 check_authenticates(cert.blocks, passed_over=cert.passed_over)
             except CertificateError as error:
@@ -363,14 +383,14 @@ class EdnsEditor:
             names.append(filename)
         self._commit(EdnsState.set_ca_names, names)
 
+    @for_screens
     def check_filename(self, filename):
         """Raise EditError unless FILENAME can name a new ``%certificate`` and a ``--ca``."""
         problem = file_name_problem(filename)
         if problem:
             raise refused(problem, filename)
         if self.certificate(filename) is not None:
-            raise EditError(_("a %%certificate --filename=%s is already there; choose another "
-                              "name") % filename)
+            raise EditError(file_name_taken(filename))
 
     def suggest_filename(self, blocks, path=None):
         """A free file name for the certificate BLOCKS (from ``read_ca_pem``): PATH's base
@@ -393,6 +413,7 @@ class EdnsEditor:
             candidate = "%s-%d.pem" % (stem, number)
         return candidate
 
+    @for_screens
     def add_certificate(self, blocks, filename):
         """Add the certificate BLOCKS (from ``read_ca_pem``) as ``%certificate
         --filename=FILENAME --dir=/etc/pki/dns/`` and select it as a CA for the DNS
@@ -407,10 +428,11 @@ class EdnsEditor:
         self._commit(add)
         self._added_here.append(filename)
 
+    @for_screens
     def remove_certificate(self, filename):
         cert = self.certificate(filename)
         if cert is None:
-            raise EditError(_("there is no %%certificate --filename=%s") % filename)
+            raise EditError(no_certificate(filename))
         if not self.removable(cert):
             raise EditError(_("%s is not in the file being edited (%s); remove it there")
                             % (filename, self.source(cert)))
@@ -422,12 +444,19 @@ class EdnsEditor:
 
     # What the user reads.
 
+    @for_screens
     def problems(self):
-        """Everything wrong with the configuration as it stands."""
+        """Everything wrong with the configuration as it stands, in the screens' words."""
         return self.state.problems()
 
+    @for_screens
     def errors(self):
         return self.state.errors()
+
+    @for_screens
+    def trust_sentence(self):
+        """What authenticates the servers (``DotTrust.describe``), in the screens' words."""
+        return self.state.trust.describe()
 
     def kickstart_section(self):
         """The configuration as an ``%addon org_edns_addon`` section."""
@@ -435,5 +464,6 @@ class EdnsEditor:
         data.set_config(self.config)
         return str(data).lstrip("\n")
 
+    @for_screens
     def status(self):
         return status_line(self.config, self.errors())

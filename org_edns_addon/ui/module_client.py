@@ -17,7 +17,7 @@ MODULE is a proxy of the addon's interface (``EdnsInterfaceTemplate``).
 """
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from dasbus.error import DBusError
 
@@ -25,6 +25,7 @@ from org_edns_addon.certificates import CertificateError
 from org_edns_addon.dbus.structures import (CertificateData, ConfigurationData, DotServerData,
                                             ValidationReport)
 from org_edns_addon.i18n import _
+from org_edns_addon.lines import LINE_KEYS, line_named
 from org_edns_addon.model import Backend, EdnsConfig, ResolveMode
 from org_edns_addon.state import EdnsState
 from org_edns_addon.ui.editor import EditError, EdnsEditor
@@ -59,8 +60,12 @@ def read_certificates(structures):
 
 
 def read_editor(module):
-    """An editor on a copy of the module's state (its configuration and certificates)."""
-    return EdnsEditor(EdnsState(read_config(module), read_certificates(module.Certificates)))
+    """An editor on a copy of the module's state (its configuration and certificates),
+    judging for the installer lines the module judges for (``JudgedLines``)."""
+    state = EdnsState(read_config(module), read_certificates(module.Certificates))
+    state.lines = tuple(line_named(key) for key in module.JudgedLines
+                        if key in LINE_KEYS) or None
+    return EdnsEditor(state)
 
 
 def write_config(module, config):
@@ -110,20 +115,63 @@ def _put_back(module, configuration):
 @dataclass(frozen=True)
 class HubStatus:
     """What a hub shows of a spoke, as the module judges its configuration: whether
-    there is one at all (``configured``), its ``errors``, and the status ``line``."""
+    there is one at all (``configured``), its ``errors``, and the status ``line``;
+    ``undecided``: applying it to the installer failed and the person has not said yet
+    whether to go on that way (``InstallerApply``)."""
     configured: bool
     errors: tuple
     line: str
+    undecided: bool = False
 
     @property
     def completed(self):
-        return self.configured and not self.errors
+        return self.configured and not self.errors and not self.undecided
 
     @property
     def mandatory(self):
-        """Only a configuration with errors stops the hub: encrypted DNS is optional, and a
-        valid one (a kickstart's) needs nothing more."""
-        return self.configured and bool(self.errors)
+        """Only a configuration with errors, or a failed apply the person has not decided
+        about, stops the hub (Anaconda's warning icon, Begin Installation waits):
+        encrypted DNS is optional, and a valid one (a kickstart's) needs nothing more."""
+        return self.configured and (bool(self.errors) or self.undecided)
+
+
+class InstallerApply:
+    """What became of applying the configuration to the installer from a spoke (the
+    module's ``ConfigureWithTasks``): ``running``; the ``failure`` (the task's sentence:
+    what failed, what it means) until the person decides; and that decision,
+    ``accept()``, to go on without encrypted DNS in the installer (the installed system
+    still gets it). A new apply (``start``) forgets all of it."""
+
+    def __init__(self):
+        self.running = False
+        self.failure = None
+        self.accepted = False
+
+    def start(self):
+        self.running, self.failure, self.accepted = True, None, False
+
+    def finished(self, failure=None):
+        """The apply ended; FAILURE is its sentence if it failed."""
+        self.running, self.failure = False, failure
+
+    def accept(self):
+        self.accepted = True
+
+    @property
+    def undecided(self):
+        return self.failure is not None and not self.accepted
+
+    def seen_by_hub(self, status):
+        """STATUS (the module's ``HubStatus``) as the hub shows it with this apply."""
+        if self.running:
+            return replace(status, line=_("Applying encrypted DNS to the installer…"))
+        if self.failure is None or not status.configured:
+            return status
+        if self.accepted:
+            # TRANSLATORS: %s is the status line, like "2 DoT servers, exclusive".
+            return replace(status, line=_("%s; installed system only") % status.line)
+        return replace(status, line=_("Error applying encrypted DNS to the installer"),
+                       undecided=True)
 
 
 def hub_status(module):

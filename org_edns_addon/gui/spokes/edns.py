@@ -18,7 +18,11 @@ the certificates added here) to the module in one call and, when it is valid,
 runs the module's ``ConfigureWithTasks`` so the rest of the installation already
 resolves over DoT. Every task (the check, the installer's configuration) runs
 in the module and is waited for from the main loop (``async_run_task``): the
-window never blocks. The hub stops here only for a configuration with errors.
+window never blocks. The hub stops here (Anaconda's warning icon, Begin
+Installation waiting) for a configuration with errors, and after a failed apply
+to the installer until the person decides: Done twice goes on without encrypted
+DNS in the installer, as Anaconda asks for a weak password; a changed
+configuration is applied again.
 """
 
 from dasbus.error import DBusError
@@ -40,11 +44,16 @@ from org_edns_addon.gui.builder import (ICON_NAME, SPOKE_OBJECTS, UI_FILE_NAME, 
 from org_edns_addon.gui.page import EdnsPage
 from org_edns_addon.i18n import N_, _, bind_c_translations
 from org_edns_addon.ui.editor import EditError
-from org_edns_addon.ui.module_client import ModuleView, read_editor, write_editor
+from org_edns_addon.ui.module_client import (InstallerApply, ModuleView, read_editor,
+                                             write_editor)
+from org_edns_addon.ui.words import failed_apply, refusal_line
 
 log = get_module_logger(__name__)
 
 __all__ = ["EncryptedDnsSpoke"]
+
+# The widget name of the spoke window's Done button (AnacondaWidgets' SpokeWindow.c).
+DONE_BUTTON_NAME = "anaconda-spoke-window-done"
 
 
 class EncryptedDnsSpoke(NormalSpoke):
@@ -79,8 +88,9 @@ class EncryptedDnsSpoke(NormalSpoke):
         self._module = edns_proxy(DBus)
         self._view = ModuleView(self._module)
         self._page = EdnsPage(self.builder, self._start_check, self._edited)
-        self._configuring = False
-        self._configure_error = None
+        self._apply = InstallerApply()
+        # Done pressed once on a failed apply (a second press goes on that way).
+        self._done_once = False
 
     def initialize(self):
         self.initialize_start()
@@ -90,16 +100,29 @@ class EncryptedDnsSpoke(NormalSpoke):
     def refresh(self):
         """Read the module's state each time the spoke is entered."""
         super().refresh()
+        self._done_once = False
         self._page.show(read_editor(self._module))
-        if self._configure_error:
-            # The hub's status line is short; the whole sentence is here.
-            self.show_warning_message(_("Encrypted DNS was not applied to the installer: %s")
-                                      % self._configure_error)
+        self._show_warning()
+
+    def _show_warning(self):
+        if self._apply.undecided and not self._page.editor.dirty:
+            # The hub's status line is short; what failed and the choice are here.
+            self.show_warning_message(failed_apply(self._apply.failure, self._done_label(),
+                                                   self._done_once))
         else:
-            self._edited(self._page)
+            self.show_warning_message(self._page.warning)
 
     def _edited(self, page):
-        self.show_warning_message(page.warning)
+        # A changed configuration is applied again when the spoke is left.
+        self._done_once = False
+        self._show_warning()
+
+    def _done_label(self):
+        """The label of the spoke window's Done button, as the person sees it."""
+        for child in self.window.get_nav_area().get_children():
+            if child.get_name() == DONE_BUTTON_NAME:
+                return child.get_label().replace("_", "")
+        return _("Done")
 
     def _write(self):
         try:
@@ -109,13 +132,22 @@ class EncryptedDnsSpoke(NormalSpoke):
 
     def on_back_clicked(self, button):
         """Done: write the configuration to the module first; a refusal keeps the user
-        here, saying why."""
+        here, saying why. After a failed apply, an unchanged configuration leaves at the
+        second press, the person's decision to go on without it in the installer."""
         if self._page.editor.dirty:
             try:
                 self._write()
             except (EditError, DBusError) as error:
-                self.show_warning_message(str(error))
+                self.show_warning_message(refusal_line(str(error)))
                 return
+        elif self._apply.undecided:
+            if not self._done_once:
+                self._done_once = True
+                self._show_warning()
+                return
+            log.info("Going on without encrypted DNS in the installer: %s",
+                     self._apply.failure)
+            self._apply.accept()
         super().on_back_clicked(button)
 
     @property
@@ -125,7 +157,7 @@ class EncryptedDnsSpoke(NormalSpoke):
     def apply(self):
         """Write the edited configuration and the certificates added here to the module."""
         # What failed to apply before was another configuration.
-        self._configure_error = None
+        self._apply.finished()
         try:
             self._write()
         except (EditError, DBusError) as error:
@@ -136,17 +168,16 @@ class EncryptedDnsSpoke(NormalSpoke):
 
     def execute(self):
         """Apply a valid configuration to the installer environment, beside the main loop."""
-        if not self.completed:
+        if not self._view.status.completed:
             log.info("Encrypted DNS not applied to the installer: %s", self.status)
             return
-        self._configuring = True
-        self._configure_error = None
+        self._apply.start()
         hubQ.send_not_ready(self.__class__.__name__)
         self._run_tasks(list(self._module.ConfigureWithTasks()))
 
-    def _run_tasks(self, paths):
-        if not paths:
-            self._configuring = False
+    def _run_tasks(self, paths, failure=None):
+        if not paths or failure is not None:
+            self._apply.finished(failure)
             hubQ.send_ready(self.__class__.__name__)
             return
         async_run_task(edns_proxy(DBus, paths[0]),
@@ -156,8 +187,10 @@ class EncryptedDnsSpoke(NormalSpoke):
         try:
             task.Finish()
         except DBusError as error:
+            # The module logged the details; this is what the person reads.
             log.error("Encrypted DNS not applied to the installer: %s", error)
-            self._configure_error = str(error)
+            self._run_tasks(rest, str(error))
+            return
         self._run_tasks(rest)
 
     def _start_check(self, editor, done):
@@ -180,21 +213,21 @@ class EncryptedDnsSpoke(NormalSpoke):
         async_run_task(task, finished)
 
     @property
+    def _hub_status(self):
+        return self._apply.seen_by_hub(self._view.status)
+
+    @property
     def ready(self):
-        return not self._configuring
+        return not self._apply.running
 
     @property
     def mandatory(self):
-        return self._view.status.mandatory
+        return self._hub_status.mandatory
 
     @property
     def completed(self):
-        return self._view.status.completed
+        return self._hub_status.completed
 
     @property
     def status(self):
-        if self._configuring:
-            return _("Applying encrypted DNS to the installer…")
-        if self._configure_error:
-            return _("Error applying encrypted DNS to the installer")
-        return self._view.status.line
+        return self._hub_status.line

@@ -18,7 +18,10 @@ so the rest of the installation already resolves over DoT.
 
 The hub only stops at this spoke when encrypted DNS is configured and
 invalid: not configured, it is optional; configured and valid (a kickstart
-with a valid section), it is complete.
+with a valid section), it is complete. When applying it to the installer fails,
+the spoke says what failed and what it means, and stays until the person
+decides: 'c' again goes on without encrypted DNS in the installer, a changed
+configuration is applied again.
 """
 
 from dasbus.error import DBusError
@@ -36,8 +39,10 @@ from pyanaconda.ui.tui.spokes import NormalTUISpoke
 from org_edns_addon.dbus.identifiers import EDNS, edns_proxy
 from org_edns_addon.i18n import N_, _
 from org_edns_addon.ui.editor import EditError
-from org_edns_addon.ui.module_client import ModuleView, read_editor, write_editor
-from org_edns_addon.tui.screens import ItemMenu, add_main_menu
+from org_edns_addon.ui.module_client import (InstallerApply, ModuleView, read_editor,
+                                             write_editor)
+from org_edns_addon.ui.words import failed_apply
+from org_edns_addon.tui.screens import ItemMenu, add_main_menu, report
 
 log = get_module_logger(__name__)
 
@@ -70,6 +75,7 @@ class EncryptedDnsSpoke(NormalTUISpoke):
         self._view = ModuleView(self._module)
         self._editor = None
         self._menu = ItemMenu()
+        self._apply = InstallerApply()
 
     def initialize(self):
         self.initialize_start()
@@ -95,15 +101,25 @@ class EncryptedDnsSpoke(NormalTUISpoke):
             if self._editor.dirty:
                 try:
                     self.apply()
-                    self.execute()
                 except (EditError, DBusError) as error:
                     # Stay: the user reads why, and 'c' again leaves (the module has it).
                     return self._menu.refuse(error)
+                self.execute()
+                if self._apply.undecided:
+                    # Stay: what failed, what it means, and the choice.
+                    report(failed_apply(self._apply.failure, Prompt.CONTINUE, pressed=True))
+                    return InputState.DISCARDED
+            elif self._apply.undecided:
+                log.info("Going on without encrypted DNS in the installer: %s",
+                         self._apply.failure)
+                self._apply.accept()
             return InputState.PROCESSED_AND_CLOSE
         return super().input(args, key)
 
     def apply(self):
         """Write the edited configuration and the certificates added here to the module."""
+        # What failed to apply before was another configuration.
+        self._apply.finished()
         try:
             write_editor(self._module, self._editor)
         finally:
@@ -112,20 +128,32 @@ class EncryptedDnsSpoke(NormalTUISpoke):
 
     def execute(self):
         """Apply a valid configuration to the installer environment."""
-        if not self.completed:
+        if not self._view.status.completed:
             log.info("Encrypted DNS not applied to the installer: %s", self.status)
             return
-        for path in self._module.ConfigureWithTasks():
-            sync_run_task(edns_proxy(DBus, path))
+        self._apply.start()
+        try:
+            for path in self._module.ConfigureWithTasks():
+                sync_run_task(edns_proxy(DBus, path))
+        except DBusError as error:
+            # The module logged the details; this is what the person reads.
+            log.error("Encrypted DNS not applied to the installer: %s", error)
+            self._apply.finished(str(error))
+            return
+        self._apply.finished()
+
+    @property
+    def _hub_status(self):
+        return self._apply.seen_by_hub(self._view.status)
 
     @property
     def mandatory(self):
-        return self._view.status.mandatory
+        return self._hub_status.mandatory
 
     @property
     def completed(self):
-        return self._view.status.completed
+        return self._hub_status.completed
 
     @property
     def status(self):
-        return self._view.status.line
+        return self._hub_status.line

@@ -111,14 +111,17 @@ bench:
 	      || exit 1; \
 	  done; } 2>&1 | tee $(OUT)/bench.txt; exit $${PIPESTATUS[0]}
 
-# The Debian 13 (trixie) tree of the real-stack tests, cached outside the repository
-# (EDNS_TRIXIE_TREE, default /var/cache/edns-addon/trixie); quick when already built.
-.PHONY: trixie-tree
-trixie-tree:
-	PYTHONPATH=$(CURDIR) $(PYTHON) -m lab.vmlab.trixie_tree
+# The Debian trees of the real-stack tests (lab/vmlab/debian_tree.py), each cached outside
+# the repository (EDNS_TRIXIE_TREE, EDNS_FORKY_TREE; default /var/cache/edns-addon/SUITE);
+# quick when already built: Debian 13 (trixie, NetworkManager 1.52) and testing (forky,
+# NetworkManager 1.58). make check's NetworkManager tests run on both.
+.PHONY: trixie-tree forky-tree
+trixie-tree forky-tree:
+	PYTHONPATH=$(CURDIR) $(PYTHON) -m lab.vmlab.debian_tree $(@:-tree=)
 
 # The third tier: the addon on the real stack in booted images (root, qemu, a few minutes;
-# DNSCONFD_ROOT=DIR adds dnsconfd from an installed tree). See docs/proofs.md.
+# EDNS_TREE=trixie|forky names the tree booted, trixie by default; DNSCONFD_ROOT=DIR adds
+# dnsconfd from a tree it was installed into, built for that tree). See docs/proofs.md.
 .PHONY: vm-proof vm-proof-sabotage vm-bench bench-initramfs
 vm-proof:
 	PYTHONPATH=$(CURDIR) $(PYTHON) -m lab.vmlab.proof

@@ -251,15 +251,15 @@ def main():
     if os.geteuid() != 0:
         cannot_run("it needs root (dracut in an overlay of the trixie tree)")
     from benchmarks.whole_process import certificates_kickstart
-    from lab.vmlab import initramfs, trixie_tree
+    from lab.vmlab import debian_tree, initramfs
 
-    tree = trixie_tree.tree_path()
+    tree = debian_tree.tree_path("trixie")
     if not (tree / "usr/bin/dracut").exists():
         cannot_run("no trixie tree at %s (make trixie-tree)" % tree)
     dnsconfd = os.environ.get("DNSCONFD_ROOT")
     started = time.monotonic()
     print("initramfs benchmark: trixie tree %s (dracut %s)%s" % (
-        tree, trixie_tree.package_version(tree, "dracut"),
+        tree, debian_tree.package_version(tree, "dracut"),
         ", dnsconfd from DNSCONFD_ROOT=%s" % dnsconfd if dnsconfd else
         ", no DNSCONFD_ROOT: the dnsconfd backend's drop-in names no resolver module here"))
     with tempfile.TemporaryDirectory(prefix="edns-bench-initramfs.",

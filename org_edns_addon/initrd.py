@@ -43,16 +43,26 @@ from org_edns_addon.staging.plan import (Phase, Plan, PlannedFile, build_plan, i
 KICKSTART_MODE = 0o600
 IMAGE_MODE = 0o600
 # dracut runs (sources) every *.sh of $hookdir/pre-pivot before switch-root, after the
-# root is mounted at $NEWROOT; dracut-lib.sh sets hookdir=/lib/dracut/hooks. Its parents
-# are symlinks in the images: /lib -> usr/lib everywhere, and from dracut-ng 103 on
-# usr/lib/dracut/hooks -> ../../../var/lib/dracut/hooks (EL9's dracut 057 has a real
-# directory there). The kernel, unpacking a directory entry over a symlink, removes the
-# symlink first (init/initramfs.c, clean_path), which would empty every hook directory;
-# a file entry follows them. So the archive holds the hook file alone, never its
-# directories: every dracut image has them (dracut makes each hook directory).
+# root is mounted at $NEWROOT. dracut-lib.sh sets hookdir=/lib/dracut/hooks up to
+# dracut-ng 109, and /var/lib/dracut/hooks from 110 on (dracut-ng 7dcc0ad1 "finalize
+# transition to /var/lib/dracut/hooks"), whose images no longer link /lib/dracut/hooks
+# there (modules.d/80base/module-setup.sh: 108 and 109 still "symlink to old hooks
+# location for compatibility"). The parents in the images: /lib -> usr/lib everywhere;
+# usr/lib/dracut/hooks -> ../../../var/lib/dracut/hooks from dracut-ng 103 to 109; a real
+# /lib/dracut/hooks and no /var/lib/dracut/hooks in EL9's dracut 057; a real
+# /var/lib/dracut/hooks and no usr/lib/dracut/hooks from 110 on. The kernel, unpacking a
+# directory entry over a symlink, removes the symlink first (init/initramfs.c,
+# clean_path), which would empty every hook directory; a file entry follows them, and is
+# left out when its directory does not exist (do_name: filp_open fails). So the archive
+# holds the hook file alone, never its directories, at both places: each image keeps the
+# one its dracut reads (from 103 to 109 both are that one file).
 # 93: after Anaconda's own certificate copy (92, anaconda-copy-certs.sh on main).
-PRE_PIVOT_HOOK_PATH = "/lib/dracut/hooks/pre-pivot/93-edns-addon.sh"
-IMAGE_DIRECTORIES = ("lib", "lib/dracut", "lib/dracut/hooks", "lib/dracut/hooks/pre-pivot")
+PRE_PIVOT_HOOK_PATHS = ("/lib/dracut/hooks/pre-pivot/93-edns-addon.sh",
+                        "/var/lib/dracut/hooks/pre-pivot/93-edns-addon.sh")
+PRE_PIVOT_HOOK_PATH = PRE_PIVOT_HOOK_PATHS[0]
+IMAGE_DIRECTORIES = ("lib", "lib/dracut", "lib/dracut/hooks", "lib/dracut/hooks/pre-pivot",
+                     "var", "var/lib", "var/lib/dracut", "var/lib/dracut/hooks",
+                     "var/lib/dracut/hooks/pre-pivot")
 PRE_PIVOT_HOOK_MODE = 0o755
 
 
@@ -206,11 +216,12 @@ def overlay_plan(parsed):
     data = initramfs_input(parsed.staging_input(ignored=fixed_by_conversion(parsed)))
     check_initramfs_servers(data.config.servers)
     files = build_plan(data, Phase.INSTALLER, "/").files
-    hook = PlannedFile(PRE_PIVOT_HOOK_PATH, pre_pivot_hook(files), PRE_PIVOT_HOOK_MODE)
+    hook = pre_pivot_hook(files)
+    hooks = tuple(PlannedFile(path, hook, PRE_PIVOT_HOOK_MODE) for path in PRE_PIVOT_HOOK_PATHS)
     # For the initramfs alone (inert after switch-root, so the hook leaves it behind).
     files += (unbound_dropin_file(),)
     kickstart = PlannedFile(c.OVERLAY_KICKSTART_PATH, overlay_kickstart(parsed), KICKSTART_MODE)
-    return Plan(Phase.INSTALLER, files + (hook, kickstart), ())
+    return Plan(Phase.INSTALLER, files + hooks + (kickstart,), ())
 
 
 _NEWC_MAGIC = b"070701"

@@ -40,7 +40,7 @@ pytest_plugins = [
     "tests.dbus_fixtures",
     "tests.dot_fixtures",
     "tests.peer_fixtures",
-    "tests.trixie_fixtures",
+    "tests.debian_tree_fixtures",
     "tests.tui_fixtures",
     "tests.gui_fixtures",
     "tests.i18n_fixtures",

@@ -34,10 +34,11 @@ INSTALLER_FILES = {
     "etc/NetworkManager/conf.d/60-edns-global-dns.conf": 0o100644,
 }
 HOOK = initrd.PRE_PIVOT_HOOK_PATH.lstrip("/")
+HOOKS = [path.lstrip("/") for path in initrd.PRE_PIVOT_HOOK_PATHS]
 # In the initramfs alone: Unbound waits for dnsconfd's configuration (staging/dnsconfd.py).
 UNBOUND_DROPIN = c.UNBOUND_DNSCONFD_DROPIN_PATH.lstrip("/")
-OVERLAY_FILES = dict(INSTALLER_FILES, **{"edns-ks.cfg": 0o100600, HOOK: 0o100755,
-                                         UNBOUND_DROPIN: 0o100644})
+OVERLAY_FILES = dict(INSTALLER_FILES, **{"edns-ks.cfg": 0o100600, UNBOUND_DROPIN: 0o100644},
+                     **{hook: 0o100755 for hook in HOOKS})
 LISTED = re.compile(r"^[-dl][-rwxsStT]{9}\s")   # an `ls -l` style entry line
 OVERLAY_DIRS = ["etc", "etc/NetworkManager", "etc/NetworkManager/conf.d", "etc/pki",
                 "etc/pki/dns", "etc/pki/dns/extracted", "etc/pki/dns/extracted/pem",
@@ -120,14 +121,17 @@ def test_the_overlay_files_are_the_installer_phase_files(overlay_image, tmp_path
         assert entries[name].data == (root / name).read_bytes()
 
 
-def test_the_hook_is_a_file_below_lib_without_entries_for_its_directories(overlay_image):
-    # In the images /lib is a symlink to usr/lib, and (dracut-ng) usr/lib/dracut/hooks one to
-    # var/lib/dracut/hooks: the kernel would replace a symlink by a directory entry of that
-    # name, and with it every hook dracut put there.
-    names = set(walk_initramfs(overlay_image.read_bytes()))
-    assert HOOK == "lib/dracut/hooks/pre-pivot/93-edns-addon.sh" and HOOK in names
-    assert not {name for name in names if name in initrd.IMAGE_DIRECTORIES
-                or name.startswith(("usr", "var"))}
+def test_the_hook_is_a_file_in_both_hook_directories_without_entries_for_them(overlay_image):
+    # dracut reads /lib/dracut/hooks up to dracut-ng 109, /var/lib/dracut/hooks from 110 on;
+    # in the images /lib is a symlink to usr/lib, and from 103 to 109 usr/lib/dracut/hooks
+    # one to var/lib/dracut/hooks: the kernel would replace a symlink by a directory entry
+    # of that name, and with it every hook dracut put there.
+    entries = walk_initramfs(overlay_image.read_bytes())
+    assert HOOKS == ["lib/dracut/hooks/pre-pivot/93-edns-addon.sh",
+                     "var/lib/dracut/hooks/pre-pivot/93-edns-addon.sh"]
+    assert entries[HOOKS[0]].data == entries[HOOKS[1]].data
+    assert not {name for name in entries if name in initrd.IMAGE_DIRECTORIES
+                or name.startswith(("usr", "var")) and name not in HOOKS}
 
 
 def run_hook(entries, names, tmp_path):

@@ -16,7 +16,7 @@ carrying the line number, which Anaconda shows to the user."""
 import pytest
 from pykickstart.errors import KickstartParseError
 
-from org_edns_addon.ks.edns import EdnsData
+from org_edns_addon.ks.edns import EdnsData, option_parser
 from org_edns_addon.model import Backend, ResolveMode
 
 
@@ -80,3 +80,17 @@ def test_a_body_line_that_could_break_a_config_line_is_refused_with_its_line(lin
         data.handle_line(line, 2)
     assert (raised.value.lineno, raised.value.message) == (2, message)
     assert data.servers == []
+
+
+def test_every_option_help_expands_as_argparse_expands_it():
+    """Python 3.14's argparse expands each help string when the option is added and refuses
+    one that does not ("badly formed help string", Lib/argparse.py _check_help): a bare
+    ``%certificate`` there made the section's parser fail on Fedora 43's Python 3.14. The
+    formatter's expansion is the same on every Python."""
+    parser = option_parser()
+    formatter = parser._get_formatter()
+    helps = [action for action in parser._actions if action.help]
+
+    expanded = {action.dest: formatter._expand_help(action) for action in helps}
+
+    assert "``%certificate --filename``" in expanded["ca_names"]

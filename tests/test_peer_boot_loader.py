@@ -36,7 +36,7 @@ from tests.ks_fixtures import parse
 HEADER = "Linux arch/x86/boot/header.S cmdline_size"
 GRUB = "GRUB (rhboot/grub2) grub-core/lib/cmdline.c grub_create_loader_cmdline"
 # Where a kernel image may be: this machine's, and the Debian 13 tree the VM tests
-# build (lab/vmlab/trixie_tree.py: $EDNS_TRIXIE_TREE, else its default cache).
+# build (lab/vmlab/debian_tree.py: $EDNS_TRIXIE_TREE, else its default cache).
 KERNEL_IMAGES = ("/boot/vmlinuz-*",
                  os.path.join(os.environ.get("EDNS_TRIXIE_TREE", "/var/cache/edns-addon/trixie"),
                               "boot", "vmlinuz-*"))

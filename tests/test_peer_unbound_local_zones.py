@@ -29,7 +29,7 @@ import pytest
 
 from lab.dotlab import ask, free_port, start_forwarder, start_staged_resolver
 from lab.kickstarts import CA_FILENAME, edns_kickstart
-from lab.vmlab import trixie_tree
+from lab.vmlab import debian_tree
 from org_edns_addon.names import (UNBOUND_AS112_ZONES, UNBOUND_DEFAULT_ZONES,
                                   UNBOUND_LOOPBACK_ZONES, UNBOUND_SPECIAL_USE_ZONES)
 from org_edns_addon.staging import apply as staging_apply
@@ -46,8 +46,8 @@ NOT_UNBOUNDS = ("corp.example", "arpa", "in-addr.arpa", "172.in-addr.arpa", "ip6
 def trixie_unbound():
     """Debian 13's Unbound binary, run on this machine with the tree's own libraries."""
     try:
-        tree = trixie_tree.ensure_tree()
-    except trixie_tree.TreeUnavailable as error:
+        tree = debian_tree.ensure_tree("trixie")
+    except debian_tree.TreeUnavailable as error:
         pytest.skip("no trixie tree (Unbound 1.26): %s" % error)
     libraries = ":".join(str(tree / path) for path in ("lib/x86_64-linux-gnu",
                                                         "usr/lib/x86_64-linux-gnu"))

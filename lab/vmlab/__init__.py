@@ -9,7 +9,7 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""The real-stack lab: a Debian 13 (trixie) tree, NetworkManager 1.52 as a keyfile judge,
+"""The real-stack lab: two Debian trees (trixie, forky), their NetworkManager as a keyfile judge,
 dracut initramfs images and qemu guests on a private tap network.
 
 Nothing here is part of the addon; tests and ``make vm-proof`` use it.

@@ -47,7 +47,7 @@ import time
 from pathlib import Path
 
 from lab.kickstarts import CA_FILENAME, edns_kickstart
-from lab.vmlab import guest, initramfs, proof, site, tapnet, trixie_tree
+from lab.vmlab import debian_tree, guest, initramfs, proof, site, tapnet
 from org_edns_addon import constants as c
 
 EXIT_FAILED = 1
@@ -193,9 +193,10 @@ def main(argv=None):
         print("vm-bench: not run: it needs root (namespaces, a tap, dracut)")
         return EXIT_CANNOT_RUN
     try:
-        tree = trixie_tree.ensure_tree(log=lambda text: print(text, flush=True))
-    except trixie_tree.TreeUnavailable as error:
-        print("vm-bench: not run: no trixie tree: %s" % error)
+        tree = debian_tree.ensure_tree(debian_tree.selected_suite(),
+                                       log=lambda text: print(text, flush=True))
+    except debian_tree.TreeUnavailable as error:
+        print("vm-bench: not run: no tree: %s" % error)
         return EXIT_CANNOT_RUN
     dnsconfd = proof.dnsconfd_root()
     if "installer" in parts and not dnsconfd:

@@ -10,7 +10,7 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-# Run a command chrooted in an overlay of layers over a trixie tree, in private mount
+# Run a command chrooted in an overlay of layers over a Debian tree, in private mount
 # and PID namespaces (call it through `unshare --mount --pid --fork --propagation private`).
 #
 #   in-overlay.sh UPPER WORK MERGED LOWER[:LOWER...] OUT [--host] COMMAND...

@@ -10,7 +10,7 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-# Run a command chrooted in a trixie tree, in private network, mount and PID namespaces
+# Run a command chrooted in a Debian tree, in private network, mount and PID namespaces
 # (call it through `unshare --net --mount --pid --fork --propagation private`).
 #
 #   in-tree.sh TREE STAGE COMMAND...

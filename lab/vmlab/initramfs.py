@@ -9,7 +9,7 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""dracut images built from the trixie tree (+ lab modules, + an installed dnsconfd).
+"""dracut images built from a Debian tree (+ lab modules, + an installed dnsconfd).
 
 Every build runs the tree's own dracut chrooted in an overlay (``in-overlay.sh``):
 the lower layers are the lab's dracut modules, DNSCONFD_ROOT if given, and the
@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from lab.vmlab import trixie_tree
+from lab.vmlab import debian_tree
 
 LAB = Path(__file__).resolve().parent
 IN_OVERLAY = LAB / "in-overlay.sh"
@@ -46,8 +46,9 @@ class ImageError(Exception):
     """dracut failed; the message has its output."""
 
 
-def image_cache():
-    return trixie_tree.tree_path().parent / "images"
+def image_cache(tree):
+    """Where images made from TREE are kept (beside it; the key of each names its tree)."""
+    return Path(tree).parent / "images"
 
 
 def lab_layer(stage):
@@ -100,7 +101,7 @@ def dracut(tree, layers, out_path, modules=None, add=(), kernel_options=(), uppe
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     argv = ["dracut", "--force", "--no-hostonly", "--no-hostonly-cmdline", "--quiet",
-            "--compress=" + compress, "--kver", trixie_tree.kernel_release(tree),
+            "--compress=" + compress, "--kver", debian_tree.kernel_release(tree),
             "--add-drivers", " ".join(GUEST_DRIVERS)]
     if modules is not None:
         argv += ["--modules", " ".join(modules)]
@@ -121,8 +122,8 @@ def installer_image(tree, dnsconfd_root=None, log=print):
     """The cached installer-style image: NetworkManager, dnsconfd if DNSCONFD_ROOT is given."""
     layers = [Path(dnsconfd_root)] if dnsconfd_root else []
     modules = INSTALLER_MODULES + (DNSCONFD_MODULES if dnsconfd_root else ())
-    key = _digest([LAB_MODULES] + layers, trixie_tree._recipe() + " ".join(modules))
-    path = image_cache() / ("installer-%s.img" % key)
+    key = _digest([LAB_MODULES] + layers, debian_tree.tree_recipe(tree) + " ".join(modules))
+    path = image_cache(tree) / ("installer-%s.img" % key)
     if path.exists():
         return path, 0.0
     building = path.with_name("%s.%d.building" % (path.name, os.getpid()))

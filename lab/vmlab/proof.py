@@ -11,14 +11,16 @@
 
 """`make vm-proof`: the addon on the real stack, in booted initramfs images.
 
-    python3 -m lab.vmlab.proof [--case NAME]... [--keep] [--list] [--sabotage]
+    EDNS_TREE=trixie|forky python3 -m lab.vmlab.proof [--case NAME]... [--keep] [--list]
+        [--sabotage]
 
-Builds (cached) the trixie tree and an installer-style initramfs, then boots
-trixie's kernel in qemu (TCG) on a tap in a private network namespace, with
+Builds (cached) the Debian tree EDNS_TREE names (trixie by default: NetworkManager
+1.52; forky: 1.58) and an installer-style initramfs, then boots that
+tree's kernel in qemu (TCG) on a tap in a private network namespace, with
 ``edns-addon overlay`` appended to the image and ``edns-addon boot-args`` on
 the kernel command line, and shows from the serial console and a capture of
-the tap what each case does. With DNSCONFD_ROOT=DIR (an installed dnsconfd
-tree, built elsewhere) the DoT resolution of NetworkManager's initramfs runs;
+the tap what each case does. With DNSCONFD_ROOT=DIR (a dnsconfd installed into
+DIR, built elsewhere against that tree) the DoT resolution of NetworkManager's initramfs runs;
 without it the proof says so and shows that the initramfs fails closed.
 
 Every counted check is a positive observation: the guest's address and its
@@ -47,8 +49,10 @@ from typing import Callable
 
 from lab import certs, freeipa, installer_sequence
 from lab.kickstarts import CA_DIRECTORY_OPTION, CA_FILENAME, certificate_section, edns_kickstart
-from lab.vmlab import guest, initramfs, networkmanager, site, stage2, tapnet, trixie_tree
+from lab.vmlab import (debian_tree, guest, initramfs, networkmanager, site, stage2, tapnet,
+                       target_layout)
 from org_edns_addon import constants as c
+from org_edns_addon import lines
 
 REPO = Path(__file__).resolve().parents[2]
 DNSCONFD_ENV = "DNSCONFD_ROOT"
@@ -85,11 +89,15 @@ UNBOUND_HELD_BACK = "no trigger condition checks were met"
 DNSCONFD_RELOADED = "Cache stopped"
 
 # What the guest runs and prints (lab/vmlab/dracut/99edns-lab-proof/edns-proof.sh).
-NETWORK_CHECKS = """\
-address %(iface)s
-fetch %(url)s %(bundle)s %(https)s
-""" % {"iface": site.GUEST_INTERFACE, "url": site.KS_URL, "bundle": c.DOT_CA_BUNDLE_PATH,
-       "https": site.HTTPS_SERVER}
+
+
+def network_probes(bundle=c.DOT_CA_BUNDLE_PATH):
+    """The guest's address, and a fetch by address authenticated by BUNDLE."""
+    return "address %s\nfetch %s %s %s\n" % (site.GUEST_INTERFACE, site.KS_URL, bundle,
+                                             site.HTTPS_SERVER)
+
+
+NETWORK_CHECKS = network_probes()
 RESOLVER_CHECKS = """\
 show /etc/resolv.conf
 unit dnsconfd.service
@@ -107,7 +115,14 @@ show /run/NetworkManager/conf.d/16-global-dns.conf
 show /run/NetworkManager/conf.d/16-dns-backend.conf
 global_dns
 """ + RESOLVER_CHECKS + "fetch %s %s\n" % (site.KS_URL, c.DOT_CA_BUNDLE_PATH)
-TARGET_CHECKS = NETWORK_CHECKS + "global_dns\n" + RESOLVER_CHECKS
+
+
+def target_probes(bundle=c.DOT_CA_BUNDLE_PATH):
+    """What a booted installed system shows, its fetch by address authenticated by BUNDLE."""
+    return network_probes(bundle) + "global_dns\n" + RESOLVER_CHECKS
+
+
+TARGET_CHECKS = target_probes()
 # With DHCP: what NetworkManager has from the lease, then a name of the DHCP domain, which
 # only the plaintext server DHCP offered answers, asked before and after NetworkManager is
 # reloaded as the installer phase reloads it (constants.NM_RELOAD_COMMAND). NetworkManager
@@ -346,32 +361,40 @@ def resolution_checks(proof, lab, boot, expect, offsets):
                     "it" % (c.DNSCONFD_UNIT, state.get("LoadState")))
 
 
-def global_dns_checks(proof, boot, expect, routed=True):
+def global_dns_checks(proof, lab, boot, expect, routed=True):
     """NetworkManager runs the overlay's keyfile: its CA, its routed domains, its mode."""
     global_dns = boot.global_dns() or {}
     domains = global_dns.get("domains", {})
     proof.check(global_dns.get("certification-authority") == c.DOT_CA_BUNDLE_PATH
                 and (not routed or site.ROUTED_DOMAIN in domains),
-                "NetworkManager 1.52 runs the addon's keyfile: CA %s, domains %s"
-                % (global_dns.get("certification-authority"), sorted(domains)))
+                "NetworkManager %s runs the addon's keyfile: CA %s, domains %s"
+                % (lab.networkmanager, global_dns.get("certification-authority"),
+                   sorted(domains)))
     if expect.mode:
         proof.check(global_dns.get("resolve-mode") == expect.mode,
                     "its effective resolve-mode is the kickstart's %s (NetworkManager: %s)"
                     % (expect.mode, global_dns.get("resolve-mode")))
 
 
-def dnsconfd_servers(boot):
-    """The servers dnsconfd has (``dnsconfd status --json``), or None if not asked."""
+def dnsconfd_status(boot):
+    """``dnsconfd status --json`` as the guest printed it ({} if it was not JSON), or None
+    if it was not asked."""
     import json
 
     for line in boot.lines:
         if line.startswith("dnsconfd-status "):
             text = line[len("dnsconfd-status "):]
             try:
-                return json.loads(text[text.index("{"):]).get("servers", [])
+                return json.loads(text[text.index("{"):])
             except ValueError:
-                return []
+                return {}
     return None
+
+
+def dnsconfd_servers(boot):
+    """The servers dnsconfd has (``dnsconfd status --json``), or None if not asked."""
+    status = dnsconfd_status(boot)
+    return None if status is None else status.get("servers", [])
 
 
 def dhcp_windows(frames):
@@ -419,8 +442,9 @@ def dhcp_domain_checks(proof, lab, boot, frames, expect, offsets):
 
     before_plain, before_figure = plain_figure("before the reload")
     proof.fact("before NetworkManager is reloaded, dnsconfd %s DHCP's server (NetworkManager "
-               "1.52 sends a connection's DNS on its next DNS update only); %s -> %s; %s" % (
+               "%s sends a connection's DNS on its next DNS update only); %s -> %s; %s" % (
                    "has" if has_dhcp_server("dhcp-before-reload") else "does not have",
+                   lab.networkmanager,
                    site.DHCP_TEST_NAME,
                    boot.step("dhcp-before-reload").resolved(site.DHCP_TEST_NAME) or "no answer",
                    before_figure))
@@ -496,12 +520,16 @@ def run_boot(proof, lab, name, images, options, checks, disks=(), files=None):
 class Lab:
     """The tree, the kernel, the network and its servers, the certificates."""
 
-    def __init__(self, workdir, tree, dnsconfd, plaintext_corp=False):
+    def __init__(self, workdir, tree, dnsconfd, plaintext_corp=False, suite=None):
         self.workdir = workdir
         # The benchmark's plaintext baseline: the server DHCP offers answers the corporate
         # names too (the proof never lets it).
         self.plaintext_corp = plaintext_corp
         self.tree = tree
+        self.suite = suite or debian_tree.selected_suite()
+        # Its NetworkManager: the version, as numbers (for its facts) and as said.
+        self.nm_version = networkmanager.version(tree)
+        self.networkmanager = ".".join(map(str, self.nm_version))
         self.dnsconfd = dnsconfd
         self.kernel = next((tree / "boot").glob("vmlinuz-*"))
         self.boots = []
@@ -533,6 +561,11 @@ class Lab:
                                   site.CORP_ZONE,
                                   ["%s. 300 IN A %s" % (site.TEST_NAME, site.IPV6_SERVER_ANSWER)],
                                   site.IPV6_READY)
+        # dot.corp.example on another port only (the port case): its own answer names it.
+        self.port = net.start_dot(self.workdir / "dot-port", site.MAIN_DOT_NAME,
+                                  [site.PORT_DOT], *self.main_cert, site.CORP_ZONE,
+                                  ["%s. 300 IN A %s" % (site.TEST_NAME, site.PORT_SERVER_ANSWER)],
+                                  site.PORT_DOT, port=site.PORT_DOT_PORT)
         self.routed = net.start_dot(self.workdir / "dot-lab", site.ROUTED_DOT_NAME,
                                     [site.ROUTED_DOT], *self.lab_cert, site.LAB_ZONE,
                                     ["%s. 300 IN A %s" % (site.ROUTED_TEST_NAME,
@@ -552,7 +585,7 @@ class Lab:
                 [site.CORP_ZONE] if self.plaintext_corp else []),
             ["%s. 300 IN A %s" % (site.DHCP_TEST_NAME, site.ANSWERS[site.DHCP_TEST_NAME])] + (
                 corp if self.plaintext_corp else []))
-        self.services = [self.main, self.ipv6, self.chain, self.routed, self.web,
+        self.services = [self.main, self.ipv6, self.chain, self.port, self.routed, self.web,
                          self.plaintext]
 
     def stop(self):
@@ -567,6 +600,15 @@ class Lab:
             initramfs.lab_layer(stage)
         return [stage] + ([self.dnsconfd] if self.dnsconfd else [])
 
+    def target_layers(self):
+        """The lower layers of an installed system of the target line: its trust store's
+        files (lab/vmlab/target_layout.py, the lab's CA as the system store), then
+        ``layers``."""
+        stage = self.workdir / ("layout-%s" % target_layout.TARGET_LINE)
+        if not stage.exists():
+            target_layout.layer(stage, self.ca.pem)
+        return [stage] + self.layers()
+
     def write_ks(self, name, text):
         path = self.workdir / ("%s.ks" % name)
         path.write_text(text)
@@ -575,7 +617,7 @@ class Lab:
     def offsets(self):
         return {name: upstream.log_offset() for name, upstream in (
             ("main", self.main), ("routed", self.routed), ("ipv6", self.ipv6),
-            ("plaintext", self.plaintext))}
+            ("port", self.port), ("plaintext", self.plaintext))}
 
     def sha256_of_served(self):
         return hashlib.sha256(self.ks_file).hexdigest()
@@ -630,7 +672,7 @@ def installer_case(proof, lab, image, name, ks_text, ip, expect):
                           expect=expect):
         proof.figure("no network: nothing else this boot shows can be told apart from it")
         return boot, frames
-    global_dns_checks(proof, boot, expect, routed=expect.routed)
+    global_dns_checks(proof, lab, boot, expect, routed=expect.routed)
     generated = "\n".join(boot.file_lines("/run/NetworkManager/conf.d/16-global-dns.conf"))
     proof.check("resolve-mode=%s" % expect.mode in generated and boot_args[0].split("=", 1)[1]
                 in generated, "nm-initrd-generator wrote 16-global-dns.conf from the boot "
@@ -667,15 +709,127 @@ def show_failed_units(proof, boot):
             proof.figure("  " + line)
 
 
+# The port case: one DoT server, on a port other than 853, in the installer's initramfs
+# with dnsconfd. NetworkManager reads the port (its keyfile reader and nm-initrd-generator
+# alike), but its dnsconfd plugin passes it on only from 1.54
+# (networkmanager.SENDS_PORT_TO_DNSCONFD); before, dnsconfd sets 853 for a dns+tls server
+# without one (src/dbus_server.c, set_default_port) and its Unbound asks ADDR@853. dnsconfd
+# gives its Unbound the forward zones with unbound-control (its file holds a placeholder);
+# Unbound 1.26's list_forwards prints no port, so dnsconfd's status says what it gave.
+PORT_CHECKS = """\
+say "dnsconfd-status $(timeout 10 dnsconfd status --json 2>/dev/null | tr '\\n' ' ')"
+"""
+
+
+def cache_servers(boot, zone="."):
+    """(address, port, name) of each server dnsconfd configured its Unbound with for ZONE
+    (``dnsconfd status --json`` cache_config: URIs, without the port when it is 853)."""
+    found = []
+    for uri in ((dnsconfd_status(boot) or {}).get("cache_config") or {}).get(zone, []):
+        match = re.fullmatch(r"dns\+tls://\[?([^\]#]+?)\]?(?::(\d+))?(?:#(\S+))?", uri)
+        if match:
+            found.append((match.group(1), int(match.group(2) or c.DOT_PORT), match.group(3)))
+        else:
+            found.append((uri, None, None))
+    return found
+
+
+def validated_port_error(ks, line):
+    """(exit code, [(line number, severity, server, port)] of the port findings) of
+    ``validate --line=LINE`` on the kickstart KS (lines.PORT_TO_DNSCONFD's rule)."""
+    result = cli("validate", ks, "--line=%s" % line, check=False)
+    found = [(int(m.group(1)), m.group(2), m.group(3), int(m.group(4))) for m in re.finditer(
+        r"^%s:(\d+): (error|warning): (\S+) is on port (\d+)," % re.escape(str(ks)),
+        result.stdout, re.MULTILINE)]
+    return result.returncode, found
+
+
+def port_case(proof, lab, image):
+    name = "installer-port"
+    change = lines.PORT_TO_DNSCONFD
+    sends_port = lab.nm_version >= change.since
+    asked = site.PORT_DOT_PORT if sends_port else c.DOT_PORT
+    other = c.DOT_PORT if sends_port else site.PORT_DOT_PORT
+    # The lines whose NetworkManager does with the port what this tree's does, and one that
+    # keeps it, for which the kickstart is judged and the overlay made.
+    alike = lines.lines_with(change) if sends_port else lines.lines_without(change)
+    keeping = lines.lines_with(change)[0]
+    proof.fact("NetworkManager %s %s a server's port to dnsconfd, as on %s (the lines' "
+               "table: %s from %s on, %s); so dnsconfd must ask %s:%d" % (
+                   lab.networkmanager, "sends" if sends_port else "does not send",
+                   lines.names(alike), change.key, ".".join(map(str, change.since)),
+                   change.commit, site.PORT_DOT, asked))
+    ks_text = edns_kickstart(lab.ca.pem, "--resolve-mode=%s --ca=%s" % (MODE, CA_FILENAME),
+                             [site.PORT_SERVER], commands=COMMANDS)
+    ks = lab.write_ks(name, ks_text)
+    server_line = ks_text.splitlines().index(site.PORT_SERVER) + 1
+    status, found = validated_port_error(ks, alike[0].key)
+    wanted = [] if sends_port else [(server_line, "error", site.PORT_SERVER.split()[0],
+                                     site.PORT_DOT_PORT)]
+    proof.check(status == (0 if sends_port else 1) and found == wanted,
+                "validate --line=%s (%s, whose NetworkManager is %s) %s: exit %d, %s" % (
+                    alike[0].key, alike[0].name, alike[0].networkmanager.value,
+                    "accepts the server on port %d" % site.PORT_DOT_PORT if sends_port else
+                    "refuses it on its line", status, "; ".join(
+                        "line %d %s: %s on port %d" % item for item in found) or "no finding"))
+    overlay = lab.workdir / ("%s-overlay.img" % name)
+    cli("overlay", ks, "-o", overlay, "--line=%s" % keeping.key)
+    boot_args = cli("boot-args", ks, "--line=%s" % keeping.key).stdout.split()
+    options = boot_args + ["rd.neednet=1"] + STATIC_IP
+    proof.figure("made for --line=%s (%s keeps the port); kernel options: %s" % (
+        keeping.key, keeping.name, " ".join(options)))
+    offsets = lab.offsets()
+    boot, frames = run_boot(proof, lab, name, [image, overlay], options,
+                            INSTALLER_CHECKS + PORT_CHECKS)
+    if not network_checks(proof, boot, frames, expect=Expect(resolves=sends_port,
+                                                              dot_tried=False)):
+        proof.figure("no network: nothing else this boot shows can be told apart from it")
+        return
+    servers = (boot.global_dns() or {}).get("domains", {}).get("*", {}).get("servers")
+    proof.check(servers == [site.PORT_SERVER], "NetworkManager %s runs the server with its "
+                "port: %s (the kickstart's %s)" % (lab.networkmanager, servers, site.PORT_SERVER))
+    unit_checks(proof, boot, RESOLVER_UNITS)
+    known = [(s.get("address"), s.get("port"), s.get("name"))
+             for s in dnsconfd_servers(boot) or []]
+    proof.check(known == [(site.PORT_DOT, asked, site.MAIN_DOT_NAME)],
+                "dnsconfd has the server as %s (address, port, name; `dnsconfd status`)" % (
+                    "; ".join("%s, %s, %s" % server for server in known) or "nothing"))
+    forwarded = cache_servers(boot)
+    proof.check(forwarded == [(site.PORT_DOT, asked, site.MAIN_DOT_NAME)],
+                "dnsconfd configured its Unbound to forward all names to %s (address, port, "
+                "name of its cache_config)" % (
+                    "; ".join("%s, %s, %s" % addr for addr in forwarded) or "nothing"))
+    syn = Counter(f.port for f in frames if f.syn and f.destination == site.PORT_DOT)
+    proof.check(syn[asked] > 0 and syn[other] == 0,
+                "the guest opened DoT connections to %s:%d only: SYN to %s" % (
+                    site.PORT_DOT, asked, ", ".join(
+                        "%s:%d (%d)" % (site.PORT_DOT, port, count)
+                        for port, count in sorted(syn.items())) or "nobody"))
+    capture_checks(proof, frames)
+    answer = boot.resolved(site.TEST_NAME)
+    asked_of_server = "%s. A IN" % site.TEST_NAME in lab.port.log_since(offsets["port"])
+    if sends_port:
+        proof.check(answer == site.PORT_SERVER_ANSWER and asked_of_server,
+                    "%s -> %s, the answer of the server at %s:%d (it was %sasked)" % (
+                        site.TEST_NAME, answer or "no answer", site.PORT_DOT,
+                        site.PORT_DOT_PORT, "" if asked_of_server else "not "))
+    else:
+        proof.check(answer is None and not asked_of_server,
+                    "%s -> %s: the server at %s:%d, the only one, was %sasked" % (
+                        site.TEST_NAME, answer or "no answer", site.PORT_DOT,
+                        site.PORT_DOT_PORT, "" if asked_of_server else "never "))
+    show_failed_units(proof, boot)
+
+
 def stage_target(lab, name, ks_text):
-    """A trixie root with `edns-addon apply --root` (phase target); returns its upper layer."""
+    """A root of the tree with `edns-addon apply --root` (phase target); returns its upper
+    layer."""
     ks = lab.write_ks(name, ks_text)
     upper = lab.workdir / ("%s-root" % name)
     shutil.rmtree(upper, ignore_errors=True)
     upper.mkdir()
-    layers = lab.layers()
     result = initramfs.run_in_overlay(
-        lab.tree, layers,
+        lab.tree, lab.target_layers(),
         ["--host", "sh", "-c", '"$0" -m org_edns_addon.cli apply "$1" --root "$EDNS_MERGED"',
          sys.executable, str(ks)], lab.workdir, upper=upper, timeout=300)
     if result.returncode != 0:
@@ -688,7 +842,7 @@ def target_image(lab, name, upper, sysusers_rerun=True, below=(), selected=()):
     lab's layers; SELECTED: modules dracut's default selection would take besides ours."""
     image = lab.workdir / ("%s.img" % name)
     add = TARGET_LAB_MODULES + tuple(selected) + ((SYSUSERS_RERUN,) if sysusers_rerun else ())
-    seconds = initramfs.dracut(lab.tree, [upper] + list(below) + lab.layers(), image,
+    seconds = initramfs.dracut(lab.tree, [upper] + list(below) + lab.target_layers(), image,
                                modules=TARGET_BASE_MODULES, add=add)
     return image, seconds
 
@@ -701,9 +855,11 @@ def target_case(proof, lab, backend, name, ks_text, expect):
     return upper
 
 
-def boot_target(proof, lab, backend, name, upper, options, expect, below=(), selected=()):
+def boot_target(proof, lab, backend, name, upper, options, expect, below=(), selected=(),
+                trust=c.DOT_CA_BUNDLE_PATH):
     """The staged target's initramfs (UPPER over BELOW), made by its own dracut with our
-    drop-in (and SELECTED, see target_image): what is inside, then booted with OPTIONS."""
+    drop-in (and SELECTED, see target_image): what is inside, then booted with OPTIONS.
+    TRUST: the file that must authenticate the servers there."""
     dropin = (upper / c.DRACUT_CONF_PATH.lstrip("/")).read_text()
     proof.figure("drop-in %s: %s" % (c.DRACUT_CONF_PATH, " | ".join(
         line for line in dropin.splitlines() if not line.startswith("#"))))
@@ -711,7 +867,7 @@ def boot_target(proof, lab, backend, name, upper, options, expect, below=(), sel
     proof.figure("its dracut built %s (%.1f MB) in %.0f s" % (image.name,
                                                               image.stat().st_size / 1e6, seconds))
     listing = initramfs.lsinitrd(lab.tree, image)
-    wanted = [c.DOT_CA_BUNDLE_PATH, c.NM_KEYFILE_PATH]
+    wanted = [trust, c.NM_KEYFILE_PATH]
     if backend == "unbound":
         wanted += [c.UNBOUND_CONF_PATH, "/usr/sbin/unbound"]
     missing = [path for path in wanted if " %s" % path.lstrip("/") not in listing]
@@ -727,12 +883,12 @@ def boot_target(proof, lab, backend, name, upper, options, expect, below=(), sel
     proof.check(inside == staged, "the keyfile inside is the staged one (%s)" % (
         " ".join(line for line in staged.splitlines() if line.startswith("dns="))))
     offsets = lab.offsets()
-    boot, frames = run_boot(proof, lab, name, [image], options, TARGET_CHECKS)
+    boot, frames = run_boot(proof, lab, name, [image], options, target_probes(trust))
     if not network_checks(proof, boot, frames, expect=expect):
         proof.figure("no network: nothing else this boot shows can be told apart from it")
         return
     if backend == "dnsconfd":
-        global_dns_checks(proof, boot, expect)
+        global_dns_checks(proof, lab, boot, expect)
     capture_checks(proof, frames)
     unit_checks(proof, boot, expect.resolver_units)
     dnsconfd_start_checks(proof, boot, expect.resolver_units)
@@ -771,17 +927,67 @@ def two_tier_case(proof, lab, name, ks_text, refused=False):
                 "apply refuses it (exit %d) and writes nothing" % applied.returncode)
 
 
+# The installed system without --ca on a Fedora 43 layout (issue 31): the system store
+# authenticates the servers, and Fedora 43 has no /etc/pki/tls/certs/ca-bundle.crt; the
+# extracted bundle is where every line has it (lab/vmlab/target_layout.py). The unbound
+# backend reads the store itself (tls-cert-bundle), in the target's initramfs too (our
+# dracut drop-in's install_items); with dnsconfd its own module carries Fedora's bundle,
+# whatever our drop-in names.
+LAYOUT_PROBE = ('for path; do if [ -e "$EDNS_MERGED$path" ]; then echo "$path $(sha256sum '
+                '<"$EDNS_MERGED$path" | cut -c1-64)"; else echo "$path absent"; fi; done')
+
+
+def installed_files(lab, upper, paths):
+    """{path: sha256 or "absent"} of PATHS in the installed system: UPPER over the target's
+    layers, as its overlay shows them (whiteouts hide)."""
+    result = initramfs.run_in_overlay(lab.tree, lab.target_layers(),
+                                      ["--host", "sh", "-c", LAYOUT_PROBE, "sh"] + list(paths),
+                                      lab.workdir, upper=upper, timeout=120)
+    return dict(line.split(" ", 1) for line in result.stdout.splitlines() if " " in line)
+
+
+def system_store_case(proof, lab, image):
+    name = "target-system-store"
+    layout = target_layout.LAYOUTS[target_layout.TARGET_LINE]
+    store = layout.store[0]
+    ks_text = edns_kickstart(lab.ca.pem, "--resolve-mode=%s --backend=unbound" % MODE,
+                             [site.MAIN_SERVER, site.ROUTED_SERVER], certificates="",
+                             commands=COMMANDS)
+    upper, applied = stage_target(lab, name, ks_text)
+    proof.figure("staged (no --ca, no %%certificate): %s" % ", ".join(
+        line.split()[1] for line in applied.splitlines() if line.strip().startswith("wrote")))
+    found = installed_files(lab, upper, layout.store + layout.absent)
+    lab_ca = hashlib.sha256(lab.ca.pem.encode()).hexdigest()
+    proof.fact("the installed system is laid out as %s's: %s" % (layout.line, ", ".join(
+        "%s %s" % (path, "the lab's CA" if found.get(path) == lab_ca else found.get(path))
+        for path in layout.store + layout.absent)))
+    conf = (upper / c.UNBOUND_CONF_PATH.lstrip("/")).read_text()
+    bundles = re.findall(r"^\s*tls-cert-bundle:\s*(\S+)\s*$", conf, re.MULTILINE)
+    proof.check(bundles == [store] and found.get(store) == lab_ca,
+                "the staged Unbound authenticates with the system store where %s has it: "
+                "tls-cert-bundle %s (there: %s)" % (
+                    layout.line, ", ".join(bundles) or "none", ", ".join(
+                        "%s %s" % (path, "the lab's CA" if found.get(path) == lab_ca
+                                   else found.get(path, "?")) for path in bundles)))
+    boot_target(proof, lab, "unbound", name, upper, ["rd.neednet=1"] + STATIC_IP,
+                Expect(resolves=True, mode=None, resolver_units=("unbound.service",)),
+                trust=store)
+
+
 def sysusers_fact(proof, lab, backend, upper):
     """Without the users created after all modules, the service's user is missing: a fact
-    of trixie's dracut 106, which the lab works around; printed, not counted."""
+    of trixie's dracut 106 (dracut-ng 108 on creates it), which the lab works around;
+    printed, not counted."""
     image, _ = target_image(lab, "target-%s-no-rerun" % backend, upper, sysusers_rerun=False)
     passwd = initramfs.lsinitrd_file(lab.tree, image, "/etc/passwd")
     users = [line.split(":")[0] for line in passwd.splitlines() if ":" in line]
     user = "dnsconfd" if backend == "dnsconfd" else "unbound"
-    proof.fact("trixie's dracut 106 alone %s the %s user (%d users in the image's "
-               "/etc/passwd): %s.service would fail (217/USER); dracut-ng 108 creates it, "
-               "and so does the lab's %s" % ("leaves out" if user not in users else "has",
-                                            user, len(set(users)), user, SYSUSERS_RERUN))
+    proof.fact("%s's dracut %s alone %s the %s user (%d users in the image's /etc/passwd)%s; "
+               "the lab's %s creates it in any case" % (
+                   lab.suite, debian_tree.package_version(lab.tree, "dracut"),
+                   "leaves out" if user not in users else "has", user, len(set(users)),
+                   ": %s.service would fail (217/USER)" % user if user not in users else "",
+                   SYSUSERS_RERUN))
 
 
 # The installed system as the installer leaves it (issue 17 item 3): the target staged by
@@ -817,7 +1023,8 @@ def compose_target(lab, name, ks_text, boot_args, src, line):
     scratch = lab.workdir / ("%s-sequence" % name)
     scratch.mkdir()
     upper = lab.workdir / ("%s-root" % name)
-    job = installer_sequence.job(ks, boot_args, generated, lab.tree, [base] + lab.layers(),
+    job = installer_sequence.job(ks, boot_args, generated, lab.tree,
+                                 [base] + lab.target_layers(),
                                  src, scratch, [c.DOT_CA_BUNDLE_PATH], keep=upper)
     result, results = installer_sequence.run([job], scratch, timeout=600)
     if result.returncode != 0 or not results or "error" in results[0]:
@@ -1023,6 +1230,9 @@ FREEIPA_LINE = "4.12-dot"  # lab/freeipa.py STATES: ipa-4-12 before bae780843
 FREEIPA_BEACONS = {1001: "our Unbound", 1002: "after FreeIPA %s's enrollment" % FREEIPA_LINE,
                    1003: "end"}
 FREEIPA_FILES = "run/edns-proof/freeipa"
+# What dnsconfd-prepare links into Unbound's conf.d each time dnsconfd starts (dnsconfd
+# distribution/dnsconfd-prepare.sh: "revert enablement of as112 domain resolution").
+DNSCONFD_AS112_LINK = "/etc/unbound/conf.d/dnsconfd-as112.conf"
 FREEIPA_NM_CONF = "# auto-generated by IPA installer\\n[main]\\ndns=none\\n"
 FREEIPA_RESOLV_CONF = "# auto-generated by IPA installer\\nsearch .\\nnameserver 127.0.0.55\\n"
 
@@ -1038,11 +1248,13 @@ def freeipa_script():
               "resolve %s" % site.ROUTED_TEST_NAME]
     return "\n".join([
         # The installed system: dnsconfd as our plan leaves it (disabled, so it never ran:
-        # the include dnsconfd-unbound installs reads the empty file its tmpfiles.d makes),
-        # Unbound as Fedora's.
+        # the include dnsconfd-unbound installs reads the empty file its tmpfiles.d makes,
+        # and there is no link to the AS112 zones, which dnsconfd-prepare makes in conf.d
+        # when dnsconfd starts, as it did in this stand-in's boot), Unbound as Fedora's.
         "systemctl disable --now %s 2>/dev/null" % c.DNSCONFD_UNIT,
         "if [ -e %s ]; then : > %s; fi" % (installer_sequence.DNSCONFD_RUNTIME_CONF,
                                           installer_sequence.DNSCONFD_RUNTIME_CONF),
+        "rm -f %s" % DNSCONFD_AS112_LINK,
         "rm -f /etc/systemd/system/%s" % c.UNBOUND_UNIT,
         "cp %s/unbound.service /etc/systemd/system/%s" % (files, c.UNBOUND_UNIT),
         "mkdir -p /etc/unbound/conf.d && cp %s/unbound.conf /etc/unbound/unbound.conf" % files,
@@ -1367,6 +1579,10 @@ def cases(lab):
              lambda proof, image: installer_case(
                  proof, lab, image, "installer-ipv6", ks_ipv6, STATIC_IP,
                  Expect(resolves=True, routed=False, answer=site.IPV6_SERVER_ANSWER))),
+        Case("installer-port", "Installer initramfs: a DoT server on port %d alone, as "
+             "NetworkManager %s passes it on to dnsconfd" % (
+                 site.PORT_DOT_PORT, getattr(lab, "networkmanager", "?")), True,
+             lambda proof, image: port_case(proof, lab, image)),
         Case("target-dnsconfd", "Installed system, dnsconfd backend: apply --root, its own "
              "dracut, booted", True,
              lambda proof, image: sysusers_fact(proof, lab, "dnsconfd", target_case(
@@ -1376,6 +1592,9 @@ def cases(lab):
              lambda proof, image: sysusers_fact(proof, lab, "unbound", target_case(
                  proof, lab, "unbound", "target-unbound", ks_unbound,
                  Expect(resolves=True, mode=None, resolver_units=("unbound.service",))))),
+        Case("target-system-store", "Installed system on a %s layout, unbound backend, no "
+             "--ca: the system store authenticates the servers" % target_layout.TARGET_LINE,
+             False, lambda proof, image: system_store_case(proof, lab, image)),
         Case("target-unbound-other-ca", "Installed system, unbound backend, an unrelated CA",
              False,
              lambda proof, image: target_case(
@@ -1469,15 +1688,13 @@ def main(argv=None):
     started = time.monotonic()
     proof = Proof()
     try:
-        tree = trixie_tree.ensure_tree(log=lambda text: print(text, flush=True))
-    except trixie_tree.TreeUnavailable as error:
-        print("vm-proof: no trixie tree: %s" % error)
+        suite = debian_tree.selected_suite()
+        tree = debian_tree.ensure_tree(suite, log=lambda text: print(text, flush=True))
+    except debian_tree.TreeUnavailable as error:
+        print("vm-proof: no tree: %s" % error)
         return EXIT_CANNOT_RUN
     dnsconfd = dnsconfd_root()
-    print("vm-proof: trixie tree %s (kernel %s, NetworkManager %s, dracut %s, unbound %s)" % (
-        tree, trixie_tree.kernel_release(tree), trixie_tree.package_version(
-            tree, "network-manager"), trixie_tree.package_version(tree, "dracut"),
-        trixie_tree.package_version(tree, "unbound")))
+    print("vm-proof: %s tree %s (%s)" % (suite, tree, debian_tree.describe(tree)))
     if dnsconfd:
         print("vm-proof: dnsconfd from %s=%s" % (DNSCONFD_ENV, dnsconfd))
     else:
@@ -1486,7 +1703,7 @@ def main(argv=None):
               "installed system) are not run; everything else is, and the installer's "
               "initramfs must fail closed" % DNSCONFD_ENV)
     workdir = Path(tempfile.mkdtemp(prefix="edns-vm-proof.", dir=str(tree.parent)))
-    lab = Lab(workdir, tree, dnsconfd)
+    lab = Lab(workdir, tree, dnsconfd, suite=suite)
     chosen = [case for case in cases(lab) if not args.case or case.name in args.case]
     anaconda, anaconda_why = anaconda_checkout() if any(
         case.needs_anaconda for case in chosen) else (None, "")

@@ -11,16 +11,17 @@
 
 """`make vm-proof-sabotage`: the VM proof's own mutation test.
 
-    python3 -m lab.vmlab.sabotage [--only NAME]...
+    EDNS_TREE=trixie|forky python3 -m lab.vmlab.sabotage [--only NAME]...
 
 Each sabotage breaks the addon or the lab in a scratch copy of this tree (one
 edit of one file, which must match exactly once, or the sabotage itself is out
 of date and the run fails), then runs there the fastest case of ``make
 vm-proof`` that must catch it. Caught: that case reports a failed check.
 Reports each sabotage with the checks that failed, and exits 0 only when
-every one was caught. With DNSCONFD_ROOT the cases run with dnsconfd, as in
-``DNSCONFD_ROOT=... make vm-proof``; a sabotage whose case needs it is then
-caught by the DoT resolution itself.
+every one was caught. The cases boot the tree EDNS_TREE names, as ``make
+vm-proof`` does. With DNSCONFD_ROOT (a dnsconfd built for that tree) the cases run
+with dnsconfd, as in ``DNSCONFD_ROOT=... make vm-proof``; a sabotage whose case
+needs it is then caught by the DoT resolution itself.
 """
 
 import argparse
@@ -35,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lab import certs
-from lab.vmlab import proof, site
+from lab.vmlab import debian_tree, proof, site
 
 REPO = Path(__file__).resolve().parents[2]
 # One case boots once (installer cases) or builds an image and boots (target cases).
@@ -125,9 +126,25 @@ SABOTAGES = (
     Sabotage("no-pre-pivot-hook", "the overlay has no pre-pivot hook: the keyfile and the "
              "bundle stay in the initramfs, and stage 2 starts without them",
              (Edit("org_edns_addon/initrd.py",
-                   "    return Plan(Phase.INSTALLER, files + (hook, kickstart), ())\n",
+                   "    return Plan(Phase.INSTALLER, files + hooks + (kickstart,), ())\n",
                    "    return Plan(Phase.INSTALLER, files + (kickstart,), ())\n"),),
              "stage2"),
+    # On a NetworkManager that sends dnsconfd the port (forky), dnsconfd then asks 853 of a
+    # server that answers on another port only; on one that does not (trixie), what
+    # NetworkManager runs is no longer the kickstart's server.
+    Sabotage("port-dropped", "the addon writes a DoT server's URI without its port "
+             "(keyfile and rd.net.dns)",
+             (Edit("org_edns_addon/model.py",
+                   "        if self.port != self.default_port:\n",
+                   "        if False:\n"),),
+             "installer-port"),
+    # The trust-store switch undone: Fedora 43 has no /etc/pki/tls/certs/ca-bundle.crt.
+    Sabotage("system-store-legacy-path", "without --ca the servers are authenticated by "
+             "/etc/pki/tls/certs/ca-bundle.crt, which Fedora 43 no longer has",
+             (Edit("org_edns_addon/constants.py",
+                   'SYSTEM_CA_BUNDLE_PATH = "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem"\n',
+                   'SYSTEM_CA_BUNDLE_PATH = "/etc/pki/tls/certs/ca-bundle.crt"\n'),),
+             "target-system-store"),
     Sabotage("bundle-not-in-target-initramfs", "the installed system's dracut drop-in leaves "
              "the DoT CA bundle out of its initramfs",
              (Edit("org_edns_addon/staging/dracut.py",
@@ -232,8 +249,9 @@ def main(argv=None):
     ca_path = scratch_root / "unrelated-ca.pem"
     ca_path.write_text(certs.make_ca("Sabotage: an unrelated CA").pem)
     env = dict(os.environ, **{SABOTAGE_CA_ENV: str(ca_path)})
-    print("vm-proof-sabotage: %d sabotages, each in a scratch copy below %s%s" % (
-        len(chosen), scratch_root, "; with dnsconfd from %s" % os.environ[proof.DNSCONFD_ENV]
+    print("vm-proof-sabotage: %d sabotages, each in a scratch copy below %s, on the %s tree%s" % (
+        len(chosen), scratch_root, os.environ.get(debian_tree.SELECT_ENV) or
+        debian_tree.DEFAULT_SUITE, "; with dnsconfd from %s" % os.environ[proof.DNSCONFD_ENV]
         if os.environ.get(proof.DNSCONFD_ENV) else "; without dnsconfd"), flush=True)
     outcomes = []
     try:

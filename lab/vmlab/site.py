@@ -31,6 +31,8 @@ MAIN_DOT_IPV6 = "2001:db8::53"    # an IPv6-only DoT server, answering with its 
 IPV6_READY = "192.0.2.56"         # where the IPv6 server's readiness is checked
 CHAIN_DOT = "192.0.2.57"          # dot.corp.example of a two-tier PKI: it sends its
                                   # certificate and its intermediate CA's
+PORT_DOT = "192.0.2.58"           # dot.corp.example again, on a port other than 853 alone
+PORT_DOT_PORT = 8853
 ROUTED_DOT = "198.51.100.60"      # dot.lab.example, for domain=lab.example
 ROUTED_DOT_NAME = "dot.lab.example"
 ROUTED_DOMAIN = "lab.example"
@@ -54,6 +56,8 @@ ANSWERS = {
 IPV6_SERVER_ANSWER = "192.0.2.86"
 # What the two-tier PKI's server answers for www.corp.example: its own answer too.
 CHAIN_SERVER_ANSWER = "192.0.2.87"
+# And what the server on PORT_DOT_PORT answers for it.
+PORT_SERVER_ANSWER = "192.0.2.88"
 # What the HTTPS server serves, as a payload's source set-up or inst.ks=https:// fetch it.
 KS_URL = "https://%s/ks.cfg" % HTTPS_NAME
 
@@ -62,6 +66,7 @@ MAIN_SERVER = "dns+tls://%s#%s" % (MAIN_DOT, MAIN_DOT_NAME)
 ROUTED_SERVER = "dns+tls://%s#%s  domain=%s" % (ROUTED_DOT, ROUTED_DOT_NAME, ROUTED_DOMAIN)
 IPV6_SERVER = "dns+tls://[%s]#%s" % (MAIN_DOT_IPV6, MAIN_DOT_NAME)
 CHAIN_SERVER = "dns+tls://%s#%s" % (CHAIN_DOT, MAIN_DOT_NAME)
+PORT_SERVER = "dns+tls://%s:%d#%s" % (PORT_DOT, PORT_DOT_PORT, MAIN_DOT_NAME)
 
 # data/kickstart-tests' @KSTEST_*@ values for this lab (tests/test_kickstart_tests_format.py
 # and the proof's harness-delivered case substitute these).

@@ -9,10 +9,10 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""A stand-in for the installer's stage 2: a trixie root the lab initramfs switches into.
+"""A stand-in for the installer's stage 2: a Debian tree's root the lab initramfs switches into.
 
 What matters of Anaconda's stage 2 for encrypted DNS, and nothing of ours: its
-own NetworkManager 1.52 (started after switch-root, on the ``/run`` the
+own NetworkManager (the tree's; started after switch-root, on the ``/run`` the
 initramfs leaves: nm-initrd-generator's ``16-*.conf``), dnsconfd and Unbound
 when DNSCONFD_ROOT is given (enabled, as anaconda-dnsconfd.sh enables it at
 pre-pivot), the import of the initramfs's ``%certificate`` dump before
@@ -32,7 +32,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from lab.vmlab import initramfs, trixie_tree
+from lab.vmlab import debian_tree, initramfs
 
 LAB = Path(__file__).resolve().parent
 STAGE2_FILES = LAB / "stage2"
@@ -57,8 +57,8 @@ class Stage2Error(Exception):
 
 def python_layer(tree, log=print):
     """The cached layer with Debian's Python and the addon's libraries over TREE."""
-    key = hashlib.sha256((trixie_tree._recipe() + " ".join(PYTHON_PACKAGES)).encode())
-    layer = initramfs.image_cache() / ("stage2-python-%s" % key.hexdigest()[:16])
+    key = hashlib.sha256((debian_tree.tree_recipe(tree) + " ".join(PYTHON_PACKAGES)).encode())
+    layer = initramfs.image_cache(tree) / ("stage2-python-%s" % key.hexdigest()[:16])
     if (layer / ".done").exists():
         return layer
     building = layer.with_name(layer.name + ".building")
@@ -71,7 +71,7 @@ def python_layer(tree, log=print):
                                           timeout=APT_SECONDS)
     if result.returncode != 0:
         shutil.rmtree(building, ignore_errors=True)
-        raise Stage2Error("apt-get in the trixie tree failed: %s" % (
+        raise Stage2Error("apt-get in the tree failed: %s" % (
             result.stdout + result.stderr)[-3000:])
     # Only what the packages installed: apt's lists and caches stay out of the image.
     for transient in ("var/lib/apt/lists", "var/cache/apt", "var/log"):

@@ -36,13 +36,13 @@ from lab import dotlab
 
 from lab.vmlab.site import (CHAIN_DOT, DHCP_DOMAIN, DHCP_RANGE, GATEWAY_IPV4, GATEWAY_IPV6,
                             GUEST_MAC, HTTPS_SERVER, IPV6_READY, MAIN_DOT, MAIN_DOT_IPV6,
-                            PLAINTEXT_DNS, ROUTED_DOT, TAP)
+                            PLAINTEXT_DNS, PORT_DOT, ROUTED_DOT, TAP)
 
 # Every address the lab's servers listen on, on the namespace's side of the tap.
 NAMESPACE_ADDRESSES = ("%s/24" % GATEWAY_IPV4, MAIN_DOT + "/24", IPV6_READY + "/24",
                        CHAIN_DOT + "/24", HTTPS_SERVER + "/24", PLAINTEXT_DNS + "/24",
-                       "198.51.100.1/24", ROUTED_DOT + "/24", GATEWAY_IPV6 + "/64",
-                       MAIN_DOT_IPV6 + "/64")
+                       PORT_DOT + "/24", "198.51.100.1/24", ROUTED_DOT + "/24",
+                       GATEWAY_IPV6 + "/64", MAIN_DOT_IPV6 + "/64")
 STARTUP_SECONDS = 15
 
 
@@ -78,12 +78,13 @@ class TapNetwork(dotlab.PrivateNetwork):
             raise RuntimeError("cannot set up the tap: %s" % result.stderr.strip())
         return network
 
-    def start_dot(self, workdir, name, listen, cert, key, zone, records, ready_address):
-        """Unbound as a DoT-only server on LISTEN (addresses, port 853) for ZONE only."""
+    def start_dot(self, workdir, name, listen, cert, key, zone, records, ready_address,
+                  port=853):
+        """Unbound as a DoT-only server on LISTEN (addresses, at PORT only) for ZONE only."""
         workdir = Path(workdir)
         workdir.mkdir(parents=True, exist_ok=True)
-        lines = ["server:"] + ["  interface: %s@853" % address for address in listen] + [
-            "  tls-port: 853",
+        lines = ["server:"] + ["  interface: %s@%d" % (address, port) for address in listen] + [
+            "  tls-port: %d" % port,
             '  tls-service-key: "%s"' % key,
             '  tls-service-pem: "%s"' % cert,
             "  do-udp: no",
@@ -101,7 +102,7 @@ class TapNetwork(dotlab.PrivateNetwork):
             '  local-zone: "." refuse',
             '  local-zone: "%s" static' % zone,
         ] + ['  local-data: "%s"' % record for record in records]
-        upstream = dotlab.start_unbound(workdir, "\n".join(lines) + "\n", ready_address, 853,
+        upstream = dotlab.start_unbound(workdir, "\n".join(lines) + "\n", ready_address, port,
                                         network=self, process_class=dotlab.DotUpstream,
                                         tls_name=name)
         return upstream

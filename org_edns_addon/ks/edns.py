@@ -119,9 +119,9 @@ def option_parser():
                     Comma-separated search domains (NetworkManager ``searches``).""")
     op.add_argument("--ca", dest="ca_names", version=DEVEL, type=commaSplit,
                     default=[], help="""
-                    Comma-separated ``%certificate --filename`` names whose
+                    Comma-separated ``%%certificate --filename`` names whose
                     certificates alone form the CA bundle that authenticates
-                    the DNS servers. Without it, a ``%certificate`` placed at
+                    the DNS servers. Without it, a ``%%certificate`` placed at
                     dnsconfd's bundle path authenticates them alone, and else
                     the system trust store plus every anchor does.""")
     return op

@@ -9,17 +9,26 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""A Debian 13 (trixie) tree with the real stack, built once and cached outside the repository.
+"""The Debian trees with the real stack, built once each and cached outside the repository.
 
-The tree holds what the addon meets in the installer and the installed
-system: kernel 6.12, dracut 106 (+ dracut-network's NetworkManager module),
-NetworkManager 1.52 with ``nm-initrd-generator``, Unbound, systemd, and the
-clients the proofs run inside a guest. ``mmdebstrap --variant=apt`` builds
-it from the Debian archive this machine's apt already uses (read from its
-sources at run time; they are never changed). A second call with the same
-package list returns at once.
+Two generations of what the addon meets in the installer and the installed
+system, one recipe with the suite as its parameter:
 
-    python3 -m lab.vmlab.trixie_tree [--print-path]
+- ``trixie`` (Debian 13): kernel 6.12, dracut 106, NetworkManager 1.52, systemd 257;
+- ``forky`` (testing): kernel 6.17 and on, dracut 110 and on, NetworkManager 1.58
+  and on, systemd 258 and on (docs/proofs.md has the versions a build really got).
+
+Each holds the kernel, dracut (+ dracut-network's NetworkManager module),
+NetworkManager with ``nm-initrd-generator``, Unbound, systemd, and the clients
+the proofs run inside a guest. ``mmdebstrap --variant=apt`` builds it from the
+Debian archive this machine's apt already uses (read from its sources at run
+time; they are never changed). A second call with the same package list
+returns at once.
+
+    python3 -m lab.vmlab.debian_tree [SUITE] [--print-path]
+
+SUITE defaults to $EDNS_TREE, else trixie; where a tree lives: $EDNS_TRIXIE_TREE
+or $EDNS_FORKY_TREE, else /var/cache/edns-addon/SUITE.
 """
 
 import fcntl
@@ -32,9 +41,11 @@ import sys
 import time
 from pathlib import Path
 
-TREE_ENV = "EDNS_TRIXIE_TREE"
-DEFAULT_TREE = "/var/cache/edns-addon/trixie"
-SUITE = "trixie"
+# Which tree a run boots or judges with (make vm-proof, make forky-tree).
+SELECT_ENV = "EDNS_TREE"
+SUITES = ("trixie", "forky")
+DEFAULT_SUITE = "trixie"
+CACHE = "/var/cache/edns-addon"
 # The longest a tree build may take (downloads included) before it is given up.
 BUILD_SECONDS = 1500
 PACKAGES = (
@@ -51,9 +62,12 @@ PACKAGES = (
 # makes the tree smaller and quicker to build.
 DPKG_EXCLUDES = ("/usr/share/doc/*", "/usr/share/man/*", "/usr/share/locale/*",
                  "/usr/share/info/*")
-STAMP = ".edns-trixie-tree"
 # Bump when the recipe changes in a way the package list does not show.
 RECIPE_VERSION = "1"
+# The archive's Release files carry a Valid-Until date, which a snapshot of it passes
+# (testing's is a week after its date); apt then refuses the suite. Only apt's check of
+# that date is turned off: the files are still verified against the archive's key.
+APT_OPTIONS = ('Acquire::Retries "3"', 'Acquire::Check-Valid-Until "false"')
 
 _ONE_LINE_DEB = re.compile(r"^\s*deb\s+(\[[^\]]*\]\s+)?(?P<uri>\S+)\s+(?P<suite>\S+)")
 
@@ -62,9 +76,26 @@ class TreeUnavailable(Exception):
     """The tree cannot be built here; the message says why."""
 
 
-def tree_path():
-    """Where the tree is (or will be): $EDNS_TRIXIE_TREE, else the default cache."""
-    return Path(os.environ.get(TREE_ENV) or DEFAULT_TREE)
+def selected_suite():
+    """The suite named by $EDNS_TREE (default trixie); a TreeUnavailable if unknown."""
+    suite = os.environ.get(SELECT_ENV) or DEFAULT_SUITE
+    if suite not in SUITES:
+        raise TreeUnavailable("%s=%s: the trees are %s" % (SELECT_ENV, suite, ", ".join(SUITES)))
+    return suite
+
+
+def tree_env(suite):
+    """The variable that names where SUITE's tree is: EDNS_TRIXIE_TREE, EDNS_FORKY_TREE."""
+    return "EDNS_%s_TREE" % suite.upper()
+
+
+def tree_path(suite=DEFAULT_SUITE):
+    """Where SUITE's tree is (or will be): its variable, else the default cache."""
+    return Path(os.environ.get(tree_env(suite)) or os.path.join(CACHE, suite))
+
+
+def _stamp(suite):
+    return ".edns-%s-tree" % suite
 
 
 def _source_entries(etc="/etc/apt"):
@@ -108,42 +139,53 @@ def host_debian_mirror(etc="/etc/apt"):
         if re.fullmatch(r"[a-z]+", suite) and "security" not in uri:
             return uri.rstrip("/")
     raise TreeUnavailable("no Debian archive in %s/sources.list or %s/sources.list.d/: the "
-                          "trixie tree is built from the archive apt already uses" % (etc, etc))
+                          "trees are built from the archive apt already uses" % (etc, etc))
 
 
-def _recipe():
+def recipe(suite):
+    """What a tree of SUITE is made of, as its stamp file holds it."""
     return "recipe %s\nsuite %s\npackages %s\nexcludes %s\n" % (
-        RECIPE_VERSION, SUITE, " ".join(PACKAGES), " ".join(DPKG_EXCLUDES))
+        RECIPE_VERSION, suite, " ".join(PACKAGES), " ".join(DPKG_EXCLUDES))
 
 
-def is_built(tree=None):
-    tree = Path(tree or tree_path())
+def tree_recipe(tree):
+    """The recipe a built TREE was made of (its stamp), whatever its suite."""
+    for stamp in sorted(Path(tree).glob(_stamp("*"))):
+        return stamp.read_text()
+    raise TreeUnavailable("%s is not a built tree (no %s)" % (tree, _stamp("SUITE")))
+
+
+def is_built(suite, tree=None):
+    tree = Path(tree or tree_path(suite))
     try:
-        return (tree / STAMP).read_text() == _recipe()
+        return (tree / _stamp(suite)).read_text() == recipe(suite)
     except OSError:
         return False
 
 
-def ensure_tree(tree=None, log=print):
-    """The built tree's path; builds it first unless a tree of this recipe is there.
+def ensure_tree(suite=DEFAULT_SUITE, tree=None, log=print):
+    """The built tree of SUITE; builds it first unless a tree of this recipe is there.
 
     Raises TreeUnavailable, saying why, when it cannot be built.
     """
-    tree = Path(tree or tree_path())
-    if is_built(tree):
+    if suite not in SUITES:
+        raise TreeUnavailable("no tree %s: the trees are %s" % (suite, ", ".join(SUITES)))
+    tree = Path(tree or tree_path(suite))
+    if is_built(suite, tree):
         return tree
     tree.parent.mkdir(parents=True, exist_ok=True)
     # One builder at a time (two test runs on one machine); the second finds it built.
     with open(tree.parent / (".%s.lock" % tree.name), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if is_built(tree):
+        if is_built(suite, tree):
             return tree
-        return _build(tree, log)
+        return _build(suite, tree, log)
 
 
-def _build(tree, log):
+def _build(suite, tree, log):
     if os.geteuid() != 0:
-        raise TreeUnavailable("building the trixie tree needs root (mmdebstrap in root mode)")
+        raise TreeUnavailable("building the %s tree needs root (mmdebstrap in root mode)"
+                              % suite)
     if shutil.which("mmdebstrap") is None:
         raise TreeUnavailable("mmdebstrap is not installed (make setup installs it)")
     mirror = host_debian_mirror()
@@ -151,13 +193,13 @@ def _build(tree, log):
     shutil.rmtree(building, ignore_errors=True)
     argv = ["mmdebstrap", "--variant=apt", "--mode=root", "--quiet",
             "--include=" + ",".join(PACKAGES),
-            "--aptopt=Acquire::Retries \"3\"",
             # No initramfs while packages install: the lab builds its own images.
             "--essential-hook=mkdir -p \"$1/etc/dracut.conf.d\"",
             "--customize-hook=rm -f \"$1\"/boot/initrd.img-*"]
+    argv += ["--aptopt=%s" % option for option in APT_OPTIONS]
     argv += ["--dpkgopt=path-exclude=%s" % pattern for pattern in DPKG_EXCLUDES]
-    argv += [SUITE, str(building), mirror]
-    log("trixie tree: building %s from %s (once; a few minutes)" % (tree, mirror))
+    argv += [suite, str(building), mirror]
+    log("%s tree: building %s from %s (once; a few minutes)" % (suite, tree, mirror))
     started = time.monotonic()
     env = dict(os.environ, INITRD="No", DEBIAN_FRONTEND="noninteractive")
     try:
@@ -170,22 +212,24 @@ def _build(tree, log):
         shutil.rmtree(building, ignore_errors=True)
         raise TreeUnavailable("mmdebstrap failed (exit %d): %s" % (
             result.returncode, (result.stderr or result.stdout).strip()[-2000:]))
-    (building / STAMP).write_text(_recipe())
+    (building / _stamp(suite)).write_text(recipe(suite))
     if tree.exists():
         shutil.rmtree(tree)
     building.rename(tree)
-    log("trixie tree: built in %.0f s" % (time.monotonic() - started))
+    log("%s tree: built in %.0f s" % (suite, time.monotonic() - started))
     return tree
 
 
 def package_version(tree, package):
-    """The version of PACKAGE installed in TREE (from its dpkg status)."""
-    status = (Path(tree) / "var/lib/dpkg/status").read_text()
-    for stanza in status.split("\n\n"):
-        if re.search(r"^Package: %s$" % re.escape(package), stanza, re.MULTILINE):
-            match = re.search(r"^Version: (\S+)$", stanza, re.MULTILINE)
-            return match.group(1) if match else None
-    return None
+    """The version of PACKAGE installed in TREE, as the tree's dpkg database says
+    (``dpkg-query --admindir``); None if it is not installed."""
+    result = subprocess.run(["dpkg-query", "--admindir=%s" % (Path(tree) / "var/lib/dpkg"),
+                             "--show", "--showformat=${db:Status-Abbrev}${Version}", package],
+                            capture_output=True, text=True, timeout=60)
+    status, _, version = result.stdout.partition(" ")
+    if result.returncode != 0 or not status.startswith("ii"):
+        return None
+    return version.strip()
 
 
 def kernel_release(tree):
@@ -196,19 +240,35 @@ def kernel_release(tree):
     return releases[-1]
 
 
+# What a proof or a test says of a tree: these packages' versions and the kernel's.
+STACK = ("network-manager", "dracut", "systemd", "unbound")
+
+
+def stack_versions(tree):
+    """{what: version} of the stack in TREE: its packages (STACK) and its kernel."""
+    versions = {package: package_version(tree, package) for package in STACK}
+    versions["kernel"] = kernel_release(tree)
+    return versions
+
+
+def describe(tree):
+    """One line naming the stack's versions in TREE."""
+    return ", ".join("%s %s" % item for item in stack_versions(tree).items())
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    names = [arg for arg in argv if not arg.startswith("-")]
     try:
-        tree = ensure_tree(log=lambda text: print(text, file=sys.stderr))
+        suite = names[0] if names else selected_suite()
+        tree = ensure_tree(suite, log=lambda text: print(text, file=sys.stderr))
     except TreeUnavailable as error:
-        print("trixie tree: %s" % error, file=sys.stderr)
+        print("debian tree: %s" % error, file=sys.stderr)
         return 1
     if "--print-path" in argv:
         print(tree)
     else:
-        print("trixie tree: %s (NetworkManager %s, dracut %s, unbound %s, kernel %s)" % (
-            tree, package_version(tree, "network-manager"), package_version(tree, "dracut"),
-            package_version(tree, "unbound"), kernel_release(tree)))
+        print("%s tree: %s (%s)" % (suite, tree, describe(tree)))
     return 0
 
 

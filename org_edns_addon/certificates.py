@@ -437,7 +437,7 @@ def _block(label, line, body):
         from cryptography import x509
         from cryptography.hazmat.primitives import hashes
     except ImportError as error:
-        # An installer image may lack it (README: the installer image): say so on the
+        # An installer image may lack it (docs/installation.md): say so on the
         # %certificate, as a kickstart error, instead of failing the whole module.
         from org_edns_addon.dependencies import explain
         raise CertificateError(explain(error, _("checking a %s") % terms.CERTIFICATE_SECTION)) \

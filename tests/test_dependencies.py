@@ -99,7 +99,7 @@ def test_each_matrix_row_pins_every_library_within_the_minimums(row):
 
 
 def test_el9_pins_are_its_distribution_versions_where_pypi_has_them():
-    # README, support matrix: EL9 ships these exact releases.
+    # docs/support-matrix.md: EL9 ships these exact releases.
     assert {name: version for name, version in pins("el9").items()
             if name in ("cryptography", "dnspython", "idna", "dasbus")} == {
         "cryptography": "36.0.1", "dnspython": "2.3.0", "idna": "2.10", "dasbus": "1.4"}

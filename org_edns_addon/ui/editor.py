@@ -144,22 +144,17 @@ def read_ca_pem_file(path):
 
 
 def _server_errors(config):
-    """Messages of the errors tied to one server of CONFIG.
+    """Messages of the errors about one server of CONFIG (``Problem.server``), not about the
+    section as a whole.
 
-    ``EdnsConfig.problems()`` attaches those to the server's line and the
-    others (incomplete configuration) to the header; numbering the servers
-    tells them apart, and the unnumbered run gives the messages a user reads.
     The rules about missing servers are left out (``all_servers_read=False``): a
     zone whose only server is on loopback is tied to that server's line, but it is
     the list that lacks a server, so adding the loopback one first, or removing a
     usable one before adding another, stays an edit to make (the error stays
     shown until then).
     """
-    numbered = replace(config, servers=tuple(replace(server, lineno=index + 1)
-                                             for index, server in enumerate(config.servers)))
-    return [plain.message for plain, marked in zip(config.problems(all_servers_read=False),
-                                                    numbered.problems(all_servers_read=False))
-            if plain.severity == Severity.ERROR and marked.lineno is not None]
+    return [problem.message for problem in config.problems(all_servers_read=False)
+            if problem.severity == Severity.ERROR and problem.server is not None]
 
 
 def _parse_domains(text, what, empty_entry):

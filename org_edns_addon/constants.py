@@ -196,7 +196,7 @@ BOOT_LOADER_OPTIONS_RESERVE_BYTES = 512
 # The installer initrd overlay.
 OVERLAY_KICKSTART_PATH = "/edns-ks.cfg"
 BOOT_OPTION_KICKSTART = "inst.ks"
-BOOT_OPTION_NEEDNET = "rd.neednet=1"
+BOOT_OPTION_NEEDNET = "rd.neednet"
 # Fixed timestamp of every overlay entry, so the same kickstart gives the same bytes.
 OVERLAY_MTIME = 0
 

@@ -203,7 +203,7 @@ def run_boot_args(args):
     except initrd.BootOptionsError as error:
         print(_("%s: no boot options: %s") % (args.kickstart, error), file=sys.stderr)
         return EXIT_FAILED
-    print(" ".join(options))
+    print(" ".join(map(str, options)))
     if warning:
         print(_("%s: warning: %s") % (args.kickstart, warning), file=sys.stderr)
     if data.config.routed_domains():
@@ -259,7 +259,7 @@ def run_overlay(args):
         planned.path for planned in plan.files)))
     print()
     print(_("Boot the installer with these options:"))
-    print("  " + " ".join(boot_options))
+    print("  " + " ".join(map(str, boot_options)))
     if warning:
         print(_("%s: warning: %s") % (args.kickstart, warning), file=sys.stderr)
     print()

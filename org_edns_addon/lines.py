@@ -30,10 +30,7 @@ import subprocess
 from dataclasses import dataclass, replace
 from typing import Any, Tuple
 
-from org_edns_addon import constants as c
-
 NM_REPOSITORY = "NetworkManager/NetworkManager"
-ANACONDA_REPOSITORY = "rhinstaller/anaconda"
 FEDORA_PACKAGES = "https://packages.fedoraproject.org/pkgs/"
 
 
@@ -153,16 +150,6 @@ class Line:
         if version is None or not self.networkmanager.sure or backports is None:
             return None
         return False
-
-    @property
-    def trust_store_files(self):
-        """The system trust store's files on this line (None: not established)."""
-        if self.legacy_ca_bundle.value is None:
-            return None
-        if self.legacy_ca_bundle.value:
-            return c.SYSTEM_TRUST_STORE_FILES
-        return tuple(path for path in c.SYSTEM_TRUST_STORE_FILES
-                     if path not in c.SYSTEM_TRUST_LEGACY_FILES)
 
     def with_networkmanager(self, version, source):
         """This line as the machine at hand runs it: its NetworkManager VERSION read there

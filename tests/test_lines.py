@@ -60,12 +60,11 @@ def test_networkmanager_versions_rise_with_the_lines_and_decide_the_changes():
 
 
 def test_the_trust_store_of_each_line():
-    for line in LINES:
-        files = line.trust_store_files
-        # The bundle the addon names exists on every line ...
-        assert c.SYSTEM_CA_BUNDLE_PATH in files, line.key
-        # ... the one Fedora 43 dropped only where the table says so.
-        assert ("/etc/pki/tls/certs/ca-bundle.crt" in files) is line.legacy_ca_bundle.value
+    # The bundle the addon names is in no line's legacy files: every line has it ...
+    assert c.SYSTEM_CA_BUNDLE_PATH in c.SYSTEM_TRUST_STORE_FILES
+    assert c.SYSTEM_CA_BUNDLE_PATH not in c.SYSTEM_TRUST_LEGACY_FILES
+    # ... the one Fedora 43 dropped is, and the table says which lines still have it.
+    assert "/etc/pki/tls/certs/ca-bundle.crt" in c.SYSTEM_TRUST_LEGACY_FILES
     assert [line.legacy_ca_bundle.value for line in LINES] == [True, True, True, False,
                                                                False, False]
 

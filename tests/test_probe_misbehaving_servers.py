@@ -11,8 +11,7 @@
 
 """`edns-addon check` against hostile DNS-over-TLS servers on the lab's hosts, in the
 lab's own network namespace (``lab_network``): whatever a server does, each server gets
-one true line, nothing it sends can steer the terminal, and no traceback reaches stderr
-(issue 14, items 1-4)."""
+one true line, nothing it sends can steer the terminal, and no traceback reaches stderr."""
 
 import re
 import socket

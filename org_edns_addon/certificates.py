@@ -58,8 +58,9 @@ initramfs and the system need to start:
    were a directory;
 5. the directories whose every file is read as configuration at boot or at
    login (units and drop-ins: ``/etc/systemd``, ``/etc/pam.d``,
-   ``/etc/NetworkManager/conf.d``, ``/etc/unbound/conf.d``, ...), where a PEM
-   is a configuration file that does not parse.
+   ``/etc/NetworkManager/conf.d``, ``/etc/unbound/conf.d``, ..., and the
+   initramfs's dracut hooks in ``/var/lib/dracut/hooks``), where a PEM is a
+   configuration file that does not parse.
 """
 
 import datetime
@@ -732,7 +733,10 @@ _CONFIGURATION_DIRS = ("/etc/systemd", "/etc/pam.d", "/etc/security", "/etc/seli
                        "/etc/dracut.conf.d", "/etc/kernel", "/etc/default",
                        "/etc/NetworkManager/conf.d", "/etc/NetworkManager/system-connections",
                        "/etc/NetworkManager/dispatcher.d", "/etc/unbound/conf.d",
-                       "/etc/unbound/local.d")
+                       "/etc/unbound/local.d",
+                       # dracut-ng 110 and later source the initramfs's hooks from here
+                       # alone (the overlay's pre-pivot hook is there too, initrd.py).
+                       "/var/lib/dracut/hooks")
 
 
 def _below(path, tree):

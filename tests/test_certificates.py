@@ -25,6 +25,7 @@ from org_edns_addon.certificates import (SERVER_AUTH, CertificateError, ServerTr
                                          authentication_problem, build_bundle, ca_problem,
                                          landing_problem, load_pem_certificates, read_pem,
                                          server_auth_trust, validity_problem)
+from org_edns_addon import initrd
 from org_edns_addon.initrd import overlay_plan
 from org_edns_addon.model import Phase
 from org_edns_addon.staging.freeipa import handover_unit
@@ -249,8 +250,10 @@ def test_every_file_the_addon_writes_or_moves_one_to_is_a_refused_place(write_ks
                build_plan(data, phase, "/").files} | {
                    planned.path for planned in overlay_plan(parsed).files}
     written -= {cert.path for cert in data.certificates}
-    written -= {planned.path for planned in overlay_plan(parsed).files
-                if planned.path.startswith("/lib/")}      # the initramfs's hook: rule 3
+    # The initramfs's hooks: rule 3 (/lib) and rule 5 (/var/lib/dracut/hooks).
+    written -= set(initrd.PRE_PIVOT_HOOK_PATHS)
+    for hook in initrd.PRE_PIVOT_HOOK_PATHS:
+        assert landing_problem(hook) is not None, hook
     unit = handover_unit().decode("ascii")
     named = set(re.findall(r"/etc/[^\s';]+", re.search(r"^ExecStart=(.+)$", unit,
                                                         re.M).group(1)))

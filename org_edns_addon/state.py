@@ -238,7 +238,7 @@ class EdnsState:
 
     def staging_input(self):
         """The ``StagingInput`` of the state; ``ValidationError`` when it has errors."""
-        from org_edns_addon.staging.plan import StagingInput
+        from org_edns_addon.trust import StagingInput
         problems = self.problems()
         if any(problem.severity == Severity.ERROR for problem in problems):
             raise ValidationError(problems)

@@ -177,7 +177,7 @@ class ParsedKickstart:
         other than the ``Problem``s IGNORED (those a rewrite of the text fixes),
         ``ValueError`` if it has no encrypted DNS section or needs what is in a file
         missing here (``unread_parts``)."""
-        from org_edns_addon.staging.plan import StagingInput
+        from org_edns_addon.trust import StagingInput
         errors = [problem for problem in self.errors if problem not in ignored]
         if errors:
             raise ValidationError(errors, _("%s has errors; fix them first") % self.filename)

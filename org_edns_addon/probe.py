@@ -216,7 +216,7 @@ def check_staging_input(data, qname=None, timeout=CHECK_TIMEOUT_SECONDS, within=
     """``check_servers`` with the trust the installation will use for a StagingInput
     (``data.trust``: the kickstart's certificates alone, or the system store plus
     every ``%certificate --type=anchor``)."""
-    from org_edns_addon.certificates import build_bundle
+    from org_edns_addon.certificates.pem import build_bundle
 
     trust = data.trust
     if trust.explicit:
@@ -239,8 +239,8 @@ class _Trust:
 def _verifying_context(ca_bundle, anchors):
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)   # verifies chain and host name
     context.minimum_version = ssl.TLSVersion.TLSv1_2
-    # Unbound never accepts a chain that ends below a root CA (chains.py); Python 3.13's
-    # create_default_context would, and this context must not.
+    # Unbound never accepts a chain that ends below a root CA (certificates/chains.py);
+    # Python 3.13's create_default_context would, and this context must not.
     context.verify_flags &= ~getattr(ssl, "VERIFY_X509_PARTIAL_CHAIN", 0)
     if ca_bundle is not None:
         _load_as_unbound(context, ca_bundle)
@@ -852,7 +852,7 @@ def _sent_chain(tls):
 def _chain_reason(chain, trust, chain_known):
     """Why CHAIN was refused, in chain words from the kickstart's certificates
     (``chains.refusal_reason``), escaped, or None."""
-    from org_edns_addon.chains import refusal_reason
+    from org_edns_addon.certificates.chains import refusal_reason
 
     try:
         return refusal_reason(chain, trust.authorities, trust.explicit, shown=printable,
@@ -923,7 +923,7 @@ def _judge_answer(server, query, wire, name, rtt_ms, handshake_ms):
 def _validity_failure(code, certificate):
     import datetime
 
-    from org_edns_addon.certificates import utc_time
+    from org_edns_addon.certificates.pem import utc_time
 
     now = datetime.datetime.now(datetime.timezone.utc)
     if code == _EXPIRED_CODE:

@@ -34,11 +34,14 @@ once by the edge that validated them (``ParsedKickstart.staging_input``,
 from dataclasses import dataclass, replace
 from typing import Optional, Tuple
 
-from org_edns_addon import chains, constants as c
+from org_edns_addon import constants as c
 from org_edns_addon import terms
-from org_edns_addon.certificates import CertificateBlock, KickstartCertificate, \
-    authentication_problem, build_bundle, can_authenticate, directory_needed_problem, \
-    landing_problem, passed_over_warning, validity_problem
+from org_edns_addon.certificates import chains
+from org_edns_addon.certificates.authority import (authentication_problem, can_authenticate,
+                                                   passed_over_warning, validity_problem)
+from org_edns_addon.certificates.kickstart import KickstartCertificate
+from org_edns_addon.certificates.pem import CertificateBlock, build_bundle
+from org_edns_addon.certificates.placement import directory_needed_problem, landing_problem
 from org_edns_addon.echo import named
 from org_edns_addon.i18n import P_, _
 from org_edns_addon.model import EdnsConfig

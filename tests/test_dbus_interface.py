@@ -435,7 +435,7 @@ def test_added_certificate_is_listed_and_signalled_as_invalidated_and_can_be_nam
 
 def test_validate_says_a_bundle_of_the_intermediate_alone_needs_its_root(service, chain_pki):
     # Each added certificate is a CA (AddCertificate judges it alone); the bundle they make
-    # is judged as OpenSSL builds a chain through it (chains.py).
+    # is judged as OpenSSL builds a chain through it (certificates/chains.py).
     proxy = service.proxy
     proxy.AddCertificate("issuing.pem", chain_pki.forms["intermediate"])
     configure(proxy, servers=[server("192.0.2.53", "dot.example")], ca_names=["issuing.pem"])

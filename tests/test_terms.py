@@ -45,7 +45,8 @@ KICKSTART_SYNTAX = re.compile(r"--[a-z]|\bdomain=|%%?(certificate|addon|edns)\b|
 # screens and spokes, the standalone editor's screens, what the module's tasks say to
 # them), each module whole.
 SCREEN_MODULES = [
-    "certificates.py", "chains.py", "dependencies.py", "echo.py", "fileio.py",
+    "certificates/authority.py", "certificates/chains.py", "certificates/kickstart.py",
+    "certificates/pem.py", "certificates/placement.py", "dependencies.py", "echo.py", "fileio.py",
     "line_rules.py", "lines.py", "model.py", "names.py", "probe.py", "problems.py",
     "state.py", "terms.py", "trust.py", "staging/failure.py", "ui/editor.py",
     "ui/module_client.py", "ui/words.py", "gui/builder.py", "gui/certificates.py",

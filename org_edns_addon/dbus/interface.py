@@ -24,7 +24,8 @@ from dasbus.server.property import emits_properties_changed
 from dasbus.server.template import InterfaceTemplate
 from dasbus.typing import Double, List, Str, Structure
 
-from org_edns_addon.certificates import CertificateError, KickstartCertificate
+from org_edns_addon.certificates.kickstart import KickstartCertificate
+from org_edns_addon.certificates.pem import CertificateError
 from org_edns_addon.constants import (DBUS_CHECK_TIMEOUT_MAX_SECONDS, DOT_CA_DIR,
                                       MAX_DBUS_CALL_BYTES, MAX_NAMES_PER_LIST, MAX_SERVERS)
 from org_edns_addon.dbus.errors import (CheckRunningError, InvalidValueError,

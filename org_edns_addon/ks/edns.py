@@ -30,7 +30,7 @@ from pykickstart.version import DEVEL
 from org_edns_addon import terms
 from org_edns_addon.i18n import _
 from org_edns_addon.constants import ADDON_NAME, ADDON_SECTION_OPEN
-from org_edns_addon.certificates import file_name_problem
+from org_edns_addon.certificates.placement import file_name_problem
 from org_edns_addon.model import Backend, DotServer, EdnsConfig, ResolveMode
 from org_edns_addon.names import normalize_domains
 from org_edns_addon.problems import ModelError

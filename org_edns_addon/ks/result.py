@@ -14,7 +14,7 @@
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from org_edns_addon.certificates import KickstartCertificate
+from org_edns_addon.certificates.kickstart import KickstartCertificate
 from org_edns_addon.constants import ADDON_SECTION_OPEN, MAX_PROBLEMS, SECTION_OPEN
 from org_edns_addon.i18n import _
 from org_edns_addon.ks.edns import EdnsData

@@ -27,9 +27,10 @@ import re
 import stat
 from dataclasses import replace
 
-from org_edns_addon.certificates import (CertificateError, KickstartCertificate, canonical_pem,
-                                         check_authenticates, file_name_problem,
-                                         read_pem)
+from org_edns_addon.certificates.authority import check_authenticates
+from org_edns_addon.certificates.kickstart import KickstartCertificate
+from org_edns_addon.certificates.pem import CertificateError, canonical_pem, read_pem
+from org_edns_addon.certificates.placement import file_name_problem
 from org_edns_addon.constants import (CHECK_TIMEOUT_SECONDS, DOT_CA_DIR, ECHO_MAX_CHARS,
                                       MAX_PEM_BYTES)
 from org_edns_addon.echo import echo

@@ -232,7 +232,7 @@ def test_the_check_without_dnspython_raises_the_sentence_not_a_timeout():
     result = run_python(hidden(["dns"], """
 from org_edns_addon.dependencies import Unusable
 from org_edns_addon.model import DotServer, EdnsConfig
-from org_edns_addon.probe import check_servers
+from org_edns_addon.probe.check import check_servers
 config = EdnsConfig(servers=(DotServer.parse_uri("dns+tls://127.0.0.1:1#dot.example"),))
 try:
     check_servers(config, timeout=2)

@@ -25,7 +25,8 @@ from lab.dotlab import TLS_NAME, lab_host, lab_port
 from lab import certs
 from org_edns_addon.constants import CHECK_MAX_PARALLEL
 from org_edns_addon.model import DotServer, EdnsConfig
-from org_edns_addon.probe import Outcome, check_servers, printable
+from org_edns_addon.probe.check import check_servers
+from org_edns_addon.probe.result import Outcome, printable
 from tests.conftest import run_cli
 from tests.misbehaving_dot import (HostileDotServer, dns_answer, oversized_tls_record,
                                    reset_after_handshake)

@@ -294,7 +294,7 @@ def run_updates_img(args):
 
 
 def run_check(args):
-    from org_edns_addon.probe import check_staging_input
+    from org_edns_addon.probe.check import check_staging_input
 
     _parsed, data = _staging_input(args, _("not checked"))
     if data is None:

@@ -230,7 +230,7 @@ def _checked_servers(data, timeout):
     """The ``ServerCheckData`` structures of checking the servers of DATA (a
     ``StagingInput``), in a worker thread; their sentences in the screens' words, for
     the user interface that asked (``edns-addon check`` checks in its own process)."""
-    from org_edns_addon.probe import check_staging_input
+    from org_edns_addon.probe.check import check_staging_input
     # The whole check within TIMEOUT (every server at once, ``probe.check_servers``'s
     # WITHIN): the reply comes before the caller stops waiting (a D-Bus caller's 25 s,
     # DBUS_CHECK_TIMEOUT_MAX_SECONDS), and the next check is taken once it has come.

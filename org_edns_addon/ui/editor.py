@@ -279,7 +279,7 @@ class EdnsEditor:
         """The pre-flight probe of every server, with the trust the installation will use;
         EditError for a configuration with errors."""
         # dnspython loads only when a user asks for a check.
-        from org_edns_addon.probe import check_staging_input
+        from org_edns_addon.probe.check import check_staging_input
         return check_staging_input(self.staging_input(), timeout=timeout)
 
     def _commit(self, change, *args):

@@ -41,7 +41,7 @@ from org_edns_addon import lines
 
 IN_TREE = Path(__file__).resolve().with_name("in-tree.sh")
 # The longest the daemon may take to publish its configuration on D-Bus.
-JUDGE_SECONDS = 60
+JUDGE_SECONDS = 300
 GENERATOR = "/usr/libexec/nm-initrd-generator"
 STAGE = "/run/edns-stage"
 # What the dnsconfd plugin logs at trace level, before it calls dnsconfd's Update, of
@@ -115,22 +115,26 @@ ask() {
         /org/freedesktop/NetworkManager org.freedesktop.NetworkManager \
         GlobalDnsConfiguration >/run/global-dns.json 2>/dev/null
 }
+# Each wait below is on the daemon's own event, as long as the daemon lives; the whole run
+# is bounded by JUDGE_SECONDS, a bound against a hang, not a guess at a duration.
 answered=no
-for try in $(seq 100); do
+while kill -0 "$daemon" 2>/dev/null; do
     if ask; then
         answered=yes
         break
     fi
-    kill -0 "$daemon" 2>/dev/null || break
     sleep 0.1
 done
+composed=no
 if [ "$answered" = yes ] && [ -n "%(update)s" ]; then
     # Without a connection nothing changes: a reload has it send its DNS (config_changed_cb).
     [ -n "%(interface)s" ] || busctl --system call org.freedesktop.NetworkManager \
         /org/freedesktop/NetworkManager org.freedesktop.NetworkManager Reload u 0 >&2 || true
-    for try in $(seq 300); do
-        grep -q -F -- "%(update)s" /run/nm.log && break
-        kill -0 "$daemon" 2>/dev/null || break
+    while kill -0 "$daemon" 2>/dev/null; do
+        if grep -q -F -- "%(update)s" /run/nm.log; then
+            composed=yes
+            break
+        fi
         sleep 0.1
     done
     # Its main loop answers once that update, resolv.conf included, is done.
@@ -140,6 +144,8 @@ kill "$daemon" 2>/dev/null || true
 wait "$daemon" || true
 cat /run/nm.log >&2
 [ "$answered" = yes ] || { echo "NetworkManager did not answer on D-Bus" >&2; exit 3; }
+[ -z "%(update)s" ] || [ "$composed" = yes ] || {
+    echo "NetworkManager exited before composing its update for dnsconfd" >&2; exit 4; }
 cat /run/global-dns.json
 echo
 echo "@@ resolv.conf"
@@ -240,10 +246,14 @@ def _plain(value):
 
 
 def _in_tree(tree, stage, argv, timeout):
-    return subprocess.run(
-        ["unshare", "--net", "--mount", "--pid", "--fork", "--propagation", "private",
-         "sh", str(IN_TREE), str(tree), str(stage)] + list(argv),
-        capture_output=True, text=True, timeout=timeout)
+    try:
+        return subprocess.run(
+            ["unshare", "--net", "--mount", "--pid", "--fork", "--propagation", "private",
+             "sh", str(IN_TREE), str(tree), str(stage)] + list(argv),
+            capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as error:
+        raise JudgeError("NetworkManager of %s did not finish in %d s (a hang):\n%s" % (
+            tree, timeout, (error.stderr or b"")[-4000:].decode(errors="replace"))) from None
 
 
 def _write_files(directory: Path, files: Mapping[str, bytes], mode=None):

@@ -25,7 +25,7 @@ TEST_PARALLEL = -n $(TEST_WORKERS) --dist loadgroup
 test:
 	./scripts/run-tests.sh -q $(TEST_PARALLEL)
 
-# The tests once per row of the support matrix (README), each on its Python with
+# The tests once per row of the support matrix (docs/support-matrix.md), each on its Python with
 # exactly its library versions (requirements-ROW.txt); every row runs, then any
 # failure fails. The benchmarks' runs are left out: make bench uses python3 alone.
 MATRIX_ROWS ?= el9 el10 fedora
@@ -98,7 +98,7 @@ rpm:
 # Benchmarks print figures against a baseline measured in the same run; they never fail on a time.
 # Each runs Python as installed (bytecode cached, benchmarks/paired.py as_installed), all of
 # them from one cache compiled once, removed at the end; the output is kept in OUT/bench.txt,
-# dated, where the README's figures come from.
+# dated, where the figures of docs/performance.md come from.
 BENCHMARKS = check dot_tax validate tui_startup apply overlay service_start
 .PHONY: bench
 bench: SHELL := /bin/bash

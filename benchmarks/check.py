@@ -79,7 +79,7 @@ PRINTED_OK = re.compile(r"^(\S+): ok, ([\d.]+) ms ", re.MULTILINE)
 PROBE_ONLY = """
 import sys
 from org_edns_addon.model import DotServer, EdnsConfig
-from org_edns_addon.probe import check_servers
+from org_edns_addon.probe.check import check_servers
 with open(sys.argv[2], "rb") as ca_file:
     checks = check_servers(EdnsConfig(servers=(DotServer.parse_uri(sys.argv[1]),)), ca_file.read())
 sys.exit(0 if checks[0].ok else 1)
@@ -98,7 +98,7 @@ parsed = parse_kickstart(sys.argv[1])
 mark("read and validate the kickstart")
 data = parsed.staging_input()
 mark("staging input (CA bundle)")
-from org_edns_addon import probe
+from org_edns_addon.probe import check as probe
 import dns.message, dns.rcode
 mark("import the probe and dnspython")
 [check] = probe.check_staging_input(data)

@@ -14,7 +14,7 @@
     PYTHONPATH=$PWD python3 benchmarks/service_start.py [--runs N] [--anaconda]
 
 With --anaconda (pyanaconda importable: an anaconda checkout on PYTHONPATH, see
-README, Development) the figure that matters: the module as Anaconda's
+docs/testing.md) the figure that matters: the module as Anaconda's
 start-module runs it (``python3 -m org_edns_addon.service``) against an empty
 Anaconda module started the same way. Without it, the stand-alone template
 service against an empty dasbus service. Each process starts on a private

@@ -14,7 +14,7 @@
 Measured from the moment tmux is asked to start the command until the
 first screen's prompt is on the terminal. Baseline in the same run, in
 interleaved rounds: a bare `python3 -c print(...)` of the same prompt through
-the same terminal. Goal: the first screen within 0.5 s (issue 21). Prints figures; never
+the same terminal. Goal: the first screen within 0.5 s. Prints figures; never
 fails on a time.
 
     PYTHONPATH=$PWD python3 benchmarks/tui_startup.py [RUNS]

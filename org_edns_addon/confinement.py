@@ -23,6 +23,7 @@ in a UTF-8 locale. The root's own path is the host's, kept as given.
 """
 
 import collections
+import enum
 import errno
 import os
 import stat
@@ -308,10 +309,17 @@ class NotAFileError(RootError):
     """The path holds something that is not a regular file (nor a symlink)."""
 
 
+class PathKind(enum.Enum):
+    """What a path holds: nothing, a regular file or a symbolic link."""
+    ABSENT = "absent"
+    FILE = "file"
+    SYMLINK = "symlink"
+
+
 @dataclass
 class Existing:
     """What a path held before we wrote it (for 'unchanged')."""
-    kind: str                   # "absent", "file", "symlink"
+    kind: PathKind
     content: bytes = b""
     mode: int = 0
     link: str = ""
@@ -333,17 +341,17 @@ def read_existing(place, limit=None):
 
     With LIMIT, a file larger than LIMIT bytes is refused (NotAFileError) unread."""
     if place.missing:
-        return Existing("absent")
+        return Existing(PathKind.ABSENT)
     try:
         info = os.stat(place.name, dir_fd=place.dir_fd, follow_symlinks=False)
     except FileNotFoundError:
-        return Existing("absent")
+        return Existing(PathKind.ABSENT)
     if stat.S_ISLNK(info.st_mode):
-        return Existing("symlink", link=_text(os.readlink(place.name, dir_fd=place.dir_fd)))
+        return Existing(PathKind.SYMLINK, link=_text(os.readlink(place.name, dir_fd=place.dir_fd)))
     if not stat.S_ISREG(info.st_mode):
         raise NotAFileError(_("it exists and is not a regular file; remove it"))
     if limit is not None and info.st_size > limit:
         raise NotAFileError(_("it is larger than %d bytes") % limit)
     fd = os.open(place.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=place.dir_fd)
     with os.fdopen(fd, "rb") as stream:
-        return Existing("file", stream.read(), stat.S_IMODE(info.st_mode))
+        return Existing(PathKind.FILE, stream.read(), stat.S_IMODE(info.st_mode))

@@ -196,7 +196,7 @@ BOOT_LOADER_OPTIONS_RESERVE_BYTES = 512
 # The installer initrd overlay.
 OVERLAY_KICKSTART_PATH = "/edns-ks.cfg"
 BOOT_OPTION_KICKSTART = "inst.ks"
-BOOT_OPTION_NEEDNET = "rd.neednet=1"
+BOOT_OPTION_NEEDNET = "rd.neednet"
 # Fixed timestamp of every overlay entry, so the same kickstart gives the same bytes.
 OVERLAY_MTIME = 0
 
@@ -225,7 +225,7 @@ CHECK_SELF_ANSWERED_NAME = "localhost"
 # more could run out of file descriptors (1 024 by default); the rest wait for a free one.
 CHECK_MAX_PARALLEL = 256
 # At most this many TLS handshakes share the CPU at once (a silent server leaves its
-# place after a few milliseconds, probe._SLOT_SECONDS): so that each handshake's time
+# place after a few milliseconds, probe/loop.py _SLOT_SECONDS): so that each handshake's time
 # is the server's and the network's, not that of waiting for the other handshakes.
 CHECK_HANDSHAKES_AT_ONCE = 4
 # Text a server controls (certificate names, error details) is shown escaped and cut to

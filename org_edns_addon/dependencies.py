@@ -12,7 +12,7 @@
 """The Python libraries the addon needs, and the sentence a user gets when one is missing.
 
 One table: the import name, the name on PyPI, the oldest release the support
-matrix proves (EL9's row; README "Support matrix") and the Fedora/EL package.
+matrix proves (EL9's row; docs/support-matrix.md) and the Fedora/EL package.
 ``setup.py`` builds ``install_requires`` from it, so this file imports only
 the standard library; ``requirements.txt`` and the RPM spec repeat the same
 minimums, and ``tests/test_dependencies.py`` checks that all three agree.
@@ -106,7 +106,7 @@ REQUIRED = (
 )
 # Only for the stand-alone D-Bus service (tests, tools) and the installer, which has it:
 # dasbus's bus connections and event loop need GLib. Distributions ship it; from PyPI
-# it is built from C against the system's GLib (see README: Development).
+# it is built from C against the system's GLib (see docs/installation.md).
 PYGOBJECT = Library("gi", "PyGObject", None, "python3-gobject-base")
 LIBRARIES = {library.module: library for library in REQUIRED + (PYGOBJECT,)}
 
@@ -114,7 +114,7 @@ LIBRARIES = {library.module: library for library in REQUIRED + (PYGOBJECT,)}
 READS_KICKSTART = ("pykickstart", "cryptography", "idna")
 CHECKS_SERVERS = READS_KICKSTART + ("dns",)
 TEXT_UI = CHECKS_SERVERS + ("simpleline", "dasbus")
-# What an installer loses without each library its image may lack (README: the
+# What an installer loses without each library its image may lack (docs/installation.md: the
 # installer image), and how to bring it: (import name, the module that must load, why).
 INSTALLER_MAY_LACK = (
     ("cryptography", "cryptography.x509",
@@ -126,7 +126,7 @@ INSTALLER_MAY_LACK = (
      "does not need it); boot with an updates image made by edns-addon updates-img, which "
      "carries dnspython, or build the addon's RPM into the installer image")),
 )
-# The Python each line's installer runs (README: Support matrix), oldest first.
+# The Python each line's installer runs (docs/support-matrix.md), oldest first.
 INSTALLER_PYTHONS = (("EL9", (3, 9)), ("EL10", (3, 12)), ("Fedora 43", (3, 14)))
 # Pure Python, so the updates image carries them, copied from where it is built.
 CARRIED_IN_UPDATES_IMAGE = ("dns",)

@@ -34,7 +34,7 @@ from org_edns_addon.confinement import RootError, file_name_bytes, path_componen
 from org_edns_addon.i18n import P_, _
 from org_edns_addon.ks.convert import converted_bytes, fixed_by_conversion
 from org_edns_addon.ks.source import iter_lines
-from org_edns_addon.staging.networkmanager import boot_options
+from org_edns_addon.staging.networkmanager import BootOption, boot_options
 from org_edns_addon.staging.plan import (Phase, Plan, PlannedFile, build_plan, initramfs_input,
                                          unbound_dropin_file)
 
@@ -59,7 +59,6 @@ IMAGE_MODE = 0o600
 # 93: after Anaconda's own certificate copy (92, anaconda-copy-certs.sh on main).
 PRE_PIVOT_HOOK_PATHS = ("/lib/dracut/hooks/pre-pivot/93-edns-addon.sh",
                         "/var/lib/dracut/hooks/pre-pivot/93-edns-addon.sh")
-PRE_PIVOT_HOOK_PATH = PRE_PIVOT_HOOK_PATHS[0]
 IMAGE_DIRECTORIES = ("lib", "lib/dracut", "lib/dracut/hooks", "lib/dracut/hooks/pre-pivot",
                      "var", "var/lib", "var/lib/dracut", "var/lib/dracut/hooks",
                      "var/lib/dracut/hooks/pre-pivot")
@@ -98,7 +97,7 @@ def check_initramfs_servers(servers):
 def check_command_line(options):
     """Refuse OPTIONS that no kernel command line holds; a warning sentence when they
     leave too little room for the boot loader's and the installer's own, else None."""
-    length = len(" ".join(options).encode("utf-8"))
+    length = len(" ".join(map(str, options)).encode("utf-8"))
     limit = c.KERNEL_COMMAND_LINE_MAX_BYTES
     if length > limit:
         raise BootOptionsError(
@@ -306,6 +305,6 @@ def gzipped(data):
 
 
 def overlay_boot_options(config):
-    """Kernel options to boot the installer with the overlay."""
-    return (["%s=file:%s" % (c.BOOT_OPTION_KICKSTART, c.OVERLAY_KICKSTART_PATH),
-             c.BOOT_OPTION_NEEDNET] + boot_options(config))
+    """Kernel options to boot the installer with the overlay, as ``BootOption``s."""
+    return ([BootOption(c.BOOT_OPTION_KICKSTART, "file:" + c.OVERLAY_KICKSTART_PATH),
+             BootOption(c.BOOT_OPTION_NEEDNET, "1")] + boot_options(config))

@@ -13,9 +13,8 @@
 
 EL9, EL10, Fedora 42, 43, 44 and Anaconda ``main`` (what rawhide, Fedora 45, is
 heading to) differ in what reads our files. Every per-line rule
-(``line_rules.py``), the module's own line (``detect_line``), the README's and
-docs/support-matrix.md's table of the lines (``python3 -m org_edns_addon.lines
---write``) read these values; nothing per line is written anywhere else.
+(``line_rules.py``), the module's own line (``detect_line``), docs/support-matrix.md's
+table of the lines (``docparts.py``) read these values; nothing per line is written anywhere else.
 
 A ``Fact`` that could not be established has ``value`` None and says why in its
 ``source``; one that is a lower bound or read from an indirect source has ``sure``
@@ -28,14 +27,10 @@ is known to carry it: ``Line.networkmanager_backports``).
 import os
 import re
 import subprocess
-import sys
 from dataclasses import dataclass, replace
 from typing import Any, Tuple
 
-from org_edns_addon import constants as c
-
 NM_REPOSITORY = "NetworkManager/NetworkManager"
-ANACONDA_REPOSITORY = "rhinstaller/anaconda"
 FEDORA_PACKAGES = "https://packages.fedoraproject.org/pkgs/"
 
 
@@ -155,16 +150,6 @@ class Line:
         if version is None or not self.networkmanager.sure or backports is None:
             return None
         return False
-
-    @property
-    def trust_store_files(self):
-        """The system trust store's files on this line (None: not established)."""
-        if self.legacy_ca_bundle.value is None:
-            return None
-        if self.legacy_ca_bundle.value:
-            return c.SYSTEM_TRUST_STORE_FILES
-        return tuple(path for path in c.SYSTEM_TRUST_STORE_FILES
-                     if path not in c.SYSTEM_TRUST_LEGACY_FILES)
 
     def with_networkmanager(self, version, source):
         """This line as the machine at hand runs it: its NetworkManager VERSION read there
@@ -436,11 +421,8 @@ def installer_line(root="/", version=None, source=None):
     return detect_line(text, version, source or "")
 
 
-# --- the table in the README and docs/support-matrix.md ------------------------------------
+# --- the table of docs/support-matrix.md (docparts.py) --------------------------------------
 
-TABLE_BEGIN = "<!-- the lines: generated from org_edns_addon/lines.py by " \
-    "`python3 -m org_edns_addon.lines --write`; do not edit -->"
-TABLE_END = "<!-- end of the lines -->"
 _ROWS = (("Anaconda", "anaconda"), ("pykickstart", "pykickstart"),
          ("NetworkManager", "networkmanager"), ("dnsconfd", "dnsconfd"),
          ("dracut", "dracut"), ("systemd", "systemd"),
@@ -468,11 +450,9 @@ def _shown(fact, notes):
 
 
 def markdown(lines=LINES):
-    """The table of LINES and its sources, as the README and docs/support-matrix.md hold it
-    between TABLE_BEGIN and TABLE_END."""
+    """The table of LINES and its sources, as docs/support-matrix.md holds it."""
     notes = []
-    out = [TABLE_BEGIN, "",
-           "| | " + " | ".join(line.name for line in lines) + " |",
+    out = ["| | " + " | ".join(line.name for line in lines) + " |",
            "|---|" + "---|" * len(lines)]
     for title, attribute in _ROWS:
         out.append("| %s | %s |" % (title, " | ".join(
@@ -489,36 +469,4 @@ def markdown(lines=LINES):
     out += ["", "NetworkManager's changes, upstream (%s):" % NM_REPOSITORY, ""]
     out += ["- %s: %s" % (".".join(map(str, change.since)), change.commit)
             for change in NETWORKMANAGER_CHANGES]
-    out += ["", TABLE_END]
     return "\n".join(out) + "\n"
-
-
-def replace_table(text, table):
-    """TEXT with its part between TABLE_BEGIN and TABLE_END replaced by TABLE (ValueError
-    when TEXT has no such part)."""
-    begin = text.find(TABLE_BEGIN)
-    end = text.find(TABLE_END, begin)
-    if begin < 0 or end < 0:
-        raise ValueError("no table of the lines to replace")
-    return text[:begin] + table.rstrip("\n") + text[end + len(TABLE_END):]
-
-
-def main(argv):
-    """``--write FILE...``: write the table into each FILE; else print it."""
-    table = markdown()
-    if argv[:1] != ["--write"]:
-        sys.stdout.write(table)
-        return 0
-    for path in argv[1:]:
-        with open(path, encoding="utf-8") as stream:
-            text = stream.read()
-        new = replace_table(text, table)
-        if new != text:
-            with open(path + ".tmp", "w", encoding="utf-8") as stream:
-                stream.write(new)
-            os.replace(path + ".tmp", path)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

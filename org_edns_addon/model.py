@@ -322,9 +322,16 @@ class DotServer:
         return (str(self.address), self.port, self.name, self.tls, self.domains)
 
 
+def _problem(severity, message, server, header_lineno):
+    """A problem about SERVER, on its line (``Problem.server``), or about the whole section,
+    on its header's line (SERVER None)."""
+    if server is None:
+        return Problem(severity, message, header_lineno)
+    return Problem(severity, message, server.lineno, server.filename, server=server)
+
+
 def _link_local_problem(server, backend, error, warning):
     """Report a link-local SERVER: it keeps its interface only where Unbound reads our file."""
-    where = (server.lineno, server.filename)
     if backend == Backend.DNSCONFD:
         # NetworkManager's dnsconfd plugin (src/core/dns/nm-dns-dnsconfd.c,
         # parse_global_config -> server_builder_append_base) sends a [global-dns]
@@ -335,14 +342,14 @@ def _link_local_problem(server, backend, error, warning):
               "[global-dns] servers to dnsconfd without their interface, so dnsconfd's "
               "Unbound cannot reach %s; give the server's global address, or use %s")
               % (server.uri(), terms.backend(Backend.DNSCONFD), server.address,
-                 terms.backend(Backend.UNBOUND)), *where)
+                 terms.backend(Backend.UNBOUND)), server)
     else:
         # Unbound reads ADDR%IFACE in forward-addr (util/net_help.c, ipstrtoaddr:
         # if_nametoindex), but an initramfs speaks DoT only through dnsconfd.
         warning(_("the link-local server %s is used by this addon's Unbound forwarder (the "
                 "installer and the installed system) only: the installer's initramfs speaks "
                 "DoT through NetworkManager's dnsconfd plugin, which drops the interface, so "
-                "'edns-addon boot-args' and 'overlay' refuse it") % server.uri(), *where)
+                "'edns-addon boot-args' and 'overlay' refuse it") % server.uri(), server)
 
 
 def _loopback_warning(server, backend):
@@ -534,20 +541,21 @@ class EdnsConfig:
         --backend says."""
         lifted = {}
         for domain, servers in self.routed_domains().items():
-            where = (servers[0].lineno, servers[0].filename)
+            first = servers[0]
             zone = unbound_zone_of(domain)
             if zone in UNBOUND_LOOPBACK_ZONES:
                 error(_("%s is the host's own loopback names (RFC 6761, 6303), which "
                         "Unbound answers itself with either backend and never forwards; drop "
                         "it from %s") % (terms.ROUTED_DOMAIN(domain), terms.ROUTED_DOMAINS),
-                      *where)
+                      first)
                 continue
             below = [name for name in unbound_zones_below(domain)
                      if name not in UNBOUND_LOOPBACK_ZONES]
             if zone is None and not below:
                 continue
             if self.backend == Backend.UNBOUND:
-                lifted.setdefault(where, []).extend([domain] if zone is not None else below)
+                lifted.setdefault((first.lineno, first.filename), (first, []))[1].extend(
+                    [domain] if zone is not None else below)
             elif zone is not None:
                 error(_("the names in %(domain)s never reach %(server)s: %(zone)s is a zone "
                         "Unbound answers itself (NXDOMAIN for every name: special-use names "
@@ -557,7 +565,7 @@ class EdnsConfig:
                         "routed domains") % {"domain": domain, "server": servers[0].uri(),
                                              "zone": zone,
                                              "unbound": terms.backend(Backend.UNBOUND)},
-                      *where)
+                      first)
             else:
                 warning(_("the names in %(zones)s, inside %(domain)s, never reach "
                           "%(server)s: Unbound answers those zones itself (NXDOMAIN, RFC 6303), "
@@ -565,15 +573,15 @@ class EdnsConfig:
                           "lift them; use %(unbound)s, whose Unbound file lifts them")
                         % {"zones": ", ".join(below), "domain": terms.ROUTED_DOMAIN(domain),
                            "server": servers[0].uri(),
-                           "unbound": terms.backend(Backend.UNBOUND)}, *where)
-        for where, names in lifted.items():
+                           "unbound": terms.backend(Backend.UNBOUND)}, first)
+        for first, names in lifted.values():
             warning(_("the names in %s, which Unbound keeps to itself by default (special-use "
                       "names and the reverse zones of private addresses, RFC 6761, 6303 and "
                       "8375), are forwarded by this addon's Unbound (it writes a transparent "
                       "local-zone for them); the installer's initramfs, which speaks through "
                       "dnsconfd with either backend, gives them NXDOMAIN: name no host "
                       "there in the installer's boot options (inst.ks=, inst.repo=)")
-                    % ", ".join(names), *where)
+                    % ", ".join(names), first)
 
     def _plaintext_behind_dot(self):
         """(plaintext server, the zones where a DoT server shadows it, that DoT server),
@@ -629,53 +637,50 @@ class EdnsConfig:
         """
         found = []
 
-        def error(message, lineno, filename=None):
-            found.append(Problem(Severity.ERROR, message, lineno, filename))
+        def error(message, server=None):
+            found.append(_problem(Severity.ERROR, message, server, header_lineno))
 
-        def warning(message, lineno, filename=None):
-            found.append(Problem(Severity.WARNING, message, lineno, filename))
+        def warning(message, server=None):
+            found.append(_problem(Severity.WARNING, message, server, header_lineno))
 
         if all_servers_read and not self.servers:
             error(_("no DNS server is given; add %s like dns+tls://192.0.2.53#dot.example")
-                  % terms.SERVER_LINE, header_lineno)
+                  % terms.SERVER_LINE)
         elif all_servers_read and not self.default_servers:
             error(_("every server has %(routed)s; add at least one server without "
-                    "%(routed)s to serve all other names") % {"routed": terms.ROUTED_DOMAINS},
-                  header_lineno)
+                    "%(routed)s to serve all other names") % {"routed": terms.ROUTED_DOMAINS})
         unserved = self._unserved_zones() if all_servers_read else {}
         for (servers, plaintext_unused), zones in unserved.items():
             error(_unserved_zone_error(" and ".join(zones), servers, self.backend,
-                                       plaintext_unused),
-                  servers[0].lineno, servers[0].filename)
+                                       plaintext_unused), servers[0])
         in_unserved_zone = {server for servers, _unused in unserved for server in servers}
         seen = {}
         for server in self.servers:
-            where = (server.lineno, server.filename)
             if server.tls and not server.name:
                 error(_("the DoT server %s has no TLS name, so it cannot be authenticated; "
                         "append %s as in its certificate, like %s#dot.example")
-                      % (server.uri(), terms.TLS_NAME_SUFFIX, server.uri()), *where)
+                      % (server.uri(), terms.TLS_NAME_SUFFIX, server.uri()), server)
             if not server.tls and self.resolve_mode != ResolveMode.BACKUP:
                 error(_("the plaintext server %s is refused with %s; use %s (plaintext is "
                         "allowed only with %s)") % (
                             server.uri(), terms.resolve_mode(self.resolve_mode),
                             terms.DOT_SERVER_FORM, terms.resolve_mode(ResolveMode.BACKUP)),
-                      *where)
+                      server)
             elif not server.tls and self.backend == Backend.UNBOUND:
                 # The unbound forwarder sets TLS per forward zone, so one plaintext
                 # server would turn TLS off for every server of its zone.
                 error(_("the plaintext server %s cannot be used with %s; use %s or %s") % (
                     server.uri(), terms.backend(Backend.UNBOUND), terms.DOT_SERVER_FORM,
-                    terms.backend(Backend.DNSCONFD)), *where)
+                    terms.backend(Backend.DNSCONFD)), server)
             if server.tls and server.port == PLAIN_DNS_PORT:
-                warning(_dot_on_port_53(server), *where)
+                warning(_dot_on_port_53(server), server)
             if server.is_link_local:
                 _link_local_problem(server, self.backend, error, warning)
             if _never_queried(server) and server not in in_unserved_zone:
-                warning(_loopback_warning(server, self.backend), *where)
+                warning(_loopback_warning(server, self.backend), server)
             if server.key in seen:
                 error(_("the server %s is given twice%s; remove one")
-                      % (server.kickstart_line(), _first_on(seen[server.key])), *where)
+                      % (server.kickstart_line(), _first_on(seen[server.key])), server)
             else:
                 seen[server.key] = server
         if self.backend == Backend.DNSCONFD and self.resolve_mode == ResolveMode.BACKUP:
@@ -685,12 +690,12 @@ class EdnsConfig:
                           "servers of the best protocol, so there is no fallback to "
                           "plaintext; remove it, or give it %s that no DoT server serves")
                         % (server.uri(), " and ".join(zones), dot.uri(),
-                           terms.ROUTED_DOMAINS), server.lineno, server.filename)
+                           terms.ROUTED_DOMAINS), server)
         self._local_zone_problems(error, warning)
         plaintext = mode_plaintext_warning(self.resolve_mode, self.backend)
         if plaintext is not None:
-            warning(plaintext, header_lineno)
+            warning(plaintext)
         for names, what in ((self.ca_names, terms.CA_LIST), (self.searches, terms.SEARCH)):
             if len(set(names)) != len(names):
-                error(_("%s lists a name twice") % what, header_lineno)
+                error(_("%s lists a name twice") % what)
         return found

@@ -18,7 +18,8 @@ glade file and icon), the D-Bus ``.service`` and ``.conf`` under
 ``/usr/share/anaconda/dbus/``, and a translation catalogue for each ``po/LANG.po``
 (compiled by gettext's ``msgfmt``) at
 ``/usr/share/locale/LANG/LC_MESSAGES/edns-anaconda-addon.mo``. Built from a source
-checkout.
+checkout. ``make install`` also installs edns-addon(1), generated from the command's
+parser; the updates image, which no one reads a manual in, does not carry it.
 
 The updates image also carries the pure-Python libraries an installer image
 may lack (``dependencies.CARRIED_IN_UPDATES_IMAGE``: dnspython), copied from
@@ -45,6 +46,8 @@ from org_edns_addon.staging import StagingError
 from org_edns_addon.staging.apply import apply_plan
 from org_edns_addon.staging.plan import Phase, Plan, PlannedFile
 
+# edns-addon(1), where man looks for section 1 (the RPM's %{_mandir}/man1).
+MANUAL_PAGE = "/usr/share/man/man1/edns-addon.1"
 # The D-Bus files of the module, named after its service (data/).
 DBUS_SERVICE_FILE = EDNS.service_name + ".service"
 DBUS_CONF_FILE = EDNS.service_name + ".conf"
@@ -236,6 +239,12 @@ def _layout_files():
         catalogue_files()
 
 
+def manual_files():
+    """edns-addon(1), generated from the command's parser (``cli/manpage.py``)."""
+    from org_edns_addon.cli.manpage import manual_page
+    return [PlannedFile(MANUAL_PAGE, manual_page().encode("utf-8"), c.FILE_MODE)]
+
+
 def install_tree(destdir, extra=()):
     """Install the layout below DESTDIR (created if needed), and the EXTRA files,
     (path below the root, content); return the paths installed.
@@ -249,7 +258,7 @@ def install_tree(destdir, extra=()):
                              "--destdir=/tmp/edns-root"))
     destdir = os.path.abspath(destdir)
     try:
-        files = _layout_files()
+        files = _layout_files() + manual_files()
         files += [PlannedFile(path, content, c.FILE_MODE) for path, content in extra]
         os.makedirs(destdir, mode=c.DIR_MODE, exist_ok=True)
         apply_plan(Plan(Phase.TARGET, tuple(files), ()), destdir)

@@ -16,8 +16,8 @@ errors (``ValidationError``), and the sentence of a list longer than its limit
 (``ListOf``)."""
 
 import enum
-from dataclasses import dataclass
-from typing import Optional
+from dataclasses import dataclass, field
+from typing import Any, Optional
 
 from org_edns_addon.echo import escaped
 from org_edns_addon.i18n import N_, P_, _
@@ -43,11 +43,14 @@ _SEVERITY_LABELS = {Severity.ERROR: N_("error"), Severity.WARNING: N_("warning")
 
 @dataclass(frozen=True)
 class Problem:
-    """One finding about a configuration, with where it was found if known."""
+    """One finding about a configuration, with where it was found if known, and the server
+    it is about, if one (``model.DotServer``: an editor tells a server's problems from the
+    section's without line numbers)."""
     severity: Severity
     message: str
     lineno: Optional[int] = None
     filename: Optional[str] = None
+    server: Any = field(default=None, compare=False, repr=False)
 
     def __str__(self):
         """``FILE:LINE: error: MESSAGE``, or as much of the place as is known; a control

@@ -24,8 +24,9 @@ import dataclasses
 from dasbus.signal import Signal
 
 from org_edns_addon import terms
-from org_edns_addon.certificates import CertificateError, check_authenticates, \
-    file_name_problem
+from org_edns_addon.certificates.authority import check_authenticates
+from org_edns_addon.certificates.pem import CertificateError
+from org_edns_addon.certificates.placement import file_name_problem
 from org_edns_addon.constants import MAX_KICKSTART_BYTES, MAX_NAMES_PER_LIST, MAX_SERVERS
 from org_edns_addon.echo import echo, named
 from org_edns_addon.i18n import _
@@ -238,7 +239,7 @@ class EdnsState:
 
     def staging_input(self):
         """The ``StagingInput`` of the state; ``ValidationError`` when it has errors."""
-        from org_edns_addon.staging.plan import StagingInput
+        from org_edns_addon.trust import StagingInput
         problems = self.problems()
         if any(problem.severity == Severity.ERROR for problem in problems):
             raise ValidationError(problems)

@@ -24,18 +24,27 @@ staging, the pre-flight check and the rules all take it from here:
   store (its ``DEFAULT_CA_BUNDLE`` search order), so the unbound backend uses
   it too, and validation says so.
 - otherwise the system trust store plus every anchor (``KickstartCertificate.is_anchor``).
+
+What every phase stages from, the pre-flight check asks with and the overlay packs is a
+``StagingInput``: a validated configuration, its certificates and that trust, built
+once by the edge that validated them (``ParsedKickstart.staging_input``,
+``EdnsState.staging_input``).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Tuple
 
-from org_edns_addon import chains, constants as c
+from org_edns_addon import constants as c
 from org_edns_addon import terms
-from org_edns_addon.certificates import CertificateBlock, authentication_problem, \
-    build_bundle, can_authenticate, directory_needed_problem, landing_problem, \
-    passed_over_warning, validity_problem
+from org_edns_addon.certificates import chains
+from org_edns_addon.certificates.authority import (authentication_problem, can_authenticate,
+                                                   passed_over_warning, validity_problem)
+from org_edns_addon.certificates.kickstart import KickstartCertificate
+from org_edns_addon.certificates.pem import CertificateBlock, build_bundle
+from org_edns_addon.certificates.placement import directory_needed_problem, landing_problem
 from org_edns_addon.echo import named
 from org_edns_addon.i18n import P_, _
+from org_edns_addon.model import EdnsConfig
 from org_edns_addon.problems import Problem, Severity
 
 
@@ -118,6 +127,27 @@ def dot_trust(config, certificates):
     return DotTrust(c.SYSTEM_CA_BUNDLE_PATH, None, (),
                     tuple(block for cert in anchors for block in cert.blocks),
                     tuple(cert.filename for cert in anchors))
+
+
+@dataclass(frozen=True)
+class StagingInput:
+    """A validated configuration, the certificates staging writes, and the DoT trust
+    (decided from every certificate, also those another writer places)."""
+    config: EdnsConfig
+    certificates: Tuple[KickstartCertificate, ...]
+    trust: DotTrust
+
+    @classmethod
+    def of(cls, config, certificates):
+        """The input for CONFIG with CERTIFICATES, both already validated together."""
+        return cls(config, tuple(certificates), dot_trust(config, certificates))
+
+    def writing_only(self, filenames):
+        """This input writing only the certificates named FILENAMES (Anaconda's Security
+        module writes the others); the trust stays as it is."""
+        return replace(self, certificates=tuple(cert for cert in self.certificates
+                                                if cert.filename in filenames))
+
 
 
 def is_dns_trust(cert, ca_names):

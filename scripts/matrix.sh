@@ -10,7 +10,7 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-# Run the tests on one row of the support matrix (README: Support matrix): the row's
+# Run the tests on one row of the support matrix (docs/support-matrix.md): the row's
 # Python from pyenv, in a venv holding exactly the row's library versions from PyPI
 # (requirements-ROW.txt), everything but the pyanaconda tests (no registry has it).
 #

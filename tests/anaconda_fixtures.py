@@ -138,7 +138,7 @@ def start_module(bus, bus_address, anaconda_conf, tmp_path):
         log_path = tmp_path / ("%s.log" % module)
         argv = [sys.executable, "-m", module]
         if hide:
-            # As in an installer image without these packages (README: the installer image).
+            # As in an installer image without these packages (docs/installation.md).
             argv = [sys.executable, "-c", "import runpy, sys\n"
                     "sys.modules.update(dict.fromkeys(%r))\n"
                     "runpy.run_module(%r, run_name='__main__', alter_sys=True)"

@@ -251,7 +251,7 @@ class IntermediateAlone:
             "chain); add the root CA 'CN=Corp Root CA' (with any CA between) to this bundle.")
 
     def editor(self):
-        from org_edns_addon.certificates import KickstartCertificate
+        from org_edns_addon.certificates.kickstart import KickstartCertificate
         from org_edns_addon.model import DotServer, EdnsConfig
         from org_edns_addon.state import EdnsState
         from org_edns_addon.ui.editor import EdnsEditor

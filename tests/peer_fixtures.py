@@ -27,7 +27,7 @@ from org_edns_addon import constants as c
 from org_edns_addon.ks.edns import parse_server_line
 from org_edns_addon.problems import ModelError
 from org_edns_addon.staging.networkmanager import nm_keyfile
-from org_edns_addon.staging.plan import StagingInput
+from org_edns_addon.trust import StagingInput
 from org_edns_addon.staging.unbound import unbound_conf
 from org_edns_addon.trust import DotTrust
 from tests.ks_fixtures import parse

@@ -533,7 +533,8 @@ def test_module_interface_has_the_template_members_and_the_task_method(start_mod
     ours = node.lookup_interface(EDNS.interface_name)
     assert [m.name for m in ours.methods] == ["AddCertificate", "CheckServers",
                                               "CheckServersWithTask", "Validate"]
-    assert [p.name for p in ours.properties] == ["Certificates", "Configuration"]
+    assert [p.name for p in ours.properties] == ["Certificates", "Configuration",
+                                                 "JudgedLines"]
     assert ours.lookup_method("CheckServersWithTask").out_args[0].signature == "o"
     anacondas = node.lookup_interface(KICKSTART_MODULE.interface_name)
     assert anacondas.lookup_method("GenerateKickstart") is not None

@@ -186,7 +186,7 @@ def test_callers_killed_after_calling_leave_one_check_and_the_next_caller_is_ans
         assert process.poll() is None
 
 
-# A check of every server at once, bounded by the TIMEOUT it was given (issue 22 item 10).
+# A check of every server at once, bounded by the TIMEOUT it was given.
 BOUNDED_CHECK_SECONDS = 3.0
 
 

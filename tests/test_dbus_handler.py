@@ -187,7 +187,7 @@ def test_a_refused_name_is_escaped_and_cut_in_the_reply_and_in_one_log_line(serv
                                                                            bus_address, pem):
     message = _add_certificate_error(bus_address, FORGED_NAME, pem)
     assert not any(char in message for char in "\n\r\x1b\u2028"), repr(message)
-    # At most 80 characters of the value (README), then its length.
+    # At most 80 characters of the value (docs/module.md), then its length.
     assert message == ("the certificate file name '\\x1b[31mca\\n%s\\r\\u2028%s… (1024 "
                        "characters) holds a control character or a line separator; give it "
                        "without" % (FORGED_LINE, "a" * 20)), message

@@ -435,7 +435,7 @@ def test_added_certificate_is_listed_and_signalled_as_invalidated_and_can_be_nam
 
 def test_validate_says_a_bundle_of_the_intermediate_alone_needs_its_root(service, chain_pki):
     # Each added certificate is a CA (AddCertificate judges it alone); the bundle they make
-    # is judged as OpenSSL builds a chain through it (chains.py).
+    # is judged as OpenSSL builds a chain through it (certificates/chains.py).
     proxy = service.proxy
     proxy.AddCertificate("issuing.pem", chain_pki.forms["intermediate"])
     configure(proxy, servers=[server("192.0.2.53", "dot.example")], ca_names=["issuing.pem"])
@@ -587,7 +587,8 @@ def test_a_write_of_100000_servers_is_refused_before_any_is_read(edns_proxy, bus
     one = get_variant(Structure, server("192.0.2.54", "dot.example"))
     with pytest.raises(GLib.Error) as raised:
         set_property_variant(bus, "Configuration", servers_variant(one, 100000))
-    # Not "Timeout was reached" (after which the write used to be applied).
+    # Refused at once, never "Timeout was reached" (which a caller cannot tell from a write
+    # that was applied).
     assert remote_error(raised.value) == INVALID_VALUE_ERROR
     assert re.search(r": the values of this call take 108000\d\d bytes; give at most %d$"
                      % MAX_DBUS_CALL_BYTES, raised.value.message), raised.value.message

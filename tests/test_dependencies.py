@@ -99,7 +99,7 @@ def test_each_matrix_row_pins_every_library_within_the_minimums(row):
 
 
 def test_el9_pins_are_its_distribution_versions_where_pypi_has_them():
-    # README, support matrix: EL9 ships these exact releases.
+    # docs/support-matrix.md: EL9 ships these exact releases.
     assert {name: version for name, version in pins("el9").items()
             if name in ("cryptography", "dnspython", "idna", "dasbus")} == {
         "cryptography": "36.0.1", "dnspython": "2.3.0", "idna": "2.10", "dasbus": "1.4"}
@@ -232,7 +232,7 @@ def test_the_check_without_dnspython_raises_the_sentence_not_a_timeout():
     result = run_python(hidden(["dns"], """
 from org_edns_addon.dependencies import Unusable
 from org_edns_addon.model import DotServer, EdnsConfig
-from org_edns_addon.probe import check_servers
+from org_edns_addon.probe.check import check_servers
 config = EdnsConfig(servers=(DotServer.parse_uri("dns+tls://127.0.0.1:1#dot.example"),))
 try:
     check_servers(config, timeout=2)

@@ -35,11 +35,10 @@ from lab.kickstarts import CA_FILENAME, edns_kickstart
 from lab.dotlab import (ANSWER_ADDRESS, ANSWER_NAME, LoopbackCapture, ask,
                         dnsconfd_unbound_config, resolve_with_libc)
 from org_edns_addon import constants as c
-from org_edns_addon.staging import plan as staging_plan
 from org_edns_addon.staging import networkmanager
 from org_edns_addon.ks.edns import parse_server_line
 from org_edns_addon.model import Backend, EdnsConfig
-from org_edns_addon.trust import DotTrust
+from org_edns_addon.trust import DotTrust, StagingInput
 from tests.dot_fixtures import ROUTED_ANSWER_ADDRESS, ROUTED_ANSWER_NAME, ROUTED_ZONE
 
 BACKENDS = [backend.value for backend in Backend]
@@ -167,7 +166,7 @@ def test_dnsconfd_translation_of_a_routed_keyfile(tmp_path):
         parse_server_line("dns+tls://[2001:db8::53]:8853#dot.corp.example"),
         parse_server_line("dns+tls://198.51.100.60#dot.lab.example domain=lab.example")),
         ca_names=("ca.pem",))
-    keyfile = networkmanager.nm_keyfile(staging_plan.StagingInput(
+    keyfile = networkmanager.nm_keyfile(StagingInput(
         config, (), DotTrust(c.DOT_CA_BUNDLE_PATH, b"bundle")))
     assert dnsconfd_unbound_config(keyfile.decode(), tmp_path).splitlines() == [
         "server:",

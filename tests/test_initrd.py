@@ -33,7 +33,7 @@ INSTALLER_FILES = {
     "etc/pki/dns/extracted/pem/tls-ca-bundle.pem": 0o100644,
     "etc/NetworkManager/conf.d/60-edns-global-dns.conf": 0o100644,
 }
-HOOK = initrd.PRE_PIVOT_HOOK_PATH.lstrip("/")
+HOOK = initrd.PRE_PIVOT_HOOK_PATHS[0].lstrip("/")
 HOOKS = [path.lstrip("/") for path in initrd.PRE_PIVOT_HOOK_PATHS]
 # In the initramfs alone: Unbound waits for dnsconfd's configuration (staging/dnsconfd.py).
 UNBOUND_DROPIN = c.UNBOUND_DNSCONFD_DROPIN_PATH.lstrip("/")
@@ -231,7 +231,8 @@ def test_boot_args_prints_one_line_of_options(write_ks, test_ca):
     path = write_ks(edns_kickstart(test_ca.pem), "addon.ks")
     result = run_cli("boot-args", path)
     assert result.returncode == 0
-    assert result.stdout.split() == networkmanager.boot_options(parse_kickstart(path).config)
+    assert result.stdout.split() == [str(option) for option in networkmanager.boot_options(
+        parse_kickstart(path).config)]
     assert "routed domains (lab.example, test.lab.example)" in result.stderr
     assert "%s: note: the installer must also have the addon" % path in result.stderr
 

@@ -42,7 +42,7 @@ from lab import installer_sequence
 from lab.vmlab import networkmanager
 from org_edns_addon import constants as c
 from org_edns_addon import initrd
-from org_edns_addon.ks.convert import convert_text
+from org_edns_addon.ks.convert import converted_bytes
 from org_edns_addon.ks.reader import parse_kickstart
 from org_edns_addon.model import Backend
 from org_edns_addon.trust import dot_trust
@@ -70,7 +70,8 @@ def _with_backend(parsed, backend, directory, number):
                                                    for p in places):
             return None
         return parsed.filename, parsed
-    text = convert_text(parsed.text, [p.lineno for p in places if p.spelling == c.SECTION_OPEN])
+    text = converted_bytes(parsed.text, [p.lineno for p in places
+                                         if p.spelling == c.SECTION_OPEN]).decode("utf-8")
     lines = text.splitlines(keepends=True)
     header = lines[places[0].lineno - 1]
     words = [w for w in header.rstrip("\n").split(" ") if not w.startswith("--backend=")]
@@ -90,7 +91,8 @@ def _paths_of_trust(parsed):
 
 def _job(path, parsed, trixie, base, anaconda_src, scratch):
     try:
-        boot_args, _warning = initrd.boot_args(parsed.config)
+        options, _warning = initrd.boot_args(parsed.config)
+        boot_args = [str(option) for option in options]
     except initrd.BootOptionsError:
         boot_args = []     # this kickstart cannot be booted with them (validate says why)
     generated = networkmanager.initrd_generator(trixie, boot_args + ["ip=dhcp"]) \

@@ -665,7 +665,7 @@ def test_one_file_name_in_two_directories_named_by_ca_is_an_error_at_the_second(
 
 def test_an_indented_anchor_is_taken_as_p11kit_takes_it_with_a_warning(write_ks, pems):
     # Its file is read by p11-kit (update-ca-trust), which finds an indented BEGIN line
-    # (tests/test_certificates.py runs p11-kit's trust on one); OpenSSL, which reads what
+    # (tests/test_certificates_pem.py runs p11-kit's trust on one); OpenSSL, which reads what
     # Anaconda's initramfs appends of it to its CA bundle, does not.
     pem = "\n".join("  " + line for line in pems.ca.pem.splitlines()) + "\n"
     text = certificate_section(pems.ca.pem) + certificate_section(

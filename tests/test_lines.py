@@ -9,8 +9,8 @@
 #
 # SPDX-License-Identifier: GPL-2.0-or-later
 
-"""The table of the installer lines: consistent in itself, the same in the README and
-docs/support-matrix.md, held against the peers' own sources where a checkout is given
+"""The table of the installer lines: consistent in itself (docs/support-matrix.md holds it:
+tests/test_docparts.py), held against the peers' own sources where a checkout is given
 (NETWORKMANAGER_GIT, ANACONDA_GIT, DNSCONFD_GIT: a clone, bare or not), and the line an
 installer is detected as."""
 
@@ -60,30 +60,13 @@ def test_networkmanager_versions_rise_with_the_lines_and_decide_the_changes():
 
 
 def test_the_trust_store_of_each_line():
-    for line in LINES:
-        files = line.trust_store_files
-        # The bundle the addon names exists on every line ...
-        assert c.SYSTEM_CA_BUNDLE_PATH in files, line.key
-        # ... the one Fedora 43 dropped only where the table says so.
-        assert ("/etc/pki/tls/certs/ca-bundle.crt" in files) is line.legacy_ca_bundle.value
+    # The bundle the addon names is in no line's legacy files: every line has it ...
+    assert c.SYSTEM_CA_BUNDLE_PATH in c.SYSTEM_TRUST_STORE_FILES
+    assert c.SYSTEM_CA_BUNDLE_PATH not in c.SYSTEM_TRUST_LEGACY_FILES
+    # ... the one Fedora 43 dropped is, and the table says which lines still have it.
+    assert "/etc/pki/tls/certs/ca-bundle.crt" in c.SYSTEM_TRUST_LEGACY_FILES
     assert [line.legacy_ca_bundle.value for line in LINES] == [True, True, True, False,
                                                                False, False]
-
-
-def test_the_readme_and_the_support_matrix_hold_the_generated_table():
-    table = lines.markdown()
-    for name in ("README.md", "docs/support-matrix.md"):
-        text = (REPO / name).read_text(encoding="utf-8")
-        assert lines.replace_table(text, table) == text, \
-            "%s: run python3 -m org_edns_addon.lines --write README.md " \
-            "docs/support-matrix.md" % name
-
-
-def test_write_replaces_only_the_table(tmp_path):
-    page = tmp_path / "page.md"
-    page.write_text("before\n%s\nold\n%s\nafter\n" % (lines.TABLE_BEGIN, lines.TABLE_END))
-    assert lines.main(["--write", str(page)]) == 0
-    assert page.read_text() == "before\n" + lines.markdown() + "after\n"
 
 
 @pytest.mark.parametrize("os_release, version, key, nm", [

@@ -114,6 +114,14 @@ def test_rules_find_every_problem_of_a_config_at_once():
     ]
 
 
+def test_a_problem_names_the_server_it_is_about_and_none_for_the_section():
+    # The editor tells a server's errors from the section's by it, with no line numbers.
+    servers = (parse_server_line("dns+tls://192.0.2.53"), parse_server_line("192.0.2.99"))
+    config = EdnsConfig(servers=servers, searches=("a.example", "a.example"))
+    assert [(p.server, p.message.split(" ")[1]) for p in config.problems()] == [
+        (servers[0], "DoT"), (servers[1], "plaintext"), (None, "lists")]
+
+
 SERVER_PIECES = st.sampled_from(
     list("dns+tlup:/[]#%.,=0123456789abcdefx \t\"';-_\\") +
     ["dns+tls://", "dns+udp://", "domain=", "fe80::", "xn--", "192.0.2.1", "::", "%eth0",

@@ -94,7 +94,7 @@ def test_the_overlay_image_leaves_out_the_directories_of_the_hook(write_ks, test
     (tmp_path / "tree").mkdir()
     made = cpio_of_tree(plan.files, tmp_path / "tree", left_out=initrd.IMAGE_DIRECTORIES)
     assert gzip.decompress(initrd.overlay_image(plan)) == made
-    assert initrd.PRE_PIVOT_HOOK_PATH.lstrip("/").encode() in made
+    assert initrd.PRE_PIVOT_HOOK_PATHS[0].lstrip("/").encode() in made
 
 
 def test_the_updates_image_is_what_cpio_makes_of_the_install_layout(tmp_path):

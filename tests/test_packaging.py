@@ -32,6 +32,7 @@ from packaging.specifiers import SpecifierSet
 from org_edns_addon.constants import CARRIED_LIBRARIES_DIR as CARRIED
 from org_edns_addon.constants import TRANSLATION_DOMAIN
 from org_edns_addon.dbus.identifiers import EDNS
+from org_edns_addon.packaging import MANUAL_PAGE
 from tests.conftest import REPO, assert_sentence, run_cli
 from tests.i18n_fixtures import german_po
 
@@ -83,11 +84,16 @@ def carried_files():
     return carried, info
 
 
-def assert_layout(root, carried=False):
+def assert_layout(root, carried=False, manual=False):
     """ROOT holds exactly the expected files (with CARRIED, also the libraries the updates
-    image carries), each equal to its source, mode 0644."""
+    image carries; with MANUAL, edns-addon(1) as make install writes it), each equal to its
+    source, mode 0644."""
     expected = source_files()
     installed = files_below(root)
+    if manual:
+        page = installed.pop(MANUAL_PAGE.lstrip("/"))
+        assert stat.S_IMODE(os.stat(page).st_mode) == 0o644
+        assert Path(page).read_text().startswith(".TH EDNS\\-ADDON 1 ")
     if carried:
         libraries, info = carried_files()
         expected.update(libraries)
@@ -113,7 +119,7 @@ def test_make_install_puts_every_file_where_anaconda_looks(tmp_path):
     result = subprocess.run(["make", "-s", "install", "DESTDIR=%s" % tmp_path], cwd=REPO,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert_layout(tmp_path)
+    assert_layout(tmp_path, manual=True)
     assert (tmp_path / ADDON / "service" / "__main__.py").is_file()
 
 
@@ -297,6 +303,7 @@ def test_rpmbuild_makes_the_addon_package_and_the_command_subpackage(built_rpms)
     catalogues = [f for f in addon_files + command_files if f.endswith(".mo")]
     assert catalogues == ([GERMAN_MO, GERMAN_MO] if built_rpms.translated else [])
     assert "/usr/bin/edns-addon" in command_files
+    assert any(f.startswith("/usr/share/man/man1/edns-addon.1") for f in command_files)
     sitelib = "/usr/lib/python%d.%d/site-packages" % sys.version_info[:2]
     assert "%s/org_edns_addon/cli/__init__.py" % sitelib in command_files
     assert not any(f.startswith("/usr/share/anaconda") for f in command_files)

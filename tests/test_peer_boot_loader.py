@@ -67,7 +67,10 @@ def name_of_length(length):
 
 
 def options_of(write_ks, servers):
-    return initrd.boot_args(parse(write_ks(edns_section(*servers)), line=LINE).config)
+    """The boot options of SERVERS as the command line holds them, and the warning."""
+    options, warning = initrd.boot_args(parse(write_ks(edns_section(*servers)),
+                                              line=LINE).config)
+    return [str(option) for option in options], warning
 
 
 def test_the_limit_is_the_one_a_real_kernel_gives_its_boot_loader():

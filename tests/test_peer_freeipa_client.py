@@ -18,7 +18,7 @@ module, its template, its functions; systemd is the only stand-in), on a root ma
 restarts Unbound, systemd first runs what Unbound wants: our handover unit, run here as
 systemd would (its conditions, then its ExecStart). Real Unbound judges the result:
 ``unbound-checkconf`` on the root's conf.d, and a forwarder on the root's files answering
-over DNS over TLS from the lab's upstream. The README's FreeIPA section is these tests.
+over DNS over TLS from the lab's upstream. docs/freeipa.md is these tests.
 
 Without FREEIPA_GIT (a clone of freeipa/freeipa) every test here is skipped, saying why;
 FreeIPA's modules also need netaddr and libldap's shared library to import.
@@ -47,7 +47,7 @@ DOT_STATES = [state.name for state in freeipa.STATES if state.dns_over_tls]
 SETS_ASIDE = [state.name for state in freeipa.STATES if state.sets_conf_d_aside]
 BEFORE_SET_ASIDE = [name for name in DOT_STATES if name not in SETS_ASIDE]
 NOT_IN_INDEX = ("ValueError", "No such file name in the index")
-# The README's commands for an installed system (no edns-addon there), run as written.
+# docs/freeipa.md's commands for an installed system (no edns-addon there), run as written.
 REMOVE_LEFTOVERS = "rm -f %s %s" % (c.FREEIPA_UNBOUND_CONF_PATH, c.FREEIPA_NM_CONF_PATH)
 RESTART_UNBOUND = "systemctl restart %s" % c.UNBOUND_UNIT
 UNINSTALL = "ipa-client-install --uninstall"
@@ -366,7 +366,7 @@ def test_uninstall_before_bae780843_leaves_freeipas_forwarder(host, name, dot_la
     assert run.error is None and "unbound stop" not in run.calls
     assert conf_d(system.root) == ["zzz-ipa.conf"]
     assert system.read(c.RESOLV_CONF_PATH) == system.resolv_conf  # its restore_all_files
-    # The README's commands for it: remove both of FreeIPA's files, restart Unbound.
+    # docs/freeipa.md's commands for it: remove both of FreeIPA's files, restart Unbound.
     system.shell(REMOVE_LEFTOVERS)
     resolvers.append(system.restart_unbound(dot_lab.network))
     assert conf_d(system.root) == ["edns-forward.conf"]
@@ -391,7 +391,7 @@ def test_a_failed_install_rolls_back_as_its_uninstall_does(host, name, dot_lab, 
         assert run.error is None
         assert conf_d(system.root) == ["zzz-ipa.conf"]
         system.shell(REMOVE_LEFTOVERS)
-    # The README's commands for either: (remove both of FreeIPA's files,) restart Unbound.
+    # docs/freeipa.md's commands for either: (remove both of FreeIPA's files,) restart Unbound.
     resolvers.append(system.restart_unbound(dot_lab.network))
     assert conf_d(system.root) == ["edns-forward.conf"]
     assert answers(resolvers[0], dot_lab)
@@ -459,7 +459,7 @@ def test_apply_after_a_failed_install_puts_back_what_freeipa_set_aside(host, nam
     assert conf_d(system.root) == ["unbound.conf"]
 
 
-def test_the_readme_says_what_these_tests_run():
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
+def test_docs_freeipa_says_what_these_tests_run():
+    page = (Path(__file__).parents[1] / "docs" / "freeipa.md").read_text()
     for command in (REMOVE_LEFTOVERS, RESTART_UNBOUND, UNINSTALL):
-        assert "`%s`" % command in readme, command
+        assert "`%s`" % command in page, command

@@ -195,7 +195,7 @@ def test_networkmanager_case(write_ks, row):
                                  and "domain=" not in row.line and not row.beside], ids=str)
 def test_an_accepted_server_is_the_same_boot_option_nm_initrd_generator_reads(write_ks, row):
     server, config = row.check(write_ks)
-    assert initrd.boot_args(config)[0][0] == "rd.net.dns=" + row.accepts
+    assert str(initrd.boot_args(config)[0][0]) == "rd.net.dns=" + row.accepts
 
 
 # Each zone id is also put to the kernel itself: a veth pair by that name in a network

@@ -15,7 +15,7 @@ Each case is a bundle (forms of ``chain_pki``: roots, intermediates, expired one
 trust settings written by ``openssl x509 -trustout``) and servers of that PKI (the
 two-tier server sending its intermediate or not, a server the root issued directly,
 one of another root). ``openssl verify -purpose sslserver -CAfile`` decides, without
-``-partial_chain``, as libssl decides for Unbound (chains.py says why); the case
+``-partial_chain``, as libssl decides for Unbound (certificates/chains.py says why); the case
 records what it decided, and `validate` must refuse the bundle exactly when OpenSSL
 takes no server at all, and name on its line every certificate through which
 OpenSSL refuses a server."""

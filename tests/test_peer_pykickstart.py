@@ -61,7 +61,8 @@ from pykickstart.version import makeVersion
 
 from lab.kickstarts import edns_section
 from org_edns_addon import constants as c
-from org_edns_addon.certificates import CertificateError, KickstartCertificate
+from org_edns_addon.certificates.kickstart import KickstartCertificate
+from org_edns_addon.certificates.pem import CertificateError
 from tests.conftest import CERTIFICATE_TYPE, PYKICKSTART_REQUIRES_DIR
 from tests.ks_fixtures import parse
 

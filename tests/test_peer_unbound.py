@@ -27,7 +27,7 @@ from lab import dotlab
 from lab import certs
 from org_edns_addon import constants as c
 from org_edns_addon.model import Backend, DotServer, EdnsConfig
-from org_edns_addon.staging.plan import StagingInput
+from org_edns_addon.trust import StagingInput
 from org_edns_addon.staging.unbound import unbound_conf
 from org_edns_addon.trust import DotTrust
 from tests.peer_fixtures import Row, judged_where_ports_pass, unbound_forward_addrs

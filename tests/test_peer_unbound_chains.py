@@ -22,7 +22,7 @@ import pytest
 
 from lab.dotlab import ANSWER_ADDRESS, ANSWER_NAME, TLS_NAME, ask, forward_zone_config
 from lab.kickstarts import certificate_section, edns_section
-from org_edns_addon.probe import check_staging_input
+from org_edns_addon.probe.check import check_staging_input
 from org_edns_addon.trust import dot_trust
 from tests.conftest import run_cli
 from tests.ks_fixtures import parse

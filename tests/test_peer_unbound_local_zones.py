@@ -33,7 +33,7 @@ from lab.vmlab import debian_tree
 from org_edns_addon.names import (UNBOUND_AS112_ZONES, UNBOUND_DEFAULT_ZONES,
                                   UNBOUND_LOOPBACK_ZONES, UNBOUND_SPECIAL_USE_ZONES)
 from org_edns_addon.staging import apply as staging_apply
-from org_edns_addon.staging.plan import StagingInput
+from org_edns_addon.trust import StagingInput
 from tests.dot_fixtures import PRIVATE_ANSWERS, PRIVATE_ZONES
 from tests.ks_fixtures import line_of, parse
 

@@ -27,7 +27,8 @@ from lab import certs
 from lab.dotlab import (CLOSED_LAB_HOST, REFUSED_ZONE, TLS_NAME, WITHOUT_INTERNET,
                         forward_zone_config, lab_host, lab_port, start_dot_upstream)
 from org_edns_addon import constants as c
-from org_edns_addon.probe import Outcome, check_staging_input
+from org_edns_addon.probe.check import check_staging_input
+from org_edns_addon.probe.result import Outcome
 from tests.conftest import run_cli
 from tests.ks_fixtures import parse
 

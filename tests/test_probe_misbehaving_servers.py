@@ -11,8 +11,7 @@
 
 """`edns-addon check` against hostile DNS-over-TLS servers on the lab's hosts, in the
 lab's own network namespace (``lab_network``): whatever a server does, each server gets
-one true line, nothing it sends can steer the terminal, and no traceback reaches stderr
-(issue 14, items 1-4)."""
+one true line, nothing it sends can steer the terminal, and no traceback reaches stderr."""
 
 import re
 import socket
@@ -26,7 +25,8 @@ from lab.dotlab import TLS_NAME, lab_host, lab_port
 from lab import certs
 from org_edns_addon.constants import CHECK_MAX_PARALLEL
 from org_edns_addon.model import DotServer, EdnsConfig
-from org_edns_addon.probe import Outcome, check_servers, printable
+from org_edns_addon.probe.check import check_servers
+from org_edns_addon.probe.result import Outcome, printable
 from tests.conftest import run_cli
 from tests.misbehaving_dot import (HostileDotServer, dns_answer, oversized_tls_record,
                                    reset_after_handshake)

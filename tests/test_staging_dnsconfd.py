@@ -49,5 +49,5 @@ def test_the_overlay_carries_it_and_its_pre_pivot_hook_leaves_it_behind(write_ks
     plan = initrd.overlay_plan(parse_kickstart(write_ks(edns_kickstart(test_ca.pem))))
     assert {p.path: p.content for p in plan.files}[c.UNBOUND_DNSCONFD_DROPIN_PATH] == \
         unbound_after_dnsconfd()
-    hook = {p.path: p.content for p in plan.files}[initrd.PRE_PIVOT_HOOK_PATH].decode()
+    hook = {p.path: p.content for p in plan.files}[initrd.PRE_PIVOT_HOOK_PATHS[0]].decode()
     assert c.UNBOUND_DNSCONFD_DROPIN_PATH not in hook

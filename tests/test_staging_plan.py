@@ -281,7 +281,7 @@ def test_one_resolver_stack_is_left_enabled_after_anacondas_network_module(
 def test_boot_options_carry_the_servers_for_all_names(write_ks, test_ca):
     data = staging_input(write_ks, edns_kickstart(test_ca.pem, "--backend=unbound "
                                                   "--resolve-mode=prefer"))
-    assert networkmanager.boot_options(data.config) == (
+    assert [str(option) for option in networkmanager.boot_options(data.config)] == (
         ["rd.net.dns=%s" % uri for uri in DEFAULT_URIS] +
         ["rd.net.dns-resolve-mode=prefer", "rd.net.dns-backend=dnsconfd"])
 

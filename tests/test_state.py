@@ -16,7 +16,7 @@ import dataclasses
 import pytest
 
 from lab import certs
-from org_edns_addon.certificates import KickstartCertificate
+from org_edns_addon.certificates.kickstart import KickstartCertificate
 from org_edns_addon.constants import DOT_CA_DIR, MAX_KICKSTART_BYTES
 from org_edns_addon.problems import ModelError
 from org_edns_addon.state import EdnsState

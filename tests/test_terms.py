@@ -45,8 +45,10 @@ KICKSTART_SYNTAX = re.compile(r"--[a-z]|\bdomain=|%%?(certificate|addon|edns)\b|
 # screens and spokes, the standalone editor's screens, what the module's tasks say to
 # them), each module whole.
 SCREEN_MODULES = [
-    "certificates.py", "chains.py", "dependencies.py", "echo.py", "fileio.py",
-    "line_rules.py", "lines.py", "model.py", "names.py", "probe.py", "problems.py",
+    "certificates/authority.py", "certificates/chains.py", "certificates/kickstart.py",
+    "certificates/pem.py", "certificates/placement.py", "dependencies.py", "echo.py", "fileio.py",
+    "line_rules.py", "lines.py", "model.py", "names.py", "probe/check.py", "probe/loop.py",
+    "probe/reasons.py", "probe/result.py", "probe/server.py", "problems.py",
     "state.py", "terms.py", "trust.py", "staging/failure.py", "ui/editor.py",
     "ui/module_client.py", "ui/words.py", "gui/builder.py", "gui/certificates.py",
     "gui/check.py", "gui/inline.py", "gui/options.py", "gui/page.py", "gui/servers.py",
@@ -62,7 +64,7 @@ NOT_ON_A_SCREEN = {
     "dbus/": "the module's refusals of a D-Bus value, which the editor took by the same "
              "rules: said to another client, or when one changed the module meanwhile",
     "service/": "the module's glue; its tasks' sentences are staging/failure.py's and "
-                "probe.py's",
+                "probe/'s",
     "constants.py": "no sentence", "i18n.py": "no sentence",
 }
 

@@ -17,7 +17,7 @@ from hypothesis import given, strategies as st
 from lab.kickstarts import anchor_section, certificate_section, edns_section
 from lab import certs
 from org_edns_addon import constants as c
-from org_edns_addon.certificates import KickstartCertificate
+from org_edns_addon.certificates.kickstart import KickstartCertificate
 from org_edns_addon.model import DotServer, EdnsConfig
 from org_edns_addon.problems import ModelError
 from org_edns_addon.state import EdnsState

@@ -17,7 +17,7 @@ from simpleline.render.screen import InputState
 from simpleline.render.screen_handler import ScreenHandler
 
 from org_edns_addon.model import EdnsConfig, ResolveMode
-from org_edns_addon.certificates import KickstartCertificate
+from org_edns_addon.certificates.kickstart import KickstartCertificate
 from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, DOT_CA_DIR
 from org_edns_addon.state import EdnsState
 from org_edns_addon.ui.editor import EditError, EdnsEditor

@@ -17,7 +17,7 @@ import re
 import pytest
 
 from lab import certs
-from org_edns_addon.certificates import KickstartCertificate
+from org_edns_addon.certificates.kickstart import KickstartCertificate
 from org_edns_addon.constants import DOT_CA_BUNDLE_PATH, DOT_CA_DIR, SYSTEM_CA_BUNDLE_PATH
 from org_edns_addon.echo import named
 from org_edns_addon.model import Backend, EdnsConfig, ResolveMode

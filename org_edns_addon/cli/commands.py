@@ -203,7 +203,7 @@ def run_boot_args(args):
     except initrd.BootOptionsError as error:
         print(_("%s: no boot options: %s") % (args.kickstart, error), file=sys.stderr)
         return EXIT_FAILED
-    print(" ".join(options))
+    print(" ".join(map(str, options)))
     if warning:
         print(_("%s: warning: %s") % (args.kickstart, warning), file=sys.stderr)
     if data.config.routed_domains():
@@ -259,7 +259,7 @@ def run_overlay(args):
         planned.path for planned in plan.files)))
     print()
     print(_("Boot the installer with these options:"))
-    print("  " + " ".join(boot_options))
+    print("  " + " ".join(map(str, boot_options)))
     if warning:
         print(_("%s: warning: %s") % (args.kickstart, warning), file=sys.stderr)
     print()
@@ -294,7 +294,7 @@ def run_updates_img(args):
 
 
 def run_check(args):
-    from org_edns_addon.probe import check_staging_input
+    from org_edns_addon.probe.check import check_staging_input
 
     _parsed, data = _staging_input(args, _("not checked"))
     if data is None:

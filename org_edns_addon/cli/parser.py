@@ -79,7 +79,13 @@ class _Parser(argparse.ArgumentParser):
 def build_parser():
     parser = _Parser(prog="edns-addon", description=(
         _("Encrypted DNS (DNS over TLS) for Anaconda installations: validate, convert, "
-        "apply and package the %certificate and %addon org_edns_addon kickstart sections.")))
+        "apply and package the %certificate and %addon org_edns_addon kickstart sections.")),
+        epilog=_("Exit status: 0 success; 1 the input has errors, a check failed, or the "
+                 "output was cut off (a closed pipe, a full disk); 2 a usage error, or a "
+                 "library the command needs is missing or unusable (the sentence names the "
+                 "package to install); 130 interrupted (Ctrl-C, SIGTERM, SIGHUP), an apply "
+                 "interrupted while writing having restored what it wrote. Every error is "
+                 "a sentence naming the file, never a traceback."))
     parser.add_argument("--version", action="version", version="%(prog)s " + __version__)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dasbus.error import DBusError, ErrorRule
 from dasbus.structure import DBusStructureError
 
-from org_edns_addon.certificates import CertificateError
+from org_edns_addon.certificates.pem import CertificateError
 from org_edns_addon.dbus.identifiers import EDNS
 from org_edns_addon.problems import ModelError, ValidationError
 

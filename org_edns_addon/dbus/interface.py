@@ -24,7 +24,8 @@ from dasbus.server.property import emits_properties_changed
 from dasbus.server.template import InterfaceTemplate
 from dasbus.typing import Double, List, Str, Structure
 
-from org_edns_addon.certificates import CertificateError, KickstartCertificate
+from org_edns_addon.certificates.kickstart import KickstartCertificate
+from org_edns_addon.certificates.pem import CertificateError
 from org_edns_addon.constants import (DBUS_CHECK_TIMEOUT_MAX_SECONDS, DOT_CA_DIR,
                                       MAX_DBUS_CALL_BYTES, MAX_NAMES_PER_LIST, MAX_SERVERS)
 from org_edns_addon.dbus.errors import (CheckRunningError, InvalidValueError,
@@ -229,7 +230,7 @@ def _checked_servers(data, timeout):
     """The ``ServerCheckData`` structures of checking the servers of DATA (a
     ``StagingInput``), in a worker thread; their sentences in the screens' words, for
     the user interface that asked (``edns-addon check`` checks in its own process)."""
-    from org_edns_addon.probe import check_staging_input
+    from org_edns_addon.probe.check import check_staging_input
     # The whole check within TIMEOUT (every server at once, ``probe.check_servers``'s
     # WITHIN): the reply comes before the caller stops waiting (a D-Bus caller's 25 s,
     # DBUS_CHECK_TIMEOUT_MAX_SECONDS), and the next check is taken once it has come.

@@ -363,7 +363,7 @@ class CertificateData(TypeChecked, DBusData):
 
     def to_certificate(self):
         """The ``KickstartCertificate``; raises ``CertificateError`` for a bad field or PEM."""
-        from org_edns_addon.certificates import KickstartCertificate
+        from org_edns_addon.certificates.kickstart import KickstartCertificate
         return KickstartCertificate.from_section(self.filename, self.cert, self.dir or None,
                                           self.type or None, added=self.added)
 

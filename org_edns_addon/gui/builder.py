@@ -38,7 +38,6 @@ UI_FILE = os.path.join(SPOKES_DIR, UI_FILE_NAME)
 # The spoke's icon: a file beside the glade file, found by its name once its directory
 # is on the icon theme's search path (``add_icon_directory``).
 ICON_NAME = "edns-anaconda-addon-symbolic"
-ICON_FILE = os.path.join(SPOKES_DIR, ICON_NAME + ".svg")
 
 STORES = ["ednsServerStore", "ednsCertificateStore", "ednsCheckStore"]
 WINDOW = "ednsWindow"

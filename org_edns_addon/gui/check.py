@@ -21,7 +21,7 @@ servers; meanwhile the window answers the user, a spinner turns.
 from org_edns_addon.dbus.structures import ServerCheckData
 from org_edns_addon.i18n import P_, _
 from org_edns_addon.model import DotServer
-from org_edns_addon.probe import Outcome, ServerCheck
+from org_edns_addon.probe.result import Outcome, ServerCheck
 from org_edns_addon.ui.words import checking
 
 OK_ICON = "emblem-ok-symbolic"

@@ -85,11 +85,6 @@ def converted_bytes(text, header_linenos):
     return out.getvalue()
 
 
-def convert_text(text, header_linenos):
-    """``converted_bytes`` as text."""
-    return converted_bytes(text, header_linenos).decode("utf-8")
-
-
 def convert_kickstart(path, output=None):
     """Convert the kickstart at PATH; write OUTPUT atomically if given.
 

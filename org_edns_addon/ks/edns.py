@@ -30,7 +30,7 @@ from pykickstart.version import DEVEL
 from org_edns_addon import terms
 from org_edns_addon.i18n import _
 from org_edns_addon.constants import ADDON_NAME, ADDON_SECTION_OPEN
-from org_edns_addon.certificates import file_name_problem
+from org_edns_addon.certificates.placement import file_name_problem
 from org_edns_addon.model import Backend, DotServer, EdnsConfig, ResolveMode
 from org_edns_addon.names import normalize_domains
 from org_edns_addon.problems import ModelError
@@ -104,26 +104,35 @@ def option_parser():
     op.add_argument("--resolve-mode", dest="resolve_mode", version=DEVEL,
                     default=ResolveMode.EXCLUSIVE.value,
                     choices=[mode.value for mode in ResolveMode], help="""
-                    NetworkManager's ``resolve-mode``: ``exclusive`` (default) uses
-                    only these servers, ``prefer`` prefers them, ``backup`` uses
-                    them when the connections' servers fail. Plaintext servers
-                    are allowed only with ``backup``.""")
+                    NetworkManager's ``resolve-mode``: ``exclusive`` never uses a
+                    connection's own DNS servers (from DHCP, in plaintext); ``prefer``
+                    uses them for the names in that connection's domains, ``backup``
+                    for every name (NetworkManager.conf(5); dnsconfd's
+                    ``unbound_manager.c`` ``get_used_servers``): neither is a
+                    failover. Plaintext servers are allowed only with ``backup``.
+                    With ``prefer`` or ``backup``, ``edns-addon validate`` warns on
+                    the header line what plaintext the mode lets out.""")
     op.add_argument("--backend", dest="backend", version=DEVEL,
                     default=Backend.DNSCONFD.value,
                     choices=[backend.value for backend in Backend], help="""
-                    The local resolver: ``dnsconfd`` (default; NetworkManager
-                    ``dns=dnsconfd``) or ``unbound`` (a standalone forwarder on
-                    127.0.0.55, NetworkManager ``dns=none``).""")
+                    The local resolver: ``dnsconfd`` (NetworkManager
+                    ``dns=dnsconfd``) or ``unbound`` (a standalone Unbound forwarder
+                    on 127.0.0.55, NetworkManager ``dns=none``).""")
     op.add_argument("--search", dest="searches", version=DEVEL, type=commaSplit,
-                    default=[], help="""
-                    Comma-separated search domains (NetworkManager ``searches``).""")
+                    default=[], metavar="DOMAINS", help="""
+                    Comma-separated search domains (NetworkManager ``searches``).
+                    From NetworkManager 1.56 they replace the connections' own
+                    search domains instead of being added to them.""")
     op.add_argument("--ca", dest="ca_names", version=DEVEL, type=commaSplit,
-                    default=[], help="""
+                    default=[], metavar="NAMES", help="""
                     Comma-separated ``%%certificate --filename`` names whose
                     certificates alone form the CA bundle that authenticates
                     the DNS servers. Without it, a ``%%certificate`` placed at
                     dnsconfd's bundle path authenticates them alone, and else
-                    the system trust store plus every anchor does.""")
+                    the system trust store plus every anchor does
+                    (``%%certificate --type=anchor``, or
+                    ``--dir=/etc/pki/ca-trust/source/anchors/`` where pykickstart
+                    has no ``--type``).""")
     return op
 
 

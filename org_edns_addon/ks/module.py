@@ -75,8 +75,8 @@ def parsed_kickstart(addon, certificates, now=None, lines=LINES):
             result.certificates.append(value)
     if addon.seen:
         check_rules(result, now, lines=lines)
-        # What this installer image lacks, once in the report (README: the installer
-        # image); a %certificate that cannot be checked without it is also an error.
+        # What this installer image lacks, once in the report (docs/installation.md:
+        # the installer image); a %certificate that cannot be checked without it is also an error.
         for sentence in installer_gaps():
             add(Severity.WARNING, sentence, (MODULE_PART, None))
     else:

@@ -14,7 +14,7 @@
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from org_edns_addon.certificates import KickstartCertificate
+from org_edns_addon.certificates.kickstart import KickstartCertificate
 from org_edns_addon.constants import ADDON_SECTION_OPEN, MAX_PROBLEMS, SECTION_OPEN
 from org_edns_addon.i18n import _
 from org_edns_addon.ks.edns import EdnsData
@@ -177,7 +177,7 @@ class ParsedKickstart:
         other than the ``Problem``s IGNORED (those a rewrite of the text fixes),
         ``ValueError`` if it has no encrypted DNS section or needs what is in a file
         missing here (``unread_parts``)."""
-        from org_edns_addon.staging.plan import StagingInput
+        from org_edns_addon.trust import StagingInput
         errors = [problem for problem in self.errors if problem not in ignored]
         if errors:
             raise ValidationError(errors, _("%s has errors; fix them first") % self.filename)

@@ -22,9 +22,11 @@ from typing import Callable
 
 from pykickstart.constants import KS_SCRIPT_POST
 
-from org_edns_addon.certificates import CertificateError, KickstartCertificate, \
-    indented_anchor_warning, is_anchor_place, passed_over_warning, placement_problems, \
-    read_pem
+from org_edns_addon.certificates.authority import passed_over_warning
+from org_edns_addon.certificates.kickstart import KickstartCertificate
+from org_edns_addon.certificates.pem import CertificateError, read_pem
+from org_edns_addon.certificates.placement import (indented_anchor_warning, is_anchor_place,
+                                                   placement_problems)
 from org_edns_addon import constants as c
 from org_edns_addon.constants import ADDON_SECTION_OPEN, SECTION_OPEN
 from org_edns_addon.i18n import _

@@ -54,6 +54,6 @@ class CheckServersTask(Task):
         """Return the ``probe.ServerCheck`` results, in the order of the servers, their
         sentences in the screens' words (the graphical spoke runs this task)."""
         # dnspython and the probe load when a check runs, not at the module's start.
-        from org_edns_addon.probe import check_staging_input
+        from org_edns_addon.probe.check import check_staging_input
         with on_screen():
             return check_staging_input(self._staging_input, timeout=self._timeout)

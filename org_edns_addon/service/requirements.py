@@ -45,10 +45,9 @@ def required_packages(config, installer_root="/"):
 
 def boot_option_differences(kickstart_options, present):
     """Sentences for each DoT boot option in PRESENT (name -> value) that differs from
-    KICKSTART_OPTIONS (``name=value`` strings the kickstart implies)."""
+    KICKSTART_OPTIONS (the ``BootOption``s the kickstart implies)."""
     wanted = {}
-    for option in kickstart_options:
-        name, _sep, value = option.partition("=")
+    for name, value in kickstart_options:
         wanted.setdefault(name, []).append(value)
     sentences = []
     for name in BOOT_OPTION_NAMES:

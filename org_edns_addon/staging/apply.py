@@ -64,8 +64,8 @@ from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
 from org_edns_addon import constants as c
-from org_edns_addon.confinement import (ConfinedRoot, Existing, NotAFileError, RootError,
-                                        path_components, read_existing)
+from org_edns_addon.confinement import (ConfinedRoot, Existing, NotAFileError, PathKind,
+                                        RootError, path_components, read_existing)
 from org_edns_addon.fileio import (TEMPORARY_NAME, deliver, error_text, signals_deferred,
                                    sync_filesystems, take_pending_signals, temporary_name,
                                    write_temporary)
@@ -106,18 +106,13 @@ class ApplyReport:
         return "\n".join(lines)
 
 
-def check_plan(plan, root):
-    """Check every file of PLAN below ROOT (a ConfinedRoot) before anything is written.
-
-    Returns (the files that need writing, each with what its path holds now,
-    the paths already up to date). Raises StagingError naming every refused path.
-    """
-    changes, unchanged, _held = check_files(plan.files, root)
-    return changes, unchanged
-
-
 def check_files(files, root):
-    """``check_plan`` of FILES; also returns {path: what it holds now (an Existing)}."""
+    """Check every one of FILES below ROOT (a ConfinedRoot) before anything is written.
+
+    Returns (the files that need writing, each with what its path holds now, the paths
+    already up to date, {path: what it holds now (an Existing)}). Raises StagingError
+    naming every refused path.
+    """
     refused = []
     changes = []
     unchanged = []
@@ -143,7 +138,7 @@ def check_files(files, root):
             refused.append("%s: %s" % (shown, error_text(error)))
             continue
         held[planned.path] = existing
-        if existing.kind == "file" and existing.content == planned.content \
+        if existing.kind is PathKind.FILE and existing.content == planned.content \
                 and existing.mode == planned.mode:
             unchanged.append(planned.path)
         elif not os.access(".", os.W_OK, dir_fd=place.dir_fd):
@@ -241,7 +236,7 @@ class _Transaction:
             [(change.directory, change.new_name.decode("ascii"))
              for change in self.changes if not change.remove],
             [(change.directory, change.second_name.decode("ascii"), change.planned.path)
-             for change in self.changes if change.existing.kind != "absent"])
+             for change in self.changes if change.existing.kind is not PathKind.ABSENT])
         try:
             place = self.root.place(c.APPLY_JOURNAL_PATH, create=True)
             temporary = write_temporary(place.dir_fd, journal.to_bytes(), 0o600)
@@ -285,7 +280,7 @@ class _Transaction:
         self._stop_if_interrupted()
         self._sync(_("the written files"))
         for change in self.changes:
-            if change.existing.kind != "absent":
+            if change.existing.kind is not PathKind.ABSENT:
                 keeping = _("keeping the previous %s for a roll-back")
                 place = self._step(keeping, change, self._place, change)
                 self._step(keeping, change, os.link, place.name, change.second_name,
@@ -435,7 +430,7 @@ def remove_stale_temporaries(root, report):
         existing = read_existing(place)
     except (OSError, RootError):
         return
-    journal = Journal.from_bytes(existing.content) if existing.kind == "file" else None
+    journal = Journal.from_bytes(existing.content) if existing.kind is PathKind.FILE else None
     if journal is None:
         return
     for directory, name in journal.temporaries:
@@ -610,18 +605,18 @@ def _owned_changes(root, plan, held, report, old):
         except (OSError, RootError) as error:
             report.kept.append(_("left %s as it is (%s)") % (shown, error_text(error)))
             continue
-        if existing.kind == "absent" and previous.kind == "absent":
+        if existing.kind is PathKind.ABSENT and previous.kind is PathKind.ABSENT:
             continue
-        if existing.kind != "file" or digest(existing.content) != written:
+        if existing.kind is not PathKind.FILE or digest(existing.content) != written:
             report.kept.append(_("left %s as it is: it changed since edns-addon wrote it")
                                % shown)
             continue
-        if previous.kind == "file" and previous.content == existing.content \
+        if previous.kind is PathKind.FILE and previous.content == existing.content \
                 and previous.mode == existing.mode:
             continue
         reverts.append(_Change(PlannedFile(path, previous.content, previous.mode),
-                               Existing("file"), link=previous.link or None,
-                               remove=previous.kind == "absent", revert=True))
+                               Existing(PathKind.FILE), link=previous.link or None,
+                               remove=previous.kind is PathKind.ABSENT, revert=True))
     files = {}
     for planned_file in plan.files:
         if planned_file.path in old.files:

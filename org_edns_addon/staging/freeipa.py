@@ -51,7 +51,7 @@ import re
 import shlex
 
 from org_edns_addon import constants as c
-from org_edns_addon.confinement import NotAFileError, RootError, lexists, read_existing
+from org_edns_addon.confinement import NotAFileError, PathKind, RootError, lexists, read_existing
 from org_edns_addon.i18n import _
 from org_edns_addon.staging import StagingError
 from org_edns_addon.staging.networkmanager import GENERATED_HEADER
@@ -106,7 +106,7 @@ def _read_ini(root, path):
     parser.optionxform = str
     try:
         existing = read_existing(root.place(path), limit=_SYSRESTORE_LIMIT)
-        if existing.kind == "file":
+        if existing.kind is PathKind.FILE:
             parser.read_string(existing.content.decode("utf-8"))
     except (OSError, RootError, NotAFileError, UnicodeDecodeError, configparser.Error):
         return configparser.ConfigParser(interpolation=None)

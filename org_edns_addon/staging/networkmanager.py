@@ -18,6 +18,7 @@ NetworkManager >= 1.52: ``[global-dns]`` ``resolve-mode`` and
 
 import configparser
 import io
+from typing import NamedTuple
 
 from org_edns_addon import constants as c
 from org_edns_addon.model import Backend
@@ -66,9 +67,20 @@ def nm_keyfile(data):
     return _keyfile(sections)
 
 
+class BootOption(NamedTuple):
+    """One kernel option, ``NAME=VALUE`` on the command line."""
+    name: str
+    value: str
+
+    def __str__(self):
+        return "%s=%s" % (self.name, self.value)
+
+
 def boot_options(config):
-    """Kernel options for NetworkManager's initrd generator (only servers for all names)."""
-    options = ["%s=%s" % (c.BOOT_OPTION_DNS, server.uri()) for server in config.default_servers]
-    options.append("%s=%s" % (c.BOOT_OPTION_RESOLVE_MODE, config.resolve_mode.value))
-    options.append("%s=%s" % (c.BOOT_OPTION_BACKEND, c.INITRD_DNS_BACKEND))
+    """Kernel options for NetworkManager's initrd generator (only servers for all names),
+    as ``BootOption``s."""
+    options = [BootOption(c.BOOT_OPTION_DNS, server.uri())
+               for server in config.default_servers]
+    options.append(BootOption(c.BOOT_OPTION_RESOLVE_MODE, config.resolve_mode.value))
+    options.append(BootOption(c.BOOT_OPTION_BACKEND, c.INITRD_DNS_BACKEND))
     return options

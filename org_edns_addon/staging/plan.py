@@ -19,35 +19,13 @@ from dataclasses import dataclass, replace
 from typing import Optional, Tuple
 
 from org_edns_addon import constants as c
-from org_edns_addon.certificates import KickstartCertificate
 from org_edns_addon.i18n import N_, _
-from org_edns_addon.model import Backend, EdnsConfig, Phase
+from org_edns_addon.model import Backend, Phase
 from org_edns_addon.staging.dnsconfd import unbound_after_dnsconfd
 from org_edns_addon.staging.dracut import dracut_conf
 from org_edns_addon.staging.freeipa import handover_unit
 from org_edns_addon.staging.networkmanager import nm_keyfile
 from org_edns_addon.staging.unbound import resolv_conf, unbound_conf
-from org_edns_addon.trust import DotTrust, dot_trust
-
-
-@dataclass(frozen=True)
-class StagingInput:
-    """A validated configuration, the certificates staging writes, and the DoT trust
-    (decided from every certificate, also those another writer places)."""
-    config: EdnsConfig
-    certificates: Tuple[KickstartCertificate, ...]
-    trust: DotTrust
-
-    @classmethod
-    def of(cls, config, certificates):
-        """The input for CONFIG with CERTIFICATES, both already validated together."""
-        return cls(config, tuple(certificates), dot_trust(config, certificates))
-
-    def writing_only(self, filenames):
-        """This input writing only the certificates named FILENAMES (Anaconda's Security
-        module writes the others); the trust stays as it is."""
-        return replace(self, certificates=tuple(cert for cert in self.certificates
-                                                if cert.filename in filenames))
 
 
 @dataclass(frozen=True)

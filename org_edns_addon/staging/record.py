@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from org_edns_addon import constants as c
-from org_edns_addon.confinement import RootError, read_existing
+from org_edns_addon.confinement import PathKind, RootError, read_existing
 from org_edns_addon.fileio import error_text
 from org_edns_addon.i18n import _
 from org_edns_addon.staging import StagingError
@@ -70,30 +70,28 @@ def digest(content):
 @dataclass(frozen=True)
 class Previous:
     """What a path held before apply first wrote it."""
-    kind: str                  # "absent", "symlink", "file"
+    kind: PathKind
     link: str = ""
     mode: int = 0
     content: bytes = b""
 
     def to_json(self):
-        if self.kind == "symlink":
-            return {"kind": "symlink", "link": self.link}
-        if self.kind == "file":
-            return {"kind": "file", "mode": self.mode,
+        if self.kind is PathKind.SYMLINK:
+            return {"kind": self.kind.value, "link": self.link}
+        if self.kind is PathKind.FILE:
+            return {"kind": self.kind.value, "mode": self.mode,
                     "content": base64.b64encode(self.content).decode("ascii")}
-        return {"kind": "absent"}
+        return {"kind": self.kind.value}
 
     @classmethod
     def from_json(cls, value):
-        kind = value["kind"]
-        if kind == "symlink":
-            return cls("symlink", link=str(value["link"]))
-        if kind == "file":
-            return cls("file", mode=int(value["mode"]) & 0o777,
+        kind = PathKind(value["kind"])   # ValueError for a kind it does not know
+        if kind is PathKind.SYMLINK:
+            return cls(kind, link=str(value["link"]))
+        if kind is PathKind.FILE:
+            return cls(kind, mode=int(value["mode"]) & 0o777,
                        content=base64.b64decode(value["content"], validate=True))
-        if kind == "absent":
-            return cls("absent")
-        raise ValueError("unknown kind %r" % kind)
+        return cls(kind)
 
 
 @dataclass
@@ -157,11 +155,11 @@ class Journal:
 
 def previous_of(existing) -> Optional[Previous]:
     """The Previous of what a path holds now (a confinement.Existing)."""
-    if existing.kind == "symlink":
-        return Previous("symlink", link=existing.link)
-    if existing.kind == "file":
-        return Previous("file", mode=existing.mode, content=existing.content)
-    return Previous("absent")
+    if existing.kind is PathKind.SYMLINK:
+        return Previous(PathKind.SYMLINK, link=existing.link)
+    if existing.kind is PathKind.FILE:
+        return Previous(PathKind.FILE, mode=existing.mode, content=existing.content)
+    return Previous(PathKind.ABSENT)
 
 
 class KeptRecord:
@@ -200,9 +198,9 @@ class HostRecord:
         except (OSError, RootError) as error:
             raise StagingError(_("nothing was written: %s: %s") % (shown, error_text(error))) \
                 from None
-        if existing.kind == "absent":
+        if existing.kind is PathKind.ABSENT:
             return Record()
-        if existing.kind != "file":
+        if existing.kind is not PathKind.FILE:
             raise StagingError(_("nothing was written: %s is a symlink; remove it") % shown)
         try:
             return Record.from_bytes(existing.content, shown)

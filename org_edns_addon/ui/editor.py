@@ -27,9 +27,10 @@ import re
 import stat
 from dataclasses import replace
 
-from org_edns_addon.certificates import (CertificateError, KickstartCertificate, canonical_pem,
-                                         check_authenticates, file_name_problem,
-                                         read_pem)
+from org_edns_addon.certificates.authority import check_authenticates
+from org_edns_addon.certificates.kickstart import KickstartCertificate
+from org_edns_addon.certificates.pem import CertificateError, canonical_pem, read_pem
+from org_edns_addon.certificates.placement import file_name_problem
 from org_edns_addon.constants import (CHECK_TIMEOUT_SECONDS, DOT_CA_DIR, ECHO_MAX_CHARS,
                                       MAX_PEM_BYTES)
 from org_edns_addon.echo import echo
@@ -144,22 +145,17 @@ def read_ca_pem_file(path):
 
 
 def _server_errors(config):
-    """Messages of the errors tied to one server of CONFIG.
+    """Messages of the errors about one server of CONFIG (``Problem.server``), not about the
+    section as a whole.
 
-    ``EdnsConfig.problems()`` attaches those to the server's line and the
-    others (incomplete configuration) to the header; numbering the servers
-    tells them apart, and the unnumbered run gives the messages a user reads.
     The rules about missing servers are left out (``all_servers_read=False``): a
     zone whose only server is on loopback is tied to that server's line, but it is
     the list that lacks a server, so adding the loopback one first, or removing a
     usable one before adding another, stays an edit to make (the error stays
     shown until then).
     """
-    numbered = replace(config, servers=tuple(replace(server, lineno=index + 1)
-                                             for index, server in enumerate(config.servers)))
-    return [plain.message for plain, marked in zip(config.problems(all_servers_read=False),
-                                                    numbered.problems(all_servers_read=False))
-            if plain.severity == Severity.ERROR and marked.lineno is not None]
+    return [problem.message for problem in config.problems(all_servers_read=False)
+            if problem.severity == Severity.ERROR and problem.server is not None]
 
 
 def _parse_domains(text, what, empty_entry):
@@ -283,7 +279,7 @@ class EdnsEditor:
         """The pre-flight probe of every server, with the trust the installation will use;
         EditError for a configuration with errors."""
         # dnspython loads only when a user asks for a check.
-        from org_edns_addon.probe import check_staging_input
+        from org_edns_addon.probe.check import check_staging_input
         return check_staging_input(self.staging_input(), timeout=timeout)
 
     def _commit(self, change, *args):

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from dasbus.error import DBusError
 
-from org_edns_addon.certificates import CertificateError
+from org_edns_addon.certificates.pem import CertificateError
 from org_edns_addon.dbus.structures import (CertificateData, ConfigurationData, DotServerData,
                                             ValidationReport)
 from org_edns_addon.i18n import _

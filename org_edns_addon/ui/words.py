@@ -31,7 +31,7 @@ from org_edns_addon.terms import for_screens
 # dnsconfd does it (src/dns_managers/unbound_manager.c, get_used_servers: a connection's
 # servers, bound to its interface, are left out in exclusive mode, and for the root zone
 # "." in prefer mode; in backup mode they are used beside these, for every zone). Neither
-# mode is a failover: nothing waits for these servers to fail. The README says the same.
+# mode is a failover: nothing waits for these servers to fail. docs/kickstart.md says the same.
 RESOLVE_MODE_TEXT = {
     ResolveMode.EXCLUSIVE: N_("only these servers answer, for every name (default)"),
     ResolveMode.PREFER: N_("these servers answer every name, but a name in a connection's "

@@ -29,7 +29,7 @@ for the chain a server sends:
   identifier, not by signature (``check_issued`` -> ``ossl_x509_likely_issued``);
 - ``check_trust`` judges each certificate of the bundle as it joins the chain,
   nearest the server first (``X509_check_trust`` for an SSL server,
-  ``certificates.server_auth_trust``): trust settings that trust end the chain
+  ``authority.server_auth_trust``): trust settings that trust end the chain
   trusted, settings that reject end it refused, and without settings a
   self-signed certificate is trusted (``trust_compat``) and any other goes on to
   its issuer;
@@ -54,10 +54,10 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from org_edns_addon.certificates import (ServerTrust, authentication_problem, ca_problem,
-                                         server_auth_trust, trust_settings_problem,
-                                         validity_problem)
 from org_edns_addon import terms
+from org_edns_addon.certificates.authority import (ServerTrust, authentication_problem,
+                                                   ca_problem, server_auth_trust,
+                                                   trust_settings_problem, validity_problem)
 from org_edns_addon.i18n import _
 
 

@@ -81,8 +81,13 @@ class TrackedCertificateSection(CertificateSection):
         """A header refused for its other options (pykickstart 3.73 and later refuse one
         without --dir or --type themselves) still gives its --filename: a --ca naming it
         names a %certificate that is there, refused on its own line, not a missing one."""
+        parser = self._getParser()      # a new parser each call (pykickstart's sections)
+        # pykickstart before 3.73 marks --dir and --filename required=True, so its argparse
+        # refuses the header before it reads --filename: read it without that refusal.
+        for action in parser._actions:
+            action.required = False
         try:
-            namespace, _extras = self._getParser().parse_known_args(args[1:])
+            namespace, _extras = parser.parse_known_args(args[1:])
         except Exception:  # noqa: BLE001 (the header's own error is reported already)
             return
         if namespace.filename:

@@ -41,7 +41,7 @@ from org_edns_addon import lines
 
 IN_TREE = Path(__file__).resolve().with_name("in-tree.sh")
 # The longest the daemon may take to publish its configuration on D-Bus.
-JUDGE_SECONDS = 300
+JUDGE_SECONDS = 420
 GENERATOR = "/usr/libexec/nm-initrd-generator"
 STAGE = "/run/edns-stage"
 # What the dnsconfd plugin logs at trace level, before it calls dnsconfd's Update, of
@@ -105,7 +105,8 @@ if [ -n "%(interface)s" ]; then
     ip link set %(interface)s-p up
     /usr/lib/systemd/systemd-udevd --daemon >/run/udevd.log 2>&1
     udevadm trigger --action=add /sys/class/net/%(interface)s /sys/class/net/%(interface)s-p
-    udevadm settle --timeout=30
+    # A bound against a hang: a link udev has not initialised stays unmanaged.
+    udevadm settle --timeout=120 || { echo "udev did not settle in 120 s" >&2; exit 5; }
 fi
 NetworkManager --no-daemon --debug --log-level=DEBUG --log-domains=ALL,DNS:TRACE \
     --config=%(stage)s/NetworkManager.conf --config-dir=%(stage)s/conf.d >/run/nm.log 2>&1 &
@@ -115,10 +116,12 @@ ask() {
         /org/freedesktop/NetworkManager org.freedesktop.NetworkManager \
         GlobalDnsConfiguration >/run/global-dns.json 2>/dev/null
 }
-# Each wait below is on the daemon's own event, as long as the daemon lives; the whole run
-# is bounded by JUDGE_SECONDS, a bound against a hang, not a guess at a duration.
+# Each wait below is on the daemon's own event, as long as the daemon lives, up to a bound
+# against a hang (%(hang)d s, not a guess at a duration) that leaves time to print its log.
+deadline=$(( $(date +%%s) + %(hang)d ))
+alive() { kill -0 "$daemon" 2>/dev/null && [ "$(date +%%s)" -lt "$deadline" ]; }
 answered=no
-while kill -0 "$daemon" 2>/dev/null; do
+while alive; do
     if ask; then
         answered=yes
         break
@@ -130,7 +133,7 @@ if [ "$answered" = yes ] && [ -n "%(update)s" ]; then
     # Without a connection nothing changes: a reload has it send its DNS (config_changed_cb).
     [ -n "%(interface)s" ] || busctl --system call org.freedesktop.NetworkManager \
         /org/freedesktop/NetworkManager org.freedesktop.NetworkManager Reload u 0 >&2 || true
-    while kill -0 "$daemon" 2>/dev/null; do
+    while alive; do
         if grep -q -F -- "%(update)s" /run/nm.log; then
             composed=yes
             break
@@ -145,7 +148,8 @@ wait "$daemon" || true
 cat /run/nm.log >&2
 [ "$answered" = yes ] || { echo "NetworkManager did not answer on D-Bus" >&2; exit 3; }
 [ -z "%(update)s" ] || [ "$composed" = yes ] || {
-    echo "NetworkManager exited before composing its update for dnsconfd" >&2; exit 4; }
+    echo "NetworkManager composed no update for dnsconfd (it exited, or %(hang)d s passed)" >&2
+    exit 4; }
 cat /run/global-dns.json
 echo
 echo "@@ resolv.conf"
@@ -296,7 +300,8 @@ def read_config(tree, conf_d: Mapping[str, bytes], run_conf_d: Mapping[str, byte
         _write_files(stage / "run-conf.d", run_conf_d or {})
         script = _JUDGE_SCRIPT % {"stage": STAGE, "update": update,
                                   "interface": CONNECTION_INTERFACE if connection else "",
-                                  "resolv_conf": NO_STUB_RESOLV_CONF}
+                                  "resolv_conf": NO_STUB_RESOLV_CONF,
+                                  "hang": JUDGE_SECONDS - 180}
         result = _in_tree(tree, stage, ["sh", "-c", script], JUDGE_SECONDS)
     finally:
         shutil.rmtree(stage, ignore_errors=True)

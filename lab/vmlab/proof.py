@@ -49,8 +49,8 @@ from typing import Callable
 
 from lab import certs, freeipa, installer_sequence
 from lab.kickstarts import CA_DIRECTORY_OPTION, CA_FILENAME, certificate_section, edns_kickstart
-from lab.vmlab import (debian_tree, guest, initramfs, networkmanager, site, stage2, tapnet,
-                       target_layout)
+from lab.vmlab import (debian_tree, global_dns, guest, initramfs, networkmanager, site, stage2,
+                       tapnet, target_layout)
 from org_edns_addon import constants as c
 from org_edns_addon import lines
 
@@ -223,11 +223,12 @@ class Expect:
     answer: str = site.ANSWERS[site.TEST_NAME]
     resolver_units: tuple = RESOLVER_UNITS   # units that must exist and have run
     idle_units: tuple = ()         # units that must not have run (the other resolver stack)
-    mode: str = MODE               # NetworkManager's resolve-mode (None: not asked)
-    # The connection's (DHCP's) plaintext server answers the connection's domain:
+        # The connection's (DHCP's) plaintext server answers the connection's domain:
     # resolve-mode prefer, where dnsconfd forwards a connection's domains to its own
     # servers (src/dns_managers/unbound_manager.c, get_used_servers).
     plaintext_for_dhcp_domain: bool = False
+    # The server for all names is the IPv6 one: the guest must reach it over IPv6.
+    over_ipv6: bool = False
 
 
 def network_checks(proof, boot, frames, lease=None, expect=None):
@@ -335,16 +336,17 @@ def resolution_checks(proof, lab, boot, expect, offsets):
         proof.check(answer == expect.answer, "%s -> %s over DoT (expected %s)"
                     % (site.TEST_NAME, answer, expect.answer))
         if expect.routed:
-            routed_log = lab.routed.log_since(offsets["routed"])
-            main_log = lab.main.log_since(offsets["main"])
+            routed_asked = asked_for(lab.routed, offsets["routed"], site.ROUTED_TEST_NAME)
+            elsewhere = [q for q in queries(lab.main.log_since(offsets["main"]))
+                         if in_domain(q[1], site.ROUTED_DOMAIN)]
             proof.check(boot.resolved(site.ROUTED_TEST_NAME)
-                        == site.ANSWERS[site.ROUTED_TEST_NAME]
-                        and "%s. A IN" % site.ROUTED_TEST_NAME in routed_log
-                        and not re.search(r" \S*%s\. " % re.escape(site.ROUTED_DOMAIN),
-                                          main_log),
-                        "%s -> %s, asked of its own server %s only (domain=)"
+                        == site.ANSWERS[site.ROUTED_TEST_NAME] and bool(routed_asked)
+                        and not elsewhere,
+                        "%s -> %s, asked of its own server %s only (domain=; it logged %d "
+                        "queries for it, the server for all names %d of %s)"
                         % (site.ROUTED_TEST_NAME, boot.resolved(site.ROUTED_TEST_NAME),
-                           site.ROUTED_DOT))
+                           site.ROUTED_DOT, len(routed_asked), len(elsewhere),
+                           site.ROUTED_DOMAIN))
         return
     routed = boot.resolved(site.ROUTED_TEST_NAME)
     proof.check(answer is None and routed is None, "nothing resolves (%s: %s, %s: %s)" % (
@@ -361,19 +363,85 @@ def resolution_checks(proof, lab, boot, expect, offsets):
                     "it" % (c.DNSCONFD_UNIT, state.get("LoadState")))
 
 
-def global_dns_checks(proof, lab, boot, expect, routed=True):
-    """NetworkManager runs the overlay's keyfile: its CA, its routed domains, its mode."""
-    global_dns = boot.global_dns() or {}
-    domains = global_dns.get("domains", {})
-    proof.check(global_dns.get("certification-authority") == c.DOT_CA_BUNDLE_PATH
-                and (not routed or site.ROUTED_DOMAIN in domains),
-                "NetworkManager %s runs the addon's keyfile: CA %s, domains %s"
-                % (lab.networkmanager, global_dns.get("certification-authority"),
-                   sorted(domains)))
-    if expect.mode:
-        proof.check(global_dns.get("resolve-mode") == expect.mode,
-                    "its effective resolve-mode is the kickstart's %s (NetworkManager: %s)"
-                    % (expect.mode, global_dns.get("resolve-mode")))
+# An Unbound of the lab's logs each query it is asked (log-queries): "info: CLIENT NAME.
+# TYPE CLASS", or "query: ..." with log-tag-queryreply (util/net_help.c, log_query_in).
+_QUERY = re.compile(r"(?:info|query): (\S+) (\S+)\. (\S+) IN$", re.MULTILINE)
+
+
+def queries(log):
+    """[(client address, name, type)] of each query an Unbound of the lab logged in LOG."""
+    return _QUERY.findall(log)
+
+
+def in_domain(name, domain):
+    return name == domain or name.endswith("." + domain)
+
+
+def asked_for(server, offset, name, kind="A"):
+    """The queries for NAME (of type KIND) the lab's SERVER logged since OFFSET."""
+    return [q for q in queries(server.log_since(offset)) if q[1:] == (name, kind)]
+
+
+def ipv6_checks(proof, lab, frames, offsets, answer, ks_text):
+    """The guest reached the IPv6 DoT server over IPv6 (its SYNs to [ADDRESS]:853 in the
+    capture, its query from the guest's IPv6 address in the server's log, the server's own
+    answer), and the IPv4 path did not answer: no DoT connection to an IPv4 address but
+    the kickstart's routed servers', and the IPv4 server for all names was asked nothing."""
+    reached = Counter((f.source, f.destination, f.port) for f in frames
+                      if f.syn and f.kind == "tcp" and ":" in f.destination)
+    wanted = (site.GUEST_IPV6, site.MAIN_DOT_IPV6, c.DOT_PORT)
+    asked = [q for q in queries(lab.ipv6.log_since(offsets["ipv6"]))
+             if q == (site.GUEST_IPV6, site.TEST_NAME, "A")]
+    proof.check(reached[wanted] > 0 and bool(asked) and answer == site.IPV6_SERVER_ANSWER,
+                "over IPv6: SYN from %s to [%s]:%d (%d; all IPv6 SYNs: %s), that server was "
+                "asked %s from %s %d times, and %s -> %s is its own answer (%s)" % (
+                    site.GUEST_IPV6, site.MAIN_DOT_IPV6, c.DOT_PORT, reached[wanted], ", ".join(
+                        "%s->[%s]:%d %d" % (key + (count,)) for key, count in sorted(
+                            reached.items())) or "none", site.TEST_NAME, site.GUEST_IPV6,
+                    len(asked), site.TEST_NAME, answer or "no answer", site.IPV6_SERVER_ANSWER))
+    routed = {server.address for domain, servers in global_dns.from_kickstart(
+        ks_text).domains.items() if domain != global_dns.ALL_NAMES for server in servers}
+    over_ipv4 = Counter("%s:%d" % (f.destination, f.port) for f in frames
+                        if f.syn and f.port == c.DOT_PORT and ":" not in f.destination
+                        and f.destination not in routed)
+    main_asked = [q for q in queries(lab.main.log_since(offsets["main"]))
+                  if q[1] == site.TEST_NAME]
+    proof.check(not over_ipv4 and not main_asked,
+                "the IPv4 path did not answer: no DoT connection to an IPv4 address but the "
+                "routed servers' %s (%s), and %s was asked nothing (%d queries for %s)" % (
+                    ", ".join(sorted(routed)) or "(none)", ", ".join(
+                        "%s %d" % item for item in sorted(over_ipv4.items())) or "none",
+                    site.MAIN_DOT, len(main_asked), site.TEST_NAME))
+
+
+def global_dns_checks(proof, lab, boot, ks_text, road=global_dns.ROAD_KEYFILE, title=""):
+    """NetworkManager runs exactly what the kickstart asks, as ROAD carries it: every
+    domain's servers (address, port, TLS name), the mode, the CA (lab/vmlab/global_dns.py).
+    Returns what it runs."""
+    expected = global_dns.from_kickstart(ks_text, road)
+    running = global_dns.from_dbus(boot.global_dns())
+    wrong = global_dns.differences(expected, running)
+    proof.check(boot.global_dns() is not None and not wrong,
+                "%sNetworkManager %s runs the kickstart's servers as %s carry them (D-Bus "
+                "GlobalDnsConfiguration, field by field): %s%s" % (
+                    title, lab.networkmanager, "the boot options" if road ==
+                    global_dns.ROAD_BOOT_OPTIONS else "the addon's keyfile", running,
+                    "; DIFFERS: " + "; ".join(wrong) if wrong else ""))
+    return running
+
+
+def generated_checks(proof, boot, ks_text):
+    """nm-initrd-generator's 16-global-dns.conf, read as NetworkManager reads it, holds
+    exactly what the boot options can carry of the kickstart."""
+    path = "/run/NetworkManager/conf.d/16-global-dns.conf"
+    text = "\n".join(boot.file_lines(path))
+    generated = global_dns.from_file(text) if text != "(absent)" else global_dns.GlobalDns()
+    wrong = global_dns.differences(
+        global_dns.from_kickstart(ks_text, global_dns.ROAD_BOOT_OPTIONS), generated)
+    proof.check(bool(text) and not wrong,
+                "nm-initrd-generator wrote %s from the boot options, field by field the "
+                "kickstart's servers for all names and its mode: %s%s" % (
+                    path, generated, "; DIFFERS: " + "; ".join(wrong) if wrong else ""))
 
 
 def dnsconfd_status(boot):
@@ -424,8 +492,8 @@ def dhcp_domain_checks(proof, lab, boot, frames, expect, offsets):
     if not lab.dnsconfd:
         return
     windows = dhcp_windows(frames)
-    asked = re.findall(r" (\S+)\. [A-Z]+ IN", lab.plaintext.log_since(offsets["plaintext"]))
-    main_log = lab.main.log_since(offsets["main"])
+    asked = [q[1] for q in queries(lab.plaintext.log_since(offsets["plaintext"]))]
+    asked_of_dot = asked_for(lab.main, offsets["main"], site.DHCP_TEST_NAME)
 
     def plain_figure(window):
         plain = [f for f in windows.get(window, []) if to_plaintext_server(f)]
@@ -466,12 +534,11 @@ def dhcp_domain_checks(proof, lab, boot, frames, expect, offsets):
                     "then %s -> %s, answered in plaintext by the server DHCP offered (%s; it "
                     "was asked %s)" % (site.DHCP_TEST_NAME, after or "no answer", after_figure,
                                        ", ".join(sorted(set(asked))) or "nothing"))
-        proof.check(bool(asked) and all(name == site.DHCP_DOMAIN or name.endswith(
-            "." + site.DHCP_DOMAIN) for name in asked),
+        proof.check(bool(asked) and all(in_domain(name, site.DHCP_DOMAIN) for name in asked),
                     "it was asked for names of the DHCP domain %s only (%s)"
                     % (site.DHCP_DOMAIN, ", ".join(sorted(set(asked))) or "nothing"))
     else:
-        proof.check("%s. A IN" % site.DHCP_TEST_NAME in main_log and after is None
+        proof.check(bool(asked_of_dot) and after is None
                     and bool(known) and not all_plain and not asked,
                     "then %s was asked of the DoT server %s (no answer: it serves %s only), "
                     "and the server DHCP offered, known to dnsconfd, got nothing (%d packets to "
@@ -638,6 +705,23 @@ class Lab:
             [self.dnsconfd] if self.dnsconfd else []))
 
 
+def dhcp_offered(dhcp):
+    """(DNS servers, domain) dnsmasq's log says it sent the guest (--log-dhcp: "sent size:
+    N option:  6 dns-server  ADDRESS", "option: 15 domain-name  DOMAIN")."""
+    log = dhcp.log()
+    servers = sorted(set(re.findall(r"option:\s*6 dns-server\s+(\S+)", log)))
+    domains = sorted(set(re.findall(r"option:\s*15 domain-name\s+(\S+)", log)))
+    return servers, domains
+
+
+def dhcp_fact(proof, dhcp):
+    """What the DHCP server says it leased and offered (its own log), as a fact."""
+    servers, domains = dhcp_offered(dhcp)
+    proof.fact("the DHCP server's log: it leased the guest %s and offered the DNS servers %s "
+               "and the domain %s" % (lease_of(dhcp) or "no address", ", ".join(servers)
+                                      or "none", ", ".join(domains) or "none"))
+
+
 def lease_of(dhcp):
     """The address dnsmasq acknowledged to the guest, or None."""
     for line in reversed(dhcp.log().splitlines()):
@@ -665,18 +749,13 @@ def installer_case(proof, lab, image, name, ks_text, ip, expect):
     lease = None
     if dhcp:
         lease = lease_of(dhcp)
-        proof.fact("the DHCP server leased the guest %s and offered the plaintext DNS server "
-                   "%s and the domain %s" % (lease or "no address", site.PLAINTEXT_DNS,
-                                             site.DHCP_DOMAIN))
+        dhcp_fact(proof, dhcp)
     if not network_checks(proof, boot, frames, lease=lease or (dhcp and "no lease"),
                           expect=expect):
         proof.figure("no network: nothing else this boot shows can be told apart from it")
         return boot, frames
-    global_dns_checks(proof, lab, boot, expect, routed=expect.routed)
-    generated = "\n".join(boot.file_lines("/run/NetworkManager/conf.d/16-global-dns.conf"))
-    proof.check("resolve-mode=%s" % expect.mode in generated and boot_args[0].split("=", 1)[1]
-                in generated, "nm-initrd-generator wrote 16-global-dns.conf from the boot "
-                "options (%s)" % " | ".join(generated.splitlines()[-3:]))
+    global_dns_checks(proof, lab, boot, ks_text)
+    generated_checks(proof, boot, ks_text)
     capture_checks(proof, frames, dhcp=ip == DHCP_IP,
                    plaintext_allowed=expect.plaintext_for_dhcp_domain)
     if ip == DHCP_IP and not expect.plaintext_for_dhcp_domain:
@@ -689,6 +768,8 @@ def installer_case(proof, lab, image, name, ks_text, ip, expect):
         unit_checks(proof, boot, expect.resolver_units)
         dnsconfd_start_checks(proof, boot, expect.resolver_units)
     resolution_checks(proof, lab, boot, expect, offsets)
+    if expect.resolves and expect.over_ipv6:
+        ipv6_checks(proof, lab, frames, offsets, boot.resolved(site.TEST_NAME), ks_text)
     if expect.resolves and expect.routed:
         ok, detail = boot.fetched(site.KS_URL)
         proof.check(ok and detail == lab.sha256_of_served(),
@@ -807,7 +888,7 @@ def port_case(proof, lab, image):
                         for port, count in sorted(syn.items())) or "nobody"))
     capture_checks(proof, frames)
     answer = boot.resolved(site.TEST_NAME)
-    asked_of_server = "%s. A IN" % site.TEST_NAME in lab.port.log_since(offsets["port"])
+    asked_of_server = bool(asked_for(lab.port, offsets["port"], site.TEST_NAME))
     if sends_port:
         proof.check(answer == site.PORT_SERVER_ANSWER and asked_of_server,
                     "%s -> %s, the answer of the server at %s:%d (it was %sasked)" % (
@@ -821,15 +902,15 @@ def port_case(proof, lab, image):
     show_failed_units(proof, boot)
 
 
-def stage_target(lab, name, ks_text):
-    """A root of the tree with `edns-addon apply --root` (phase target); returns its upper
-    layer."""
+def stage_target(lab, name, ks_text, below=()):
+    """A root of the tree (BELOW over the target's layers) with `edns-addon apply --root`
+    (phase target); returns its upper layer."""
     ks = lab.write_ks(name, ks_text)
     upper = lab.workdir / ("%s-root" % name)
     shutil.rmtree(upper, ignore_errors=True)
     upper.mkdir()
     result = initramfs.run_in_overlay(
-        lab.tree, lab.target_layers(),
+        lab.tree, list(below) + lab.target_layers(),
         ["--host", "sh", "-c", '"$0" -m org_edns_addon.cli apply "$1" --root "$EDNS_MERGED"',
          sys.executable, str(ks)], lab.workdir, upper=upper, timeout=300)
     if result.returncode != 0:
@@ -848,15 +929,52 @@ def target_image(lab, name, upper, sysusers_rerun=True, below=(), selected=()):
 
 
 def target_case(proof, lab, backend, name, ks_text, expect):
-    upper, applied = stage_target(lab, name, ks_text)
+    """The installed system staged by `apply --root` over a Fedora target's base (its
+    systemd-resolved enabled, dnsconfd's unit; lab/installer_sequence.py target_base), its
+    resolver stack read back, then its own initramfs booted."""
+    base = installer_sequence.target_base(lab.workdir / ("%s-base" % name), False,
+                                          lab.dnsconfd)
+    upper, applied = stage_target(lab, name, ks_text, below=[base])
     proof.figure("staged: %s" % ", ".join(line.split()[1] for line in applied.splitlines()
                                           if line.strip().startswith("wrote")))
-    boot_target(proof, lab, backend, name, upper, ["rd.neednet=1"] + STATIC_IP, expect)
+    resolver_stack_checks(proof, lab, backend, upper, [base])
+    boot_target(proof, lab, backend, name, upper, ["rd.neednet=1"] + STATIC_IP, expect,
+                below=[base], ks_text=ks_text)
     return upper
 
 
+# The links below /etc/systemd/system of the installed system, as its overlay shows them.
+ENABLED_PROBE = 'cd "$EDNS_MERGED/etc/systemd/system" && find . -type l -printf "%P %l\\n"'
+
+
+def enabled_units(lab, upper, below):
+    """{unit: [its links]} of the resolver units (installer_sequence.UNITS) enabled in the
+    installed system UPPER over BELOW and the target's layers."""
+    result = initramfs.run_in_overlay(lab.tree, list(below) + lab.target_layers(),
+                                      ["--host", "sh", "-c", ENABLED_PROBE], lab.workdir,
+                                      upper=upper, timeout=120)
+    enabled = {unit: [] for unit in installer_sequence.UNITS}
+    for line in result.stdout.splitlines():
+        link, _, target = line.partition(" ")
+        if posixpath.basename(target) in enabled:
+            enabled[posixpath.basename(target)].append(link)
+    return enabled
+
+
+def resolver_stack_checks(proof, lab, backend, upper, below):
+    """One resolver stack enabled in the installed system, the backend's, and
+    systemd-resolved (enabled in the base, as Fedora's preset does) off."""
+    stack = c.DNSCONFD_UNIT if backend == "dnsconfd" else c.UNBOUND_UNIT
+    enabled = enabled_units(lab, upper, below)
+    on = sorted(unit for unit, links in enabled.items() if links)
+    proof.check(on == [stack], "one resolver stack enabled in the installed system: %s "
+                "(wanted %s alone; %s)" % (", ".join(on) or "none", stack, "; ".join(
+                    "%s: %s" % (unit, ", ".join(links) or "no link")
+                    for unit, links in sorted(enabled.items()))))
+
+
 def boot_target(proof, lab, backend, name, upper, options, expect, below=(), selected=(),
-                trust=c.DOT_CA_BUNDLE_PATH):
+                trust=c.DOT_CA_BUNDLE_PATH, ks_text=None):
     """The staged target's initramfs (UPPER over BELOW), made by its own dracut with our
     drop-in (and SELECTED, see target_image): what is inside, then booted with OPTIONS.
     TRUST: the file that must authenticate the servers there."""
@@ -887,8 +1005,8 @@ def boot_target(proof, lab, backend, name, upper, options, expect, below=(), sel
     if not network_checks(proof, boot, frames, expect=expect):
         proof.figure("no network: nothing else this boot shows can be told apart from it")
         return
-    if backend == "dnsconfd":
-        global_dns_checks(proof, lab, boot, expect)
+    if backend == "dnsconfd" and ks_text:
+        global_dns_checks(proof, lab, boot, ks_text)
     capture_checks(proof, frames)
     unit_checks(proof, boot, expect.resolver_units)
     dnsconfd_start_checks(proof, boot, expect.resolver_units)
@@ -900,6 +1018,8 @@ def boot_target(proof, lab, backend, name, upper, options, expect, below=(), sel
                         "%s=%s" % (key, state.get(key)) for key in (
                             "LoadState", "ActiveState", "ExecMainStartTimestampMonotonic"))))
     resolution_checks(proof, lab, boot, expect, offsets)
+    if expect.resolves and expect.over_ipv6:
+        ipv6_checks(proof, lab, frames, offsets, boot.resolved(site.TEST_NAME), ks_text)
     show_failed_units(proof, boot)
 
 
@@ -913,7 +1033,7 @@ def two_tier_case(proof, lab, name, ks_text, refused=False):
         proof.check(validated.returncode == 0, "validate takes it: %s"
                     % validated.stdout.strip().splitlines()[-1])
         target_case(proof, lab, "unbound", name, ks_text, Expect(
-            resolves=True, mode=None, resolver_units=("unbound.service",),
+            resolves=True, resolver_units=("unbound.service",),
             answer=site.CHAIN_SERVER_ANSWER))
         return
     root = lab.workdir / ("%s-root" % name)
@@ -970,7 +1090,7 @@ def system_store_case(proof, lab, image):
                         "%s %s" % (path, "the lab's CA" if found.get(path) == lab_ca
                                    else found.get(path, "?")) for path in bundles)))
     boot_target(proof, lab, "unbound", name, upper, ["rd.neednet=1"] + STATIC_IP,
-                Expect(resolves=True, mode=None, resolver_units=("unbound.service",)),
+                Expect(resolves=True, resolver_units=("unbound.service",)),
                 trust=store)
 
 
@@ -1003,6 +1123,9 @@ def anaconda_checkout():
     src = os.environ.get(ANACONDA_ENV)
     if not src:
         return None, "%s is not set" % ANACONDA_ENV
+    if not (Path(src) / "dracut" / "parse-kickstart").is_file():
+        return None, "%s=%s has no dracut/parse-kickstart, which the composed cases run" % (
+            ANACONDA_ENV, src)
     probe = subprocess.run([sys.executable, "-c", ANACONDA_PROBE], capture_output=True,
                            text=True, timeout=120)
     if probe.returncode != 0:
@@ -1038,9 +1161,15 @@ def composed_case(proof, lab, backend, name, ks_text, expect):
     options = ["rd.neednet=1"] + STATIC_IP + boot_args
     src, line = anaconda_checkout()
     upper, base, result = compose_target(lab, name, ks_text, options, src, line)
-    proof.figure("composed on anaconda %s (%s): parse-kickstart exit %d, Security module %s, "
+    parsed = result["parse_kickstart"]
+    proof.check(parsed["returncode"] == 0 and any(
+        path.startswith("/run/install/certificates/") for path in parsed["written"]),
+                "the checkout's dracut/parse-kickstart ran: exit %d, wrote %s" % (
+                    parsed["returncode"], ", ".join(sorted(parsed["written"]))[:200] or
+                    "nothing"))
+    proof.figure("composed on anaconda %s (%s): Security module %s, "
                  "network module enabled %s, ours wrote %d files" % (
-                     line, src, result["parse_kickstart"]["returncode"], result["security"],
+                     line, src, result["security"],
                      ", ".join(u for u, links in result["after_network"].items() if links)
                      or "nothing", len(result["ours"]["written"])))
     target = result["target"]
@@ -1065,7 +1194,7 @@ def composed_case(proof, lab, backend, name, ks_text, expect):
         proof.fact("without %s the target has no dnsconfd, which the network module's "
                    "requirements install on a real one" % DNSCONFD_ENV)
     boot_target(proof, lab, backend, name, upper, options, expect, below=[base],
-                selected=selected)
+                selected=selected, ks_text=ks_text)
 
 
 # The stage-2 case. Beacons: TCP connection attempts to the gateway that mark, in the
@@ -1147,7 +1276,7 @@ def split_by_beacons(frames, beacons=None):
     return windows
 
 
-def stage2_case(proof, lab, image, name, ks_text, ca_path):
+def stage2_case(proof, lab, image, name, ks_text, ca_path, over_ipv6=False):
     ks = lab.write_ks(name, ks_text)
     overlay = lab.workdir / ("%s-overlay.img" % name)
     cli("overlay", ks, "-o", overlay)
@@ -1184,22 +1313,15 @@ def stage2_case(proof, lab, image, name, ks_text, ca_path):
                         ("configured", "after the installer phase (ConfigureWithTasks)")):
         seen = boot.step(step)
         proof.figure("%s:" % title)
-        global_dns = seen.global_dns() or {}
-        domains = global_dns.get("domains", {})
-        proof.check(global_dns.get("certification-authority") == c.DOT_CA_BUNDLE_PATH
-                    and site.ROUTED_DOMAIN in domains
-                    and global_dns.get("resolve-mode") == MODE,
-                    "%s stage 2's NetworkManager runs the addon's keyfile: CA %s, domains %s, "
-                    "resolve-mode %s" % (title.split(",")[0], global_dns.get(
-                        "certification-authority"), sorted(domains),
-                        global_dns.get("resolve-mode")))
+        global_dns_checks(proof, lab, seen, ks_text, title="%s stage 2's " % title.split(",")[0])
         if step == "configured":
             applied = [line for line in seen.lines if line.startswith("apply ")]
             proof.figure((applied[0] if applied else "apply: no output")[:300])
         if dnsconfd:
             unit_checks(proof, seen, RESOLVER_UNITS)
             answer, routed = seen.resolved(site.TEST_NAME), seen.resolved(site.ROUTED_TEST_NAME)
-            proof.check(answer == site.ANSWERS[site.TEST_NAME]
+            proof.check(answer == (site.IPV6_SERVER_ANSWER if over_ipv6
+                                   else site.ANSWERS[site.TEST_NAME])
                         and routed == site.ANSWERS[site.ROUTED_TEST_NAME],
                         "%s: %s -> %s, %s -> %s over DoT" % (
                             step, site.TEST_NAME, answer, site.ROUTED_TEST_NAME, routed))
@@ -1213,10 +1335,13 @@ def stage2_case(proof, lab, image, name, ks_text, ca_path):
                         == "not-found", "%s: nothing resolves (%s: %s), for want of a "
                         "resolver that speaks DoT (%s is not installed)" % (
                             step, site.TEST_NAME, answer or "no answer", c.DNSCONFD_UNIT))
+    if dnsconfd and over_ipv6:
+        ipv6_checks(proof, lab, frames, offsets, boot.step("start-up").resolved(site.TEST_NAME),
+                    ks_text)
     if dnsconfd:
-        routed_log = lab.routed.log_since(offsets["routed"])
         proof.figure("the routed server answered %d queries for %s" % (
-            routed_log.count("%s. A IN" % site.ROUTED_TEST_NAME), site.ROUTED_TEST_NAME))
+            len(asked_for(lab.routed, offsets["routed"], site.ROUTED_TEST_NAME)),
+            site.ROUTED_TEST_NAME))
 
 
 # FreeIPA 4.12 enrolling an installed system made with --backend=unbound (issue 17 item 4).
@@ -1413,6 +1538,96 @@ def parse_kickstart_results(src, ks_path, workdir):
     return files, result.stdout.splitlines()
 
 
+def parse_kickstart_files(proof, ks, workdir):
+    """{path below /: bytes} of what parse-kickstart writes in the installer's initramfs
+    for the kickstart KS: each %certificate at its --dir (dracut/parse-kickstart,
+    process_certificates and _dump_certificate) and its dump under
+    /run/install/certificates. By the checkout's own parse-kickstart when ANACONDA_SRC
+    names one (which must have it: else CannotRun), else as it writes them from
+    pykickstart's reading; a fact says which."""
+    src = os.environ.get(ANACONDA_ENV)
+    if src:
+        if not (Path(src) / "dracut" / "parse-kickstart").is_file():
+            raise CannotRun("%s=%s has no dracut/parse-kickstart" % (ANACONDA_ENV, src))
+        written, output = parse_kickstart_results(src, ks, workdir)
+        proof.fact("parse-kickstart of %s=%s wrote %s; its dracut options: %s" % (
+            ANACONDA_ENV, src, ", ".join("/" + path for path in written) or "nothing",
+            " ".join(output) or "none"))
+        return written
+    written = dict(certificate_dump(ks))
+    written.update((path[len("run/install/certificates/path/"):], content)
+                   for path, content in certificate_dump(ks).items())
+    proof.fact("no %s: parse-kickstart's certificate files made as it makes them, from "
+               "pykickstart's reading (%s)" % (ANACONDA_ENV, ", ".join(
+                   "/" + path for path in written)))
+    return written
+
+
+# The boot-options road (issue 33 item 1): the installer's initramfs as a stock installer
+# and kickstart-tests boot it, with what `edns-addon boot-args` prints and no overlay; the
+# kickstart injected and read by parse-kickstart, which puts each %certificate at its --dir
+# (upstream's placement: where dnsconfd reads its CA by default). The boot options carry
+# the servers for all names and the mode, nothing else (global_dns.ROAD_BOOT_OPTIONS).
+BOOT_OPTIONS_CASE = "installer-boot-options"
+
+
+def boot_options_case(proof, lab, image, ks_text):
+    name = BOOT_OPTIONS_CASE
+    ks = lab.write_ks(name, ks_text)
+    workdir = lab.workdir / name
+    workdir.mkdir(exist_ok=True)
+    written = parse_kickstart_files(proof, ks, workdir)
+    # /run is a tmpfs in the initramfs: the dump there matters to stage 2 alone.
+    files = {path: content for path, content in written.items() if not path.startswith("run/")}
+    boot_args = cli("boot-args", ks).stdout.split()
+    options = boot_args + ["inst.ks=file:/%s" % ks.name, "rd.neednet=1"] + STATIC_IP
+    proof.figure("kernel options: %s; no overlay; the kickstart injected at /%s" % (
+        " ".join(options), ks.name))
+    injected = guest.cpio({ks.name: ks.read_bytes()})
+    offsets = lab.offsets()
+    checks = INSTALLER_CHECKS + PORT_CHECKS + "digest %s\ndigest %s\n" % (
+        c.NM_KEYFILE_PATH, c.DOT_CA_BUNDLE_PATH)
+    boot, frames = run_boot(proof, lab, name, [image, injected], options, checks, files=files)
+    dnsconfd = bool(lab.dnsconfd)
+    expect = Expect(resolves=dnsconfd, dot_tried=dnsconfd, routed=False,
+                    answer=site.IPV6_SERVER_ANSWER, over_ipv6=True,
+                    resolver_units=RESOLVER_UNITS if dnsconfd else ())
+    if not network_checks(proof, boot, frames, expect=expect):
+        proof.figure("no network: nothing else this boot shows can be told apart from it")
+        return
+    bundle = hashlib.sha256(written.get(c.DOT_CA_BUNDLE_PATH.lstrip("/"), b"")).hexdigest()
+    proof.check(boot.digest(c.NM_KEYFILE_PATH) == "absent"
+                and boot.digest(c.DOT_CA_BUNDLE_PATH) == bundle,
+                "the boot options alone: no keyfile at %s (%s), and the %%certificate at %s "
+                "is what parse-kickstart wrote there (sha256 %s)" % (
+                    c.NM_KEYFILE_PATH, boot.digest(c.NM_KEYFILE_PATH), c.DOT_CA_BUNDLE_PATH,
+                    (boot.digest(c.DOT_CA_BUNDLE_PATH) or "?")[:16]))
+    running = global_dns_checks(proof, lab, boot, ks_text, road=global_dns.ROAD_BOOT_OPTIONS)
+    generated_checks(proof, boot, ks_text)
+    capture_checks(proof, frames)
+    if not dnsconfd:
+        resolution_checks(proof, lab, boot, expect, offsets)
+        return
+    unit_checks(proof, boot, RESOLVER_UNITS)
+    known = tuple(global_dns.server_of(s.get("address"), s.get("port"), s.get("name"))
+                  for s in dnsconfd_servers(boot) or [])
+    wanted = running.domains.get(global_dns.ALL_NAMES, ())
+    proof.check(bool(known) and known == global_dns.from_kickstart(
+        ks_text, global_dns.ROAD_BOOT_OPTIONS).domains.get(global_dns.ALL_NAMES),
+                "dnsconfd has the boot options' servers, field by field (`dnsconfd status`): "
+                "%s (NetworkManager: %s)" % (", ".join(map(str, known)) or "nothing",
+                                             ", ".join(map(str, wanted)) or "nothing"))
+    resolution_checks(proof, lab, boot, expect, offsets)
+    ipv6_checks(proof, lab, frames, offsets, boot.resolved(site.TEST_NAME), ks_text)
+    routed = boot.resolved(site.ROUTED_TEST_NAME)
+    routed_asked = asked_for(lab.routed, offsets["routed"], site.ROUTED_TEST_NAME)
+    proof.check(routed is None and not routed_asked,
+                "the boot options carry no routed domain: %s -> %s, its server %s asked "
+                "nothing (%d queries)" % (site.ROUTED_TEST_NAME, routed or "no answer",
+                                          site.ROUTED_DOT, len(routed_asked)))
+    show_failed_units(proof, boot)
+
+
 def post_nochroot_body(ks_text):
     """The body of the kickstart's %post --nochroot section."""
     match = re.search(r"^%post --nochroot\n(.*?)^%end", ks_text, re.MULTILINE | re.DOTALL)
@@ -1440,19 +1655,7 @@ def kickstart_tests_case(proof, lab, image):
     # parse-kickstart's results in the initramfs: each %certificate at its --dir, and its
     # dump under /run (the lab's image has no Anaconda module: they are made here, by the
     # checkout's own parse-kickstart when ANACONDA_SRC names one).
-    src = os.environ.get(ANACONDA_ENV)
-    if src:
-        written, output = parse_kickstart_results(src, ks, workdir)
-        proof.fact("parse-kickstart of %s=%s wrote %s; its dracut options: %s" % (
-            ANACONDA_ENV, src, ", ".join("/" + path for path in written) or "nothing",
-            " ".join(output) or "none"))
-    else:
-        written = dict(certificate_dump(ks))
-        written.update((path[len("run/install/certificates/path/"):], content)
-                       for path, content in certificate_dump(ks).items())
-        proof.fact("no %s: parse-kickstart's certificate files made as it makes them, from "
-                   "pykickstart's reading (%s)" % (ANACONDA_ENV, ", ".join(
-                       "/" + path for path in written)))
+    written = parse_kickstart_files(proof, ks, workdir)
     files = {"etc/edns-proof/continue": b"",
              "etc/edns-proof/transport/run/edns-proof/stage2.sh": stage2_script(
                  c.DOT_CA_BUNDLE_PATH, RESOLVE_SECONDS, post_nochroot=True).encode(),
@@ -1473,8 +1676,7 @@ def kickstart_tests_case(proof, lab, image):
     finally:
         dhcp.stop()
     lease = lease_of(dhcp)
-    proof.fact("the DHCP server leased the guest %s and offered the plaintext DNS server %s"
-               % (lease or "no address", site.PLAINTEXT_DNS))
+    dhcp_fact(proof, dhcp)
     proof.check(any(line.startswith("step end") for line in boot.lines),
                 "switched root into the stage-2 stand-in and ran its proof there")
     if not network_checks(proof, boot, frames, lease=lease or "no lease",
@@ -1496,9 +1698,8 @@ def kickstart_tests_case(proof, lab, image):
                % (site.ROUTED_DOMAIN, site.ROUTED_TEST_NAME,
                   start.resolved(site.ROUTED_TEST_NAME)))
     done = boot.step("configured")
-    routed_log = lab.routed.log_since(offsets["routed"])
     proof.check(done.resolved(site.ROUTED_TEST_NAME) == site.ANSWERS[site.ROUTED_TEST_NAME]
-                and "%s. A IN" % site.ROUTED_TEST_NAME in routed_log,
+                and bool(asked_for(lab.routed, offsets["routed"], site.ROUTED_TEST_NAME)),
                 "after it, %s -> %s, asked of its own server %s" % (
                     site.ROUTED_TEST_NAME, done.resolved(site.ROUTED_TEST_NAME),
                     site.ROUTED_DOT))
@@ -1539,6 +1740,16 @@ def cases(lab):
                                servers, commands=COMMANDS)
     ks_other = edns_kickstart(lab.other_ca.pem, base, servers, commands=COMMANDS)
     ks_ipv6 = edns_kickstart(lab.ca.pem, base, [site.IPV6_SERVER], commands=COMMANDS)
+    # IPv6 for all names, a routed domain on IPv4 (the installed systems, stage 2).
+    ipv6_servers = [site.IPV6_SERVER, site.ROUTED_SERVER]
+    ks_ipv6_routed = edns_kickstart(lab.ca.pem, base, ipv6_servers, commands=COMMANDS)
+    ks_unbound_ipv6 = edns_kickstart(lab.ca.pem, unbound_options, ipv6_servers,
+                                     commands=COMMANDS)
+    ks_boot_options = edns_kickstart(
+        lab.ca.pem, "--resolve-mode=%s --ca=%s" % (MODE, UPSTREAM_CA_FILENAME), ipv6_servers,
+        certificates=certificate_section(lab.ca.pem, UPSTREAM_CA_FILENAME, UPSTREAM_CA_OPTIONS),
+        commands=COMMANDS)
+    over_ipv6 = Expect(resolves=True, answer=site.IPV6_SERVER_ANSWER, over_ipv6=True)
     ks_unbound = edns_kickstart(lab.ca.pem, unbound_options, servers, commands=COMMANDS)
     ks_unbound_other = edns_kickstart(lab.other_ca.pem, unbound_options, servers,
                                       commands=COMMANDS)
@@ -1570,7 +1781,7 @@ def cases(lab):
              "server answers DHCP's domain, the DoT servers everything else" % PREFER, True,
              lambda proof, image: installer_case(
                  proof, lab, image, "installer-dhcp-prefer", ks_prefer, DHCP_IP,
-                 Expect(resolves=True, mode=PREFER, plaintext_for_dhcp_domain=True))),
+                 Expect(resolves=True, plaintext_for_dhcp_domain=True))),
         Case("installer-other-ca", "Installer initramfs: an unrelated CA", True,
              lambda proof, image: installer_case(
                  proof, lab, image, "installer-other-ca", ks_other, STATIC_IP,
@@ -1578,7 +1789,13 @@ def cases(lab):
         Case("installer-ipv6", "Installer initramfs: an IPv6 DoT server", True,
              lambda proof, image: installer_case(
                  proof, lab, image, "installer-ipv6", ks_ipv6, STATIC_IP,
-                 Expect(resolves=True, routed=False, answer=site.IPV6_SERVER_ANSWER))),
+                 Expect(resolves=True, routed=False, answer=site.IPV6_SERVER_ANSWER,
+                        over_ipv6=True))),
+        Case(BOOT_OPTIONS_CASE, "Installer initramfs with the boot options alone, as a stock "
+             "installer and kickstart-tests boot it: no overlay, the %%certificate where "
+             "parse-kickstart puts it, an IPv6 DoT server for all names%s" % (
+                 "" if with_dnsconfd else "; without dnsconfd it fails closed"), False,
+             lambda proof, image: boot_options_case(proof, lab, image, ks_boot_options)),
         Case("installer-port", "Installer initramfs: a DoT server on port %d alone, as "
              "NetworkManager %s passes it on to dnsconfd" % (
                  site.PORT_DOT_PORT, getattr(lab, "networkmanager", "?")), True,
@@ -1591,7 +1808,17 @@ def cases(lab):
              "dracut, booted", False,
              lambda proof, image: sysusers_fact(proof, lab, "unbound", target_case(
                  proof, lab, "unbound", "target-unbound", ks_unbound,
-                 Expect(resolves=True, mode=None, resolver_units=("unbound.service",))))),
+                 Expect(resolves=True, resolver_units=("unbound.service",))))),
+        Case("target-dnsconfd-ipv6", "Installed system, dnsconfd backend, an IPv6 DoT server "
+             "for all names", True,
+             lambda proof, image: target_case(proof, lab, "dnsconfd", "target-dnsconfd-ipv6",
+                                              ks_ipv6_routed, over_ipv6)),
+        Case("target-unbound-ipv6", "Installed system, unbound backend, an IPv6 DoT server "
+             "for all names (Unbound's IPv6 forward-addr)", False,
+             lambda proof, image: target_case(
+                 proof, lab, "unbound", "target-unbound-ipv6", ks_unbound_ipv6,
+                 Expect(resolves=True, answer=site.IPV6_SERVER_ANSWER, over_ipv6=True,
+                        resolver_units=("unbound.service",)))),
         Case("target-system-store", "Installed system on a %s layout, unbound backend, no "
              "--ca: the system store authenticates the servers" % target_layout.TARGET_LINE,
              False, lambda proof, image: system_store_case(proof, lab, image)),
@@ -1599,7 +1826,7 @@ def cases(lab):
              False,
              lambda proof, image: target_case(
                  proof, lab, "unbound", "target-unbound-other-ca", ks_unbound_other,
-                 Expect(resolves=False, ca_trusted=False, mode=None,
+                 Expect(resolves=False, ca_trusted=False,
                         resolver_units=("unbound.service",)))),
         Case("two-tier-root", "Installed system, unbound backend, a two-tier PKI: --ca the "
              "root CA alone, the server sends its certificate and the intermediate CA's", False,
@@ -1621,13 +1848,13 @@ def cases(lab):
              "unbound backend: dnsconfd enabled by the network module, disabled by ours", False,
              lambda proof, image: composed_case(
                  proof, lab, "unbound", "composed-unbound", ks_unbound,
-                 Expect(resolves=True, mode=None, resolver_units=("unbound.service",),
+                 Expect(resolves=True, resolver_units=("unbound.service",),
                         idle_units=("dnsconfd.service",))), needs_anaconda=True),
         Case("composed-unbound-other-ca", "Installed system as the installer's sequence leaves "
              "it, unbound backend, an unrelated CA", False,
              lambda proof, image: composed_case(
                  proof, lab, "unbound", "composed-unbound-other-ca", ks_unbound_other,
-                 Expect(resolves=False, ca_trusted=False, mode=None,
+                 Expect(resolves=False, ca_trusted=False,
                         resolver_units=("unbound.service",), idle_units=("dnsconfd.service",))),
              needs_anaconda=True),
         Case("stage2", "Stage 2 before the installation starts, the README's placement (%s "
@@ -1635,6 +1862,10 @@ def cases(lab):
              "switch-root" % CA_DIRECTORY_OPTION, False,
              lambda proof, image: stage2_case(proof, lab, image, "stage2", ks_main,
                                               c.DOT_CA_DIR + CA_FILENAME)),
+        Case("stage2-ipv6", "Stage 2 before the installation starts, an IPv6 DoT server for "
+             "all names", True,
+             lambda proof, image: stage2_case(proof, lab, image, "stage2-ipv6", ks_ipv6_routed,
+                                              c.DOT_CA_DIR + CA_FILENAME, over_ipv6=True)),
         Case("stage2-upstream", "Stage 2 before the installation starts, upstream's placement "
              "(%s --filename=%s)" % (UPSTREAM_CA_OPTIONS, UPSTREAM_CA_FILENAME), False,
              lambda proof, image: stage2_case(proof, lab, image, "stage2-upstream",
@@ -1649,6 +1880,24 @@ def cases(lab):
              lambda proof, image: kickstart_tests_case(proof, lab, image)),
     ]
     return found
+
+
+def run_case(proof, case, image):
+    """Run CASE; one that cannot run or crashes fails alone, saying why, and the others go
+    on. Returns 1 if it ran to its end."""
+    try:
+        case.run(proof, image)
+        return 1
+    except CannotRun as why:
+        proof.check(False, "%s could not run: %s" % (case.name, why))
+    except Exception as error:   # noqa: BLE001 - the case fails, the run goes on
+        import traceback
+
+        proof.check(False, "%s crashed: %s: %s" % (case.name, type(error).__name__,
+                                                    str(error)[-600:]))
+        for line in traceback.format_exc().splitlines()[-6:]:
+            proof.figure("  " + line)
+    return 0
 
 
 def case_names():
@@ -1742,8 +1991,7 @@ def main(argv=None):
                                                                   missing(case)))
                 continue
             proof.section("%s [%s]" % (case.title, case.name))
-            case.run(proof, image)
-            ran += 1
+            ran += run_case(proof, case, image)
     finally:
         lab.stop()
         if not args.keep:

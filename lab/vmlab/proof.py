@@ -607,6 +607,7 @@ class Lab:
         self.main_cert = certs.make_server(self.ca, [site.MAIN_DOT_NAME]).write(pki, "main")
         self.lab_cert = certs.make_server(self.ca, [site.ROUTED_DOT_NAME]).write(pki, "lab")
         self.web_cert = certs.make_server(self.ca, [site.HTTPS_NAME]).write(pki, "web")
+        self.home_cert = certs.make_server(self.ca, [site.HOME_DOT_NAME]).write(pki, "home")
         # A two-tier PKI with the lab's CA as its root: a server whose certificate an
         # intermediate CA issued, and which sends it with the intermediate's.
         self.intermediate = certs.make_intermediate(self.ca, "Lab Issuing CA")
@@ -638,6 +639,15 @@ class Lab:
                                     ["%s. 300 IN A %s" % (site.ROUTED_TEST_NAME,
                                                           site.ANSWERS[site.ROUTED_TEST_NAME])],
                                     site.ROUTED_DOT)
+        # home.arpa and 10.in-addr.arpa, which Unbound keeps to itself by default (issue 32).
+        self.home = net.start_dot(self.workdir / "dot-home", site.HOME_DOT_NAME,
+                                  [site.HOME_DOT], *self.home_cert,
+                                  [site.HOME_DOMAIN + ".", site.REVERSE_ZONE + "."],
+                                  ["%s. 300 IN A %s" % (site.HOME_TEST_NAME,
+                                                        site.ANSWERS[site.HOME_TEST_NAME]),
+                                   "%s. 300 IN PTR %s." % (site.PRIVATE_PTR,
+                                                           site.HOME_TEST_NAME)],
+                                  site.HOME_DOT)
         self.chain = net.start_dot(self.workdir / "dot-chain", site.MAIN_DOT_NAME,
                                    [site.CHAIN_DOT], *self.chain_cert, site.CORP_ZONE,
                                    ["%s. 300 IN A %s" % (site.TEST_NAME,
@@ -652,8 +662,8 @@ class Lab:
                 [site.CORP_ZONE] if self.plaintext_corp else []),
             ["%s. 300 IN A %s" % (site.DHCP_TEST_NAME, site.ANSWERS[site.DHCP_TEST_NAME])] + (
                 corp if self.plaintext_corp else []))
-        self.services = [self.main, self.ipv6, self.chain, self.port, self.routed, self.web,
-                         self.plaintext]
+        self.services = [self.main, self.ipv6, self.chain, self.port, self.routed, self.home,
+                         self.web, self.plaintext]
 
     def stop(self):
         for service in self.services:
@@ -684,7 +694,7 @@ class Lab:
     def offsets(self):
         return {name: upstream.log_offset() for name, upstream in (
             ("main", self.main), ("routed", self.routed), ("ipv6", self.ipv6),
-            ("port", self.port), ("plaintext", self.plaintext))}
+            ("port", self.port), ("home", self.home), ("plaintext", self.plaintext))}
 
     def sha256_of_served(self):
         return hashlib.sha256(self.ks_file).hexdigest()
@@ -928,7 +938,7 @@ def target_image(lab, name, upper, sysusers_rerun=True, below=(), selected=()):
     return image, seconds
 
 
-def target_case(proof, lab, backend, name, ks_text, expect):
+def target_case(proof, lab, backend, name, ks_text, expect, probes="", seen=None):
     """The installed system staged by `apply --root` over a Fedora target's base (its
     systemd-resolved enabled, dnsconfd's unit; lab/installer_sequence.py target_base), its
     resolver stack read back, then its own initramfs booted."""
@@ -938,9 +948,49 @@ def target_case(proof, lab, backend, name, ks_text, expect):
     proof.figure("staged: %s" % ", ".join(line.split()[1] for line in applied.splitlines()
                                           if line.strip().startswith("wrote")))
     resolver_stack_checks(proof, lab, backend, upper, [base])
-    boot_target(proof, lab, backend, name, upper, ["rd.neednet=1"] + STATIC_IP, expect,
-                below=[base], ks_text=ks_text)
+    booted = boot_target(proof, lab, backend, name, upper, ["rd.neednet=1"] + STATIC_IP,
+                         expect, below=[base], ks_text=ks_text, probes=probes)
+    if seen and booted:
+        seen(upper, *booted)
     return upper
+
+
+# Names Unbound keeps to itself (issue 32): a routed domain under home.arpa and the reverse
+# zone of 10/8, with the unbound backend, whose file opens each with a transparent local
+# zone (org_edns_addon/staging/unbound.py; Unbound's services/localzone.c answers its
+# default zones itself otherwise). The PTR is asked through the C library as every program
+# asks it (getent hosts ADDRESS: gethostbyaddr).
+PRIVATE_ZONES_PROBES = """\
+resolve %(name)s
+say "ptr %(address)s $(timeout 25 getent hosts %(address)s | head -n 1 | tr -s ' ' ' ')"
+""" % {"name": site.HOME_TEST_NAME, "address": site.PRIVATE_ADDRESS}
+LOCAL_ZONE = re.compile(r'^\s*local-zone:\s*"([^"]+)"\s+(\S+)\s*$', re.MULTILINE)
+
+
+def private_zones_checks(proof, lab, upper, boot, frames, offsets):
+    conf = (upper / c.UNBOUND_CONF_PATH.lstrip("/")).read_text()
+    proof.figure("the staged Unbound's local zones: %s" % ", ".join(
+        "%s %s" % zone for zone in LOCAL_ZONE.findall(conf)) or "none")
+    answer = boot.resolved(site.HOME_TEST_NAME)
+    asked = asked_for(lab.home, offsets["home"], site.HOME_TEST_NAME)
+    proof.check(answer == site.ANSWERS[site.HOME_TEST_NAME] and bool(asked),
+                "%s (under RFC 8375's home.arpa) -> %s, the answer of its own server %s, "
+                "which logged %d queries for it" % (site.HOME_TEST_NAME, answer or "no answer",
+                                                    site.HOME_DOT, len(asked)))
+    ptr = next((line.split()[2:] for line in boot.lines
+                if line.startswith("ptr %s " % site.PRIVATE_ADDRESS)), [])
+    ptr_asked = asked_for(lab.home, offsets["home"], site.PRIVATE_PTR, "PTR")
+    proof.check(ptr == [site.PRIVATE_ADDRESS, site.HOME_TEST_NAME] and bool(ptr_asked),
+                "%s (the private reverse zone %s) -> %s, the PTR of its own server %s, which "
+                "logged %d queries for %s" % (site.PRIVATE_ADDRESS, site.REVERSE_ZONE,
+                                              " ".join(ptr[1:]) or "no name", site.HOME_DOT,
+                                              len(ptr_asked), site.PRIVATE_PTR))
+    elsewhere = [q for q in queries(lab.main.log_since(offsets["main"]))
+                 if in_domain(q[1], site.HOME_DOMAIN) or in_domain(q[1], site.REVERSE_ZONE)]
+    to_private = [f for f in frames if f.destination.startswith("10.")]
+    proof.check(not elsewhere and not to_private,
+                "the server for all names was asked none of them (%d queries), and nothing "
+                "was sent to 10.0.0.0/8 (%d packets)" % (len(elsewhere), len(to_private)))
 
 
 # The links below /etc/systemd/system of the installed system, as its overlay shows them.
@@ -974,7 +1024,7 @@ def resolver_stack_checks(proof, lab, backend, upper, below):
 
 
 def boot_target(proof, lab, backend, name, upper, options, expect, below=(), selected=(),
-                trust=c.DOT_CA_BUNDLE_PATH, ks_text=None):
+                trust=c.DOT_CA_BUNDLE_PATH, ks_text=None, probes=""):
     """The staged target's initramfs (UPPER over BELOW), made by its own dracut with our
     drop-in (and SELECTED, see target_image): what is inside, then booted with OPTIONS.
     TRUST: the file that must authenticate the servers there."""
@@ -1001,10 +1051,10 @@ def boot_target(proof, lab, backend, name, upper, options, expect, below=(), sel
     proof.check(inside == staged, "the keyfile inside is the staged one (%s)" % (
         " ".join(line for line in staged.splitlines() if line.startswith("dns="))))
     offsets = lab.offsets()
-    boot, frames = run_boot(proof, lab, name, [image], options, target_probes(trust))
+    boot, frames = run_boot(proof, lab, name, [image], options, target_probes(trust) + probes)
     if not network_checks(proof, boot, frames, expect=expect):
         proof.figure("no network: nothing else this boot shows can be told apart from it")
-        return
+        return None
     if backend == "dnsconfd" and ks_text:
         global_dns_checks(proof, lab, boot, ks_text)
     capture_checks(proof, frames)
@@ -1021,6 +1071,7 @@ def boot_target(proof, lab, backend, name, upper, options, expect, below=(), sel
     if expect.resolves and expect.over_ipv6:
         ipv6_checks(proof, lab, frames, offsets, boot.resolved(site.TEST_NAME), ks_text)
     show_failed_units(proof, boot)
+    return boot, frames, offsets
 
 
 def two_tier_case(proof, lab, name, ks_text, refused=False):
@@ -1750,6 +1801,8 @@ def cases(lab):
         certificates=certificate_section(lab.ca.pem, UPSTREAM_CA_FILENAME, UPSTREAM_CA_OPTIONS),
         commands=COMMANDS)
     over_ipv6 = Expect(resolves=True, answer=site.IPV6_SERVER_ANSWER, over_ipv6=True)
+    ks_private = edns_kickstart(lab.ca.pem, unbound_options, [site.MAIN_SERVER, site.HOME_SERVER],
+                                commands=COMMANDS)
     ks_unbound = edns_kickstart(lab.ca.pem, unbound_options, servers, commands=COMMANDS)
     ks_unbound_other = edns_kickstart(lab.other_ca.pem, unbound_options, servers,
                                       commands=COMMANDS)
@@ -1819,6 +1872,15 @@ def cases(lab):
                  proof, lab, "unbound", "target-unbound-ipv6", ks_unbound_ipv6,
                  Expect(resolves=True, answer=site.IPV6_SERVER_ANSWER, over_ipv6=True,
                         resolver_units=("unbound.service",)))),
+        Case("target-unbound-private-zones", "Installed system, unbound backend: a routed "
+             "domain under home.arpa and the reverse zone of 10/8, which Unbound keeps to "
+             "itself by default", False,
+             lambda proof, image: target_case(
+                 proof, lab, "unbound", "target-unbound-private-zones", ks_private,
+                 Expect(resolves=True, routed=False, resolver_units=("unbound.service",)),
+                 probes=PRIVATE_ZONES_PROBES,
+                 seen=lambda upper, boot, frames, offsets: private_zones_checks(
+                     proof, lab, upper, boot, frames, offsets))),
         Case("target-system-store", "Installed system on a %s layout, unbound backend, no "
              "--ca: the system store authenticates the servers" % target_layout.TARGET_LINE,
              False, lambda proof, image: system_store_case(proof, lab, image)),

@@ -65,6 +65,9 @@ _OVERLAY_FILES = '    files = build_plan(data, Phase.INSTALLER, "/").files\n'
 _KEYFILE_MODE = '    global_dns = [("resolve-mode", config.resolve_mode.value)]\n'
 _BOOT_MODE = ('    options.append("%s=%s" % (c.BOOT_OPTION_RESOLVE_MODE, '
               'config.resolve_mode.value))\n')
+_BOOT_SERVERS = ('    options = ["%s=%s" % (c.BOOT_OPTION_DNS, server.uri()) for server in '
+                 'config.default_servers]\n')
+_KEYFILE_SERVERS = "                    s.uri() for s in config.default_servers))])]\n"
 _PREFER = '{"exclusive": "prefer"}.get(config.resolve_mode.value, config.resolve_mode.value)'
 
 SABOTAGES = (
@@ -151,6 +154,51 @@ SABOTAGES = (
                    "    items = [data.trust.path] + dns_config_paths(data.config)\n",
                    "    items = dns_config_paths(data.config)\n"),),
              "target-unbound"),
+    # The boot-options road alone (issue 33): what a stock installer and kickstart-tests
+    # get. Without dnsconfd as with it, NetworkManager's running servers and the generated
+    # 16-global-dns.conf are compared with the kickstart's field by field.
+    Sabotage("boot-options-lose-ipv6", "`boot-args` leaves out the IPv6 servers",
+             (Edit("org_edns_addon/staging/networkmanager.py", _BOOT_SERVERS,
+                   _BOOT_SERVERS.replace("config.default_servers]",
+                                         'config.default_servers\n               if "[" not '
+                                         'in server.uri()]')),),
+             "installer-boot-options"),
+    Sabotage("boot-options-lose-tls-name", "`boot-args` writes the servers without their TLS "
+             "name (#NAME)",
+             (Edit("org_edns_addon/staging/networkmanager.py", _BOOT_SERVERS,
+                   _BOOT_SERVERS.replace("server.uri())", 'server.uri().split("#")[0])')),),
+             "installer-boot-options"),
+    Sabotage("keyfile-mode-disagrees", "the overlay's keyfile says resolve-mode prefer where "
+             "the boot options say exclusive",
+             (Edit("org_edns_addon/staging/networkmanager.py", _KEYFILE_MODE,
+                   '    global_dns = [("resolve-mode", %s)]\n' % _PREFER),),
+             "installer"),
+    Sabotage("keyfile-servers-disagree", "the overlay's keyfile lists the servers for all "
+             "names without their TLS name, where the boot options have it",
+             (Edit("org_edns_addon/staging/networkmanager.py", _KEYFILE_SERVERS,
+                   _KEYFILE_SERVERS.replace("s.uri() for", 's.uri().split("#")[0] for')),),
+             "installer"),
+    Sabotage("resolved-left-on", "the target phase leaves systemd-resolved enabled in the "
+             "installed system",
+             (Edit("org_edns_addon/staging/plan.py",
+                   "        actions.append(Action(ActionKind.DISABLE_UNIT, c.RESOLVED_UNIT))\n",
+                   ""),),
+             "target-unbound"),
+    # The lab's own: the DHCP case must see the server it says DHCP offered, or the
+    # "plaintext server unused" checks would pass on a lease that offered none.
+    Sabotage("dhcp-offers-no-server", "the lab's DHCP server offers no DNS server",
+             (Edit("lab/vmlab/tapnet.py",
+                   '"--dhcp-option=option:dns-server,%s" % dns_server,',
+                   '"--dhcp-option=option:dns-server",'),),
+             "installer-dhcp"),
+    # Issue 32: Unbound answers home.arpa and 10.in-addr.arpa itself (NXDOMAIN) unless our
+    # file opens them.
+    Sabotage("private-zones-not-lifted", "the unbound backend's file leaves out the "
+             "transparent local zones that open Unbound's default zones to a routed domain",
+             (Edit("org_edns_addon/staging/unbound.py",
+                   "    lines += ['    local-zone: \"%s.\" transparent' % zone for zone in "
+                   "config.unbound_zones_lifted()]\n", ""),),
+             "target-unbound-private-zones"),
     # Needs an anaconda checkout (the composed cases run its Security and network modules)
     # and DNSCONFD_ROOT (the target has dnsconfd, as the network module's requirements make
     # a real one have).

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lab import certs
-from lab.vmlab import debian_tree, proof, site
+from lab.vmlab import checks, debian_tree, site
 
 REPO = Path(__file__).resolve().parents[2]
 # One case boots once (installer cases) or builds an image and boots (target cases).
@@ -272,9 +272,10 @@ def run_one(sabotage, scratch_root, env):
     summary = re.search(r"^vm-proof: (\d+) passed, (\d+) failed$", output, re.MULTILINE)
     failed = [line.strip()[len("FAIL"):].strip() for line in output.splitlines()
               if line.strip().startswith("FAIL ")]
-    # Caught only by a failed check of a proof that ran: a crash or a refusal is not.
-    caught = bool(summary) and int(summary.group(2)) > 0 and result.returncode == \
-        proof.EXIT_FAILED
+    # Caught only by a failed check of a proof that ran: a crash or a refusal is not, nor a
+    # case that could not run (lab/vmlab/proof.py run_case says so in a failed line).
+    observed = [line for line in failed if not re.match(r"\S+ (crashed|could not run): ", line)]
+    caught = bool(summary) and bool(observed) and result.returncode == checks.EXIT_FAILED
     text = summary.group(0) if summary else "the proof did not run (exit %d): %s" % (
         result.returncode, output.strip()[-600:])
     return Outcome(sabotage, caught, failed, text, seconds)
@@ -291,7 +292,7 @@ def main(argv=None):
     if unknown:
         print("vm-proof-sabotage: no sabotage %s; they are: %s" % (
             ", ".join(sorted(unknown)), ", ".join(s.name for s in SABOTAGES)))
-        return proof.EXIT_CANNOT_RUN
+        return checks.EXIT_CANNOT_RUN
     started = time.monotonic()
     scratch_root = Path(tempfile.mkdtemp(prefix="edns-sabotage."))
     ca_path = scratch_root / "unrelated-ca.pem"
@@ -299,8 +300,8 @@ def main(argv=None):
     env = dict(os.environ, **{SABOTAGE_CA_ENV: str(ca_path)})
     print("vm-proof-sabotage: %d sabotages, each in a scratch copy below %s, on the %s tree%s" % (
         len(chosen), scratch_root, os.environ.get(debian_tree.SELECT_ENV) or
-        debian_tree.DEFAULT_SUITE, "; with dnsconfd from %s" % os.environ[proof.DNSCONFD_ENV]
-        if os.environ.get(proof.DNSCONFD_ENV) else "; without dnsconfd"), flush=True)
+        debian_tree.DEFAULT_SUITE, "; with dnsconfd from %s" % os.environ[checks.DNSCONFD_ENV]
+        if os.environ.get(checks.DNSCONFD_ENV) else "; without dnsconfd"), flush=True)
     outcomes = []
     try:
         for sabotage in chosen:
@@ -318,7 +319,7 @@ def main(argv=None):
     caught = sum(outcome.caught for outcome in outcomes)
     print("\nvm-proof-sabotage: %d of %d sabotages caught in %.0f s (lab: guest %s on %s)" % (
         caught, len(outcomes), time.monotonic() - started, site.GUEST_IPV4, site.TAP))
-    return 0 if caught == len(outcomes) else proof.EXIT_FAILED
+    return 0 if caught == len(outcomes) else checks.EXIT_FAILED
 
 
 if __name__ == "__main__":

@@ -28,8 +28,8 @@ from typing import Callable
 
 from lab import certs, freeipa, installer_sequence
 from lab.kickstarts import CA_DIRECTORY_OPTION, CA_FILENAME, certificate_section, edns_kickstart
-from lab.vmlab import (debian_tree, global_dns, guest, initramfs, networkmanager, site, stage2,
-                       tapnet, target_layout)
+from lab.vmlab import (debian_tree, global_dns, guest, initramfs, networkmanager, repository,
+                       site, stage2, tapnet, target_layout)
 from lab.vmlab.checks import (COMMANDS, DHCP_CHECKS, DHCP_IP, DNSCONFD_ENV, INSTALLER_CHECKS, MODE,
                               NETWORK_CHECKS, PREFER, RESOLVER_UNITS, STATIC_IP, SYSUSERS_RERUN,
                               TARGET_BASE_MODULES, TARGET_LAB_MODULES, VERIFY_FAILED, CannotRun,
@@ -37,7 +37,7 @@ from lab.vmlab.checks import (COMMANDS, DHCP_CHECKS, DHCP_IP, DNSCONFD_ENV, INST
                               dhcp_fact, dnsconfd_servers, dnsconfd_start_checks, dnsconfd_status,
                               generated_checks, global_dns_checks, in_domain, ipv6_checks,
                               lease_of, network_checks, queries, resolution_checks, run_boot,
-                              show_failed_units, target_probes, unit_checks)
+                              show_failed_units, split_at_beacons, target_probes, unit_checks)
 from org_edns_addon import constants as c
 from org_edns_addon import lines
 
@@ -229,6 +229,16 @@ def target_image(lab, name, upper, sysusers_rerun=True, below=(), selected=()):
     return image, seconds
 
 
+def listed_paths(listing):
+    """The paths of an `lsinitrd` listing (ls -l lines; a link's own path, before "->")."""
+    paths = set()
+    for line in listing.splitlines():
+        words = line.split()
+        if len(words) >= 9 and words[0][:1] in "-dlcbps":
+            paths.add(words[words.index("->") - 1] if "->" in words else words[-1])
+    return paths
+
+
 def target_case(proof, lab, backend, name, ks_text, expect, probes="", seen=None):
     """The installed system staged by `apply --root` over a Fedora target's base (its
     systemd-resolved enabled, dnsconfd's unit; lab/installer_sequence.py target_base), its
@@ -325,17 +335,17 @@ def boot_target(proof, lab, backend, name, upper, options, expect, below=(), sel
     image, seconds = target_image(lab, name, upper, below=below, selected=selected)
     proof.figure("its dracut built %s (%.1f MB) in %.0f s" % (image.name,
                                                               image.stat().st_size / 1e6, seconds))
-    listing = initramfs.lsinitrd(lab.tree, image)
+    listing = listed_paths(initramfs.lsinitrd(lab.tree, image))
     wanted = [trust, c.NM_KEYFILE_PATH]
     if backend == "unbound":
         wanted += [c.UNBOUND_CONF_PATH, "/usr/sbin/unbound"]
-    missing = [path for path in wanted if " %s" % path.lstrip("/") not in listing]
+    missing = [path for path in wanted if path.lstrip("/") not in listing]
     proof.check(not missing, "lsinitrd: %s inside%s" % (", ".join(wanted), (
         "; missing " + ", ".join(missing)) if missing else ""))
     if backend == "unbound" and c.DRACUT_MODULE_DNSCONFD in selected:
-        proof.check(" usr/bin/dnsconfd" not in listing, "one resolver stack inside: dracut's "
+        proof.check("usr/bin/dnsconfd" not in listing, "one resolver stack inside: dracut's "
                     "selection took dnsconfd's module, and the image has %s" % (
-                        "dnsconfd all the same" if " usr/bin/dnsconfd" in listing
+                        "dnsconfd all the same" if "usr/bin/dnsconfd" in listing
                         else "no dnsconfd"))
     inside = initramfs.lsinitrd_file(lab.tree, image, c.NM_KEYFILE_PATH)
     staged = (upper / c.NM_KEYFILE_PATH.lstrip("/")).read_text()
@@ -551,6 +561,15 @@ UPSTREAM_CA_FILENAME = "tls-ca-bundle.pem"
 UPSTREAM_CA_OPTIONS = "--dir=/etc/pki/dns/extracted/pem/"
 
 
+def upstream_kickstart(ca_pem, servers):
+    """A kickstart with upstream's placement of its CA (where dnsconfd reads it by
+    default) and SERVERS."""
+    return edns_kickstart(
+        ca_pem, "--resolve-mode=%s --ca=%s" % (MODE, UPSTREAM_CA_FILENAME), servers,
+        certificates=certificate_section(ca_pem, UPSTREAM_CA_FILENAME, UPSTREAM_CA_OPTIONS),
+        commands=COMMANDS)
+
+
 def certificate_dump(ks_path):
     """{path: bytes} of what parse-kickstart dumps under /run/install/certificates/path
     for the kickstart at KS_PATH (each %certificate at its --dir, as its own
@@ -567,6 +586,10 @@ def certificate_dump(ks_path):
     return dump
 
 
+# The installation repository in the window, fetched by librepo as the payload would.
+REPOSITORY_URL = "https://%s/%s" % (site.HTTPS_NAME, repository.PATH)
+
+
 def stage2_script(ca_path, resolve_seconds, post_nochroot=False):
     """What stage 2 runs: the start-up window (the payload's source set-up fetches by
     name), then the installer phase as ConfigureWithTasks runs it, and the same again."""
@@ -578,7 +601,8 @@ def stage2_script(ca_path, resolve_seconds, post_nochroot=False):
         "unit unbound.service",
         "resolve_within %d %s" % (resolve_seconds, site.TEST_NAME),
         "resolve_within %d %s" % (resolve_seconds, site.ROUTED_TEST_NAME),
-        "fetch %s %s" % (site.KS_URL, ca_path)])
+        "fetch %s %s" % (site.KS_URL, ca_path),
+        "python3 %s %s %s" % (stage2.LIBREPO_FETCH, REPOSITORY_URL, ca_path)])
     return "\n".join([
         "beacon %s 1001" % site.GATEWAY_IPV4, "say 'step start-up'", probes,
         "beacon %s 1002" % site.GATEWAY_IPV4, "say 'step configured'",
@@ -607,15 +631,7 @@ say "handed over $(ls -R /run/install | tr '\\n' ' ')"
 
 def split_by_beacons(frames, beacons=None):
     """{window: frames} of FRAMES cut at the BEACONS (before the first: the initramfs)."""
-    beacons = beacons or BEACONS
-    windows, current = {"initramfs and switch-root": []}, "initramfs and switch-root"
-    for frame in frames:
-        if frame.syn and frame.destination == site.GATEWAY_IPV4 and frame.port in beacons:
-            current = beacons[frame.port]
-            windows.setdefault(current, [])
-            continue
-        windows[current].append(frame)
-    return windows
+    return split_at_beacons(frames, beacons or BEACONS, "initramfs and switch-root")
 
 
 def stage2_case(proof, lab, image, name, ks_text, ca_path, over_ipv6=False):
@@ -669,9 +685,17 @@ def stage2_case(proof, lab, image, name, ks_text, ca_path, over_ipv6=False):
                             step, site.TEST_NAME, answer, site.ROUTED_TEST_NAME, routed))
             ok, detail = seen.fetched(site.KS_URL)
             proof.check(ok and detail == lab.sha256_of_served(),
-                        "%s: fetched %s over HTTPS by name, as the payload's source set-up "
-                        "would (%s)" % (step, site.KS_URL, detail[:60]))
+                        "%s: fetched %s over HTTPS by name (curl, %s)" % (
+                            step, site.KS_URL, detail[:60]))
+            ok, detail = seen.librepo(REPOSITORY_URL)
+            served = "%s %s" % (repository.REVISION, repository.primary_checksum())
+            proof.check(ok and detail == served,
+                        "%s: librepo, as the payload's source set-up, fetched %s by name "
+                        "trusting the %%certificate %s alone: revision and primary checksum %s "
+                        "(served: %s)" % (step, REPOSITORY_URL, ca_path, detail[:90], served))
         else:
+            proof.fact("%s: librepo's fetch of %s: %s" % (
+                step, REPOSITORY_URL, " ".join(map(str, seen.librepo(REPOSITORY_URL)))[:160]))
             answer = seen.resolved(site.TEST_NAME)
             proof.check(answer is None and seen.unit(c.DNSCONFD_UNIT).get("LoadState")
                         == "not-found", "%s: nothing resolves (%s: %s), for want of a "
@@ -1087,20 +1111,14 @@ def cases(lab):
     ks_ipv6_routed = edns_kickstart(lab.ca.pem, base, ipv6_servers, commands=COMMANDS)
     ks_unbound_ipv6 = edns_kickstart(lab.ca.pem, unbound_options, ipv6_servers,
                                      commands=COMMANDS)
-    ks_boot_options = edns_kickstart(
-        lab.ca.pem, "--resolve-mode=%s --ca=%s" % (MODE, UPSTREAM_CA_FILENAME), ipv6_servers,
-        certificates=certificate_section(lab.ca.pem, UPSTREAM_CA_FILENAME, UPSTREAM_CA_OPTIONS),
-        commands=COMMANDS)
+    ks_boot_options = upstream_kickstart(lab.ca.pem, ipv6_servers)
     over_ipv6 = Expect(resolves=True, answer=site.IPV6_SERVER_ANSWER, over_ipv6=True)
     ks_private = edns_kickstart(lab.ca.pem, unbound_options, [site.MAIN_SERVER, site.HOME_SERVER],
                                 commands=COMMANDS)
     ks_unbound = edns_kickstart(lab.ca.pem, unbound_options, servers, commands=COMMANDS)
     ks_unbound_other = edns_kickstart(lab.other_ca.pem, unbound_options, servers,
                                       commands=COMMANDS)
-    ks_upstream = edns_kickstart(
-        lab.ca.pem, "--resolve-mode=%s --ca=%s" % (MODE, UPSTREAM_CA_FILENAME), servers,
-        certificates=certificate_section(lab.ca.pem, UPSTREAM_CA_FILENAME, UPSTREAM_CA_OPTIONS),
-        commands=COMMANDS)
+    ks_upstream = upstream_kickstart(lab.ca.pem, servers)
     two_tier = [site.CHAIN_SERVER, site.ROUTED_SERVER]
     ks_root_alone = edns_kickstart(lab.ca.pem, unbound_options, two_tier, commands=COMMANDS)
     ks_root_and_intermediate = edns_kickstart(lab.ca.pem + lab.intermediate.pem,

@@ -31,8 +31,8 @@ from pathlib import Path
 
 from lab import certs
 from lab.kickstarts import edns_kickstart
-from lab.vmlab import (debian_tree, global_dns, guest, initramfs, networkmanager, site, stage2,
-                       tapnet, target_layout)
+from lab.vmlab import (debian_tree, global_dns, guest, initramfs, networkmanager, repository,
+                       site, stage2, tapnet, target_layout)
 from org_edns_addon import constants as c
 
 REPO = Path(__file__).resolve().parents[2]
@@ -446,16 +446,22 @@ def dnsconfd_servers(boot):
     return None if status is None else status.get("servers", [])
 
 
-def dhcp_windows(frames):
-    """{window: frames} of FRAMES cut at the DHCP steps' beacons."""
-    windows, current = {"before the reload": []}, "before the reload"
+def split_at_beacons(frames, beacons, first):
+    """{window: frames} of FRAMES cut at the BEACONS ({port: the window it opens}: TCP SYNs
+    to the gateway), the frames before the first beacon in the window FIRST."""
+    windows, current = {first: []}, first
     for frame in frames:
-        if frame.syn and frame.destination == site.GATEWAY_IPV4 and frame.port in DHCP_BEACONS:
-            current = DHCP_BEACONS[frame.port]
+        if frame.syn and frame.destination == site.GATEWAY_IPV4 and frame.port in beacons:
+            current = beacons[frame.port]
             windows.setdefault(current, [])
             continue
         windows[current].append(frame)
     return windows
+
+
+def dhcp_windows(frames):
+    """{window: frames} of FRAMES cut at the DHCP steps' beacons."""
+    return split_at_beacons(frames, DHCP_BEACONS, "before the reload")
 
 
 def dhcp_domain_checks(proof, lab, boot, frames, expect, offsets):
@@ -465,8 +471,13 @@ def dhcp_domain_checks(proof, lab, boot, frames, expect, offsets):
     DHCP domain is answered by that server in plaintext (packets to its port 53, for that
     domain only), in exclusive it is asked of the DoT server and nothing reaches port 53."""
     lease = " ".join(line for line in boot.lines if line.startswith("ip4config "))
-    proof.check("IP4.DNS[1]:%s" % site.PLAINTEXT_DNS in lease
-                and "IP4.DOMAIN[1]:%s" % site.DHCP_DOMAIN in lease,
+    # nmcli -t: "IP4.DNS[1]:ADDRESS IP4.DOMAIN[1]:DOMAIN", one field a word.
+    fields = {}
+    for word in lease.split()[1:]:
+        key, _, value = word.partition(":")
+        fields.setdefault(key.split("[")[0], []).append(value)
+    proof.check(fields.get("IP4.DNS") == [site.PLAINTEXT_DNS]
+                and fields.get("IP4.DOMAIN") == [site.DHCP_DOMAIN],
                 "NetworkManager has DHCP's plaintext server %s and domain %s on %s (%s)" % (
                     site.PLAINTEXT_DNS, site.DHCP_DOMAIN, site.GUEST_INTERFACE,
                     lease[len("ip4config "):].strip() or "nothing"))
@@ -637,7 +648,7 @@ class Lab:
         self.ks_file = edns_kickstart(self.ca.pem, servers=[site.MAIN_SERVER],
                                       commands=COMMANDS).encode()
         self.web = net.start_https(self.workdir / "https", *self.web_cert,
-                                   {"ks.cfg": self.ks_file})
+                                   dict(repository.files(), **{"ks.cfg": self.ks_file}))
         self.plaintext = net.start_plaintext_dns(
             self.workdir / "plaintext-dns", [site.DHCP_DOMAIN + "."] + (
                 [site.CORP_ZONE] if self.plaintext_corp else []),

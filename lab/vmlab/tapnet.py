@@ -116,6 +116,7 @@ class TapNetwork(dotlab.PrivateNetwork):
         root = workdir / "www"
         root.mkdir(parents=True, exist_ok=True)
         for name, content in files.items():
+            (root / name.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
             (root / name.lstrip("/")).write_bytes(content)
         log_path = workdir / "https.log"
         server = (

@@ -619,7 +619,9 @@ class Lab:
         self.ipv6 = net.start_dot(self.workdir / "dot-ipv6", site.MAIN_DOT_NAME,
                                   [site.MAIN_DOT_IPV6, site.IPV6_READY], *self.main_cert,
                                   site.CORP_ZONE,
-                                  ["%s. 300 IN A %s" % (site.TEST_NAME, site.IPV6_SERVER_ANSWER)],
+                                  ["%s. 300 IN A %s" % (site.TEST_NAME, site.IPV6_SERVER_ANSWER),
+                                   # The HTTPS server too: the repository fetched by name.
+                                   "%s. 300 IN A %s" % (site.HTTPS_NAME, site.HTTPS_SERVER)],
                                   site.IPV6_READY)
         # dot.corp.example on another port only (the port case): its own answer names it.
         self.port = net.start_dot(self.workdir / "dot-port", site.MAIN_DOT_NAME,

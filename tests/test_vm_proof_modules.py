@@ -54,3 +54,15 @@ def test_the_runner_lists_the_case_tables_cases():
 
     assert listed.stdout.split() == cases.case_names()
     assert len(set(cases.case_names())) == len(cases.case_names())
+
+
+def test_every_sabotage_still_finds_its_text_once():
+    """A sabotage whose edit no longer matches is out of date (the run fails on it): the
+    code it breaks moved. Checked here, before anything boots."""
+    from lab.vmlab import sabotage
+
+    stale = ["%s: %s holds its text %d times" % (each.name, edit.path,
+                                                  (REPO / edit.path).read_text().count(edit.old))
+             for each in sabotage.SABOTAGES for edit in each.edits
+             if (REPO / edit.path).read_text().count(edit.old) != 1]
+    assert stale == []

@@ -63,10 +63,10 @@ class Sabotage:
 
 _OVERLAY_FILES = '    files = build_plan(data, Phase.INSTALLER, "/").files\n'
 _KEYFILE_MODE = '    global_dns = [("resolve-mode", config.resolve_mode.value)]\n'
-_BOOT_MODE = ('    options.append("%s=%s" % (c.BOOT_OPTION_RESOLVE_MODE, '
-              'config.resolve_mode.value))\n')
-_BOOT_SERVERS = ('    options = ["%s=%s" % (c.BOOT_OPTION_DNS, server.uri()) for server in '
-                 'config.default_servers]\n')
+_BOOT_MODE = ("    options.append(BootOption(c.BOOT_OPTION_RESOLVE_MODE, "
+              "config.resolve_mode.value))\n")
+_BOOT_SERVERS = ("    options = [BootOption(c.BOOT_OPTION_DNS, server.uri())\n"
+                 "               for server in config.default_servers]\n")
 _KEYFILE_SERVERS = "                    s.uri() for s in config.default_servers))])]\n"
 _PREFER = '{"exclusive": "prefer"}.get(config.resolve_mode.value, config.resolve_mode.value)'
 
@@ -88,7 +88,7 @@ SABOTAGES = (
              (Edit("org_edns_addon/staging/networkmanager.py", _KEYFILE_MODE,
                    '    global_dns = [("resolve-mode", %s)]\n' % _PREFER),
               Edit("org_edns_addon/staging/networkmanager.py", _BOOT_MODE,
-                   '    options.append("%%s=%%s" %% (c.BOOT_OPTION_RESOLVE_MODE, %s))\n'
+                   "    options.append(BootOption(c.BOOT_OPTION_RESOLVE_MODE, %s))\n"
                    % _PREFER)),
              "installer"),
     # The same defect where DHCP offers a plaintext server and a domain: with dnsconfd,
@@ -99,7 +99,7 @@ SABOTAGES = (
              (Edit("org_edns_addon/staging/networkmanager.py", _KEYFILE_MODE,
                    '    global_dns = [("resolve-mode", %s)]\n' % _PREFER),
               Edit("org_edns_addon/staging/networkmanager.py", _BOOT_MODE,
-                   '    options.append("%%s=%%s" %% (c.BOOT_OPTION_RESOLVE_MODE, %s))\n'
+                   "    options.append(BootOption(c.BOOT_OPTION_RESOLVE_MODE, %s))\n"
                    % _PREFER)),
              "installer-dhcp"),
     Sabotage("no-network", "the guest never gets a network: its NIC moves to another PCI "
@@ -160,8 +160,7 @@ SABOTAGES = (
     Sabotage("boot-options-lose-ipv6", "`boot-args` leaves out the IPv6 servers",
              (Edit("org_edns_addon/staging/networkmanager.py", _BOOT_SERVERS,
                    _BOOT_SERVERS.replace("config.default_servers]",
-                                         'config.default_servers\n               if "[" not '
-                                         'in server.uri()]')),),
+                                         'config.default_servers if "[" not in server.uri()]')),),
              "installer-boot-options"),
     Sabotage("boot-options-lose-tls-name", "`boot-args` writes the servers without their TLS "
              "name (#NAME)",

@@ -33,6 +33,7 @@ DEBIAN_PACKAGES=(
     qemu-system-x86 tcpdump   # make vm-proof: boot the images, capture the guest's packets
     dnsmasq-base              # make vm-proof: a DHCP server that offers a plaintext DNS server
     e2fsprogs                 # make vm-proof: mkfs.ext4 -d makes the stage-2 stand-in's root image
+    python3-librepo           # Anaconda's payload library: the stage-2 window's fetch, on loopback
     gettext                   # xgettext, msgfmt: make potfile, the catalogues make install builds
     xvfb gir1.2-gtk-3.0       # the graphical spoke's page on a real GTK 3, on a private display
     xdotool                   # key presses through the X server (XTEST) in the GTK tests

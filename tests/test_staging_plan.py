@@ -203,7 +203,7 @@ def test_unbound_target_initramfs_gets_unbound_itself_when_the_target_has_its_mo
 def test_unbound_target_initramfs_omits_dnsconfd_whatever_else_selects_it(
         write_ks, test_ca, tmp_path):
     """The network module installs dnsconfd-dracut because of rd.net.dns-backend=dnsconfd,
-    and dracut's default selection takes it (lab/vmlab/proof.py, composed-unbound, shows
+    and dracut's default selection takes it (lab/vmlab/cases.py, composed-unbound, shows
     both stacks in the image without this); the dnsconfd backend omits nothing."""
     (tmp_path / c.DRACUT_MODULES_DIR.lstrip("/") / "70dnsconfd").mkdir(parents=True)
     for options, omitted in (("--backend=unbound", True), ("", False)):

@@ -13,7 +13,7 @@
 
     DNSCONFD_ROOT=DIR python3 -m lab.vmlab.bench [--boots N] [--part installer|target]
 
-In one run, on the VM tier's lab (lab/vmlab/proof.py's network, servers and
+In one run, on the VM tier's lab (lab/vmlab/checks.py's network, servers and
 images), boots alternately, N times each (default 5):
 
 - the installer's initramfs (the same cached image): with the overlay and the
@@ -47,7 +47,7 @@ import time
 from pathlib import Path
 
 from lab.kickstarts import CA_FILENAME, edns_kickstart
-from lab.vmlab import debian_tree, guest, initramfs, proof, site, tapnet
+from lab.vmlab import cases, checks, debian_tree, guest, initramfs, site, tapnet
 from org_edns_addon import constants as c
 
 EXIT_FAILED = 1
@@ -66,7 +66,7 @@ while :; do
 done
 say "first-answer $(cut -d' ' -f1 /proc/uptime) $answer"
 """ % {"iface": site.GUEST_INTERFACE, "name": site.TEST_NAME, "seconds": FIRST_ANSWER_SECONDS}
-PLAINTEXT_IP = proof.STATIC_IP + ["nameserver=%s" % site.PLAINTEXT_DNS]
+PLAINTEXT_IP = checks.STATIC_IP + ["nameserver=%s" % site.PLAINTEXT_DNS]
 
 
 class BadBoot(Exception):
@@ -98,7 +98,7 @@ def one_boot(lab, name, images, options, dot):
     shown = "answer %s, %d SYN to 853, %d packets to port 53 (%d to %s)" % (
         answer or "none", len(syn_853), len(to_53), len(plain), site.PLAINTEXT_DNS)
     if not ok:
-        tail = "\n".join(boot.serial.splitlines()[-proof.SERIAL_TAIL:])
+        tail = "\n".join(boot.serial.splitlines()[-checks.SERIAL_TAIL:])
         raise BadBoot("%s: %s (expected %s, %s)\n%s" % (
             name, shown, expected, "over DoT, nothing to port 53" if dot else
             "in plaintext from %s, no DoT" % site.PLAINTEXT_DNS, tail))
@@ -131,18 +131,18 @@ def alternate(boots, dot_boot, plain_boot):
 
 
 def installer_part(lab, image, boots):
-    ks_text = edns_kickstart(lab.ca.pem, "--resolve-mode=%s --ca=%s" % (proof.MODE, CA_FILENAME),
-                             [site.MAIN_SERVER, site.ROUTED_SERVER], commands=proof.COMMANDS)
+    ks_text = edns_kickstart(lab.ca.pem, "--resolve-mode=%s --ca=%s" % (checks.MODE, CA_FILENAME),
+                             [site.MAIN_SERVER, site.ROUTED_SERVER], commands=checks.COMMANDS)
     ks = lab.write_ks("bench-installer", ks_text)
     overlay = lab.workdir / "bench-installer-overlay.img"
-    proof.cli("overlay", ks, "-o", overlay)
-    boot_args = proof.cli("boot-args", ks).stdout.split()
+    checks.cli("overlay", ks, "-o", overlay)
+    boot_args = checks.cli("boot-args", ks).stdout.split()
     print("\nInstaller initramfs %s: overlay + %s, against the same image, no overlay, "
           "%s" % (image.name, " ".join(boot_args), " ".join(PLAINTEXT_IP)), flush=True)
     dot, plain = alternate(
         boots,
         lambda run: one_boot(lab, "installer-dot-%d" % run, [image, overlay],
-                             boot_args + ["rd.neednet=1"] + proof.STATIC_IP, True),
+                             boot_args + ["rd.neednet=1"] + checks.STATIC_IP, True),
         lambda run: one_boot(lab, "installer-plain-%d" % run, [image],
                              ["rd.neednet=1"] + PLAINTEXT_IP, False))
     print_pair("installer", "DoT (dnsconfd)", dot, plain)
@@ -150,21 +150,21 @@ def installer_part(lab, image, boots):
 
 def target_part(lab, boots):
     servers = [site.MAIN_SERVER, site.ROUTED_SERVER]
-    base = "--resolve-mode=%s --ca=%s" % (proof.MODE, CA_FILENAME)
+    base = "--resolve-mode=%s --ca=%s" % (checks.MODE, CA_FILENAME)
     images = {}
     for backend, options in (("dnsconfd", base), ("unbound", base + " --backend=unbound")):
         if backend == "dnsconfd" and not lab.dnsconfd:
             continue
-        upper, _ = proof.stage_target(lab, "bench-target-%s" % backend,
+        upper, _ = cases.stage_target(lab, "bench-target-%s" % backend,
                                       edns_kickstart(lab.ca.pem, options, servers,
-                                                     commands=proof.COMMANDS))
-        images[backend], seconds = proof.target_image(lab, "bench-target-%s" % backend, upper)
+                                                     commands=checks.COMMANDS))
+        images[backend], seconds = cases.target_image(lab, "bench-target-%s" % backend, upper)
         print("  built the %s target's image (%.1f MB) in %.0f s" % (
             backend, images[backend].stat().st_size / 1e6, seconds), flush=True)
     plain_image = lab.workdir / "bench-target-plain.img"
-    add = proof.TARGET_LAB_MODULES + (proof.SYSUSERS_RERUN,)
+    add = checks.TARGET_LAB_MODULES + (checks.SYSUSERS_RERUN,)
     seconds = initramfs.dracut(lab.tree, lab.layers(), plain_image,
-                               modules=proof.TARGET_BASE_MODULES, add=add)
+                               modules=checks.TARGET_BASE_MODULES, add=add)
     print("  built the unstaged target's image (%.1f MB) in %.0f s" % (
         plain_image.stat().st_size / 1e6, seconds), flush=True)
     for backend, image in images.items():
@@ -174,7 +174,7 @@ def target_part(lab, boots):
             boots,
             lambda run, backend=backend, image=image: one_boot(
                 lab, "target-%s-%d" % (backend, run), [image],
-                ["rd.neednet=1"] + proof.STATIC_IP, True),
+                ["rd.neednet=1"] + checks.STATIC_IP, True),
             lambda run, backend=backend: one_boot(
                 lab, "target-plain-%s-%d" % (backend, run), [plain_image],
                 ["rd.neednet=1"] + PLAINTEXT_IP, False))
@@ -198,16 +198,16 @@ def main(argv=None):
     except debian_tree.TreeUnavailable as error:
         print("vm-bench: not run: no tree: %s" % error)
         return EXIT_CANNOT_RUN
-    dnsconfd = proof.dnsconfd_root()
+    dnsconfd = checks.dnsconfd_root()
     if "installer" in parts and not dnsconfd:
         print("vm-bench: not run: the installer's DoT needs dnsconfd (give %s)"
-              % proof.DNSCONFD_ENV)
+              % checks.DNSCONFD_ENV)
         return EXIT_CANNOT_RUN
     started = time.monotonic()
     workdir = Path(tempfile.mkdtemp(prefix="edns-vm-bench.", dir=str(tree.parent)))
     print("vm-bench: %d boots of each side; work directory %s%s" % (
         args.boots, workdir, "; dnsconfd from %s" % dnsconfd if dnsconfd else ""), flush=True)
-    lab = proof.Lab(workdir, tree, dnsconfd, plaintext_corp=True)
+    lab = checks.Lab(workdir, tree, dnsconfd, plaintext_corp=True)
     try:
         lab.start()
         if "installer" in parts:

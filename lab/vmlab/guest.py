@@ -93,6 +93,15 @@ class Boot:
                 return match.group(1) == "ok", match.group(2)
         return False, "no result"
 
+    def librepo(self, url):
+        """(ok, "REVISION PRIMARY-SHA256" or librepo's error) of the repository fetch of
+        URL (lab/vmlab/stage2/edns-librepo-fetch.py), or (False, "no result")."""
+        for line in self.lines:
+            match = re.match(r"librepo %s (ok|fail) ?(.*)" % re.escape(url), line)
+            if match:
+                return match.group(1) == "ok", match.group(2)
+        return False, "no result"
+
     def addresses(self, interface):
         """The addresses (without prefix length) INTERFACE had when the proof ran."""
         for line in self.lines:

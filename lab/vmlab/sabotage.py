@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lab import certs
-from lab.vmlab import debian_tree, proof, site
+from lab.vmlab import checks, debian_tree, site
 
 REPO = Path(__file__).resolve().parents[2]
 # One case boots once (installer cases) or builds an image and boots (target cases).
@@ -63,8 +63,11 @@ class Sabotage:
 
 _OVERLAY_FILES = '    files = build_plan(data, Phase.INSTALLER, "/").files\n'
 _KEYFILE_MODE = '    global_dns = [("resolve-mode", config.resolve_mode.value)]\n'
-_BOOT_MODE = ('    options.append("%s=%s" % (c.BOOT_OPTION_RESOLVE_MODE, '
-              'config.resolve_mode.value))\n')
+_BOOT_MODE = ("    options.append(BootOption(c.BOOT_OPTION_RESOLVE_MODE, "
+              "config.resolve_mode.value))\n")
+_BOOT_SERVERS = ("    options = [BootOption(c.BOOT_OPTION_DNS, server.uri())\n"
+                 "               for server in config.default_servers]\n")
+_KEYFILE_SERVERS = "                    s.uri() for s in config.default_servers))])]\n"
 _PREFER = '{"exclusive": "prefer"}.get(config.resolve_mode.value, config.resolve_mode.value)'
 
 SABOTAGES = (
@@ -85,7 +88,7 @@ SABOTAGES = (
              (Edit("org_edns_addon/staging/networkmanager.py", _KEYFILE_MODE,
                    '    global_dns = [("resolve-mode", %s)]\n' % _PREFER),
               Edit("org_edns_addon/staging/networkmanager.py", _BOOT_MODE,
-                   '    options.append("%%s=%%s" %% (c.BOOT_OPTION_RESOLVE_MODE, %s))\n'
+                   "    options.append(BootOption(c.BOOT_OPTION_RESOLVE_MODE, %s))\n"
                    % _PREFER)),
              "installer"),
     # The same defect where DHCP offers a plaintext server and a domain: with dnsconfd,
@@ -96,7 +99,7 @@ SABOTAGES = (
              (Edit("org_edns_addon/staging/networkmanager.py", _KEYFILE_MODE,
                    '    global_dns = [("resolve-mode", %s)]\n' % _PREFER),
               Edit("org_edns_addon/staging/networkmanager.py", _BOOT_MODE,
-                   '    options.append("%%s=%%s" %% (c.BOOT_OPTION_RESOLVE_MODE, %s))\n'
+                   "    options.append(BootOption(c.BOOT_OPTION_RESOLVE_MODE, %s))\n"
                    % _PREFER)),
              "installer-dhcp"),
     Sabotage("no-network", "the guest never gets a network: its NIC moves to another PCI "
@@ -151,6 +154,50 @@ SABOTAGES = (
                    "    items = [data.trust.path] + dns_config_paths(data.config)\n",
                    "    items = dns_config_paths(data.config)\n"),),
              "target-unbound"),
+    # The boot-options road alone (issue 33): what a stock installer and kickstart-tests
+    # get. Without dnsconfd as with it, NetworkManager's running servers and the generated
+    # 16-global-dns.conf are compared with the kickstart's field by field.
+    Sabotage("boot-options-lose-ipv6", "`boot-args` leaves out the IPv6 servers",
+             (Edit("org_edns_addon/staging/networkmanager.py", _BOOT_SERVERS,
+                   _BOOT_SERVERS.replace("config.default_servers]",
+                                         'config.default_servers if "[" not in server.uri()]')),),
+             "installer-boot-options"),
+    Sabotage("boot-options-lose-tls-name", "`boot-args` writes the servers without their TLS "
+             "name (#NAME)",
+             (Edit("org_edns_addon/staging/networkmanager.py", _BOOT_SERVERS,
+                   _BOOT_SERVERS.replace("server.uri())", 'server.uri().split("#")[0])')),),
+             "installer-boot-options"),
+    Sabotage("keyfile-mode-disagrees", "the overlay's keyfile says resolve-mode prefer where "
+             "the boot options say exclusive",
+             (Edit("org_edns_addon/staging/networkmanager.py", _KEYFILE_MODE,
+                   '    global_dns = [("resolve-mode", %s)]\n' % _PREFER),),
+             "installer"),
+    Sabotage("keyfile-servers-disagree", "the overlay's keyfile lists the servers for all "
+             "names without their TLS name, where the boot options have it",
+             (Edit("org_edns_addon/staging/networkmanager.py", _KEYFILE_SERVERS,
+                   _KEYFILE_SERVERS.replace("s.uri() for", 's.uri().split("#")[0] for')),),
+             "installer"),
+    Sabotage("resolved-left-on", "the target phase leaves systemd-resolved enabled in the "
+             "installed system",
+             (Edit("org_edns_addon/staging/plan.py",
+                   "        actions.append(Action(ActionKind.DISABLE_UNIT, c.RESOLVED_UNIT))\n",
+                   ""),),
+             "target-unbound"),
+    # The lab's own: the DHCP case must see the server it says DHCP offered, or the
+    # "plaintext server unused" checks would pass on a lease that offered none.
+    Sabotage("dhcp-offers-no-server", "the lab's DHCP server offers no DNS server",
+             (Edit("lab/vmlab/tapnet.py",
+                   '"--dhcp-option=option:dns-server,%s" % dns_server,',
+                   '"--dhcp-option=option:dns-server",'),),
+             "installer-dhcp"),
+    # Issue 32: Unbound answers home.arpa and 10.in-addr.arpa itself (NXDOMAIN) unless our
+    # file opens them.
+    Sabotage("private-zones-not-lifted", "the unbound backend's file leaves out the "
+             "transparent local zones that open Unbound's default zones to a routed domain",
+             (Edit("org_edns_addon/staging/unbound.py",
+                   "    lines += ['    local-zone: \"%s.\" transparent' % zone for zone in "
+                   "config.unbound_zones_lifted()]\n", ""),),
+             "target-unbound-private-zones"),
     # Needs an anaconda checkout (the composed cases run its Security and network modules)
     # and DNSCONFD_ROOT (the target has dnsconfd, as the network module's requirements make
     # a real one have).
@@ -224,9 +271,10 @@ def run_one(sabotage, scratch_root, env):
     summary = re.search(r"^vm-proof: (\d+) passed, (\d+) failed$", output, re.MULTILINE)
     failed = [line.strip()[len("FAIL"):].strip() for line in output.splitlines()
               if line.strip().startswith("FAIL ")]
-    # Caught only by a failed check of a proof that ran: a crash or a refusal is not.
-    caught = bool(summary) and int(summary.group(2)) > 0 and result.returncode == \
-        proof.EXIT_FAILED
+    # Caught only by a failed check of a proof that ran: a crash or a refusal is not, nor a
+    # case that could not run (lab/vmlab/proof.py run_case says so in a failed line).
+    observed = [line for line in failed if not re.match(r"\S+ (crashed|could not run): ", line)]
+    caught = bool(summary) and bool(observed) and result.returncode == checks.EXIT_FAILED
     text = summary.group(0) if summary else "the proof did not run (exit %d): %s" % (
         result.returncode, output.strip()[-600:])
     return Outcome(sabotage, caught, failed, text, seconds)
@@ -243,7 +291,7 @@ def main(argv=None):
     if unknown:
         print("vm-proof-sabotage: no sabotage %s; they are: %s" % (
             ", ".join(sorted(unknown)), ", ".join(s.name for s in SABOTAGES)))
-        return proof.EXIT_CANNOT_RUN
+        return checks.EXIT_CANNOT_RUN
     started = time.monotonic()
     scratch_root = Path(tempfile.mkdtemp(prefix="edns-sabotage."))
     ca_path = scratch_root / "unrelated-ca.pem"
@@ -251,8 +299,8 @@ def main(argv=None):
     env = dict(os.environ, **{SABOTAGE_CA_ENV: str(ca_path)})
     print("vm-proof-sabotage: %d sabotages, each in a scratch copy below %s, on the %s tree%s" % (
         len(chosen), scratch_root, os.environ.get(debian_tree.SELECT_ENV) or
-        debian_tree.DEFAULT_SUITE, "; with dnsconfd from %s" % os.environ[proof.DNSCONFD_ENV]
-        if os.environ.get(proof.DNSCONFD_ENV) else "; without dnsconfd"), flush=True)
+        debian_tree.DEFAULT_SUITE, "; with dnsconfd from %s" % os.environ[checks.DNSCONFD_ENV]
+        if os.environ.get(checks.DNSCONFD_ENV) else "; without dnsconfd"), flush=True)
     outcomes = []
     try:
         for sabotage in chosen:
@@ -270,7 +318,7 @@ def main(argv=None):
     caught = sum(outcome.caught for outcome in outcomes)
     print("\nvm-proof-sabotage: %d of %d sabotages caught in %.0f s (lab: guest %s on %s)" % (
         caught, len(outcomes), time.monotonic() - started, site.GUEST_IPV4, site.TAP))
-    return 0 if caught == len(outcomes) else proof.EXIT_FAILED
+    return 0 if caught == len(outcomes) else checks.EXIT_FAILED
 
 
 if __name__ == "__main__":

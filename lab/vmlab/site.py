@@ -36,6 +36,16 @@ PORT_DOT_PORT = 8853
 ROUTED_DOT = "198.51.100.60"      # dot.lab.example, for domain=lab.example
 ROUTED_DOT_NAME = "dot.lab.example"
 ROUTED_DOMAIN = "lab.example"
+# Names Unbound keeps to itself by default (issue 32): RFC 8375's home.arpa and the reverse
+# zone of 10/8 (RFC 1918, an AS112 zone), served by the lab's DoT server of its own. Only
+# the PTR of PRIVATE_ADDRESS is asked, of that server: nothing is sent to 10/8.
+HOME_DOT = "198.51.100.61"        # dot.corp.home.arpa, for domain=corp.home.arpa,10.in-addr.arpa
+HOME_DOT_NAME = "dot.corp.home.arpa"
+HOME_DOMAIN = "corp.home.arpa"
+REVERSE_ZONE = "10.in-addr.arpa"
+PRIVATE_ADDRESS = "10.0.0.5"
+PRIVATE_PTR = "5.0.0.10.in-addr.arpa"
+HOME_TEST_NAME = "nas.corp.home.arpa"
 HTTPS_SERVER = "192.0.2.80"       # ks.corp.example
 HTTPS_NAME = "ks.corp.example"
 PLAINTEXT_DNS = "192.0.2.99"      # what DHCP offers: plaintext, for DHCP_DOMAIN only
@@ -50,6 +60,7 @@ ANSWERS = {
     HTTPS_NAME: HTTPS_SERVER,
     ROUTED_TEST_NAME: "198.51.100.81",
     DHCP_TEST_NAME: "198.51.100.99",
+    HOME_TEST_NAME: "198.51.100.90",
 }
 # What the IPv6-only server answers for www.corp.example: another address, so the
 # guest's answer names the server that gave it.
@@ -67,6 +78,8 @@ ROUTED_SERVER = "dns+tls://%s#%s  domain=%s" % (ROUTED_DOT, ROUTED_DOT_NAME, ROU
 IPV6_SERVER = "dns+tls://[%s]#%s" % (MAIN_DOT_IPV6, MAIN_DOT_NAME)
 CHAIN_SERVER = "dns+tls://%s#%s" % (CHAIN_DOT, MAIN_DOT_NAME)
 PORT_SERVER = "dns+tls://%s:%d#%s" % (PORT_DOT, PORT_DOT_PORT, MAIN_DOT_NAME)
+HOME_SERVER = "dns+tls://%s#%s  domain=%s,%s" % (HOME_DOT, HOME_DOT_NAME, HOME_DOMAIN,
+                                                 REVERSE_ZONE)
 
 # data/kickstart-tests' @KSTEST_*@ values for this lab (tests/test_kickstart_tests_format.py
 # and the proof's harness-delivered case substitute these).

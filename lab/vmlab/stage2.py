@@ -38,8 +38,11 @@ LAB = Path(__file__).resolve().parent
 STAGE2_FILES = LAB / "stage2"
 PROOF_MODULE = LAB / "dracut" / "99edns-lab-proof"
 UNBOUND_MODULE = LAB / "dracut" / "70unbound"
+# python3-librepo: the library of Anaconda's payload, which fetches the repository's
+# metadata in the start-up window (stage2/edns-librepo-fetch.py).
 PYTHON_PACKAGES = ("python3", "python3-cryptography", "python3-dnspython", "python3-idna",
-                   "python3-requests")
+                   "python3-requests", "python3-librepo")
+LIBREPO_FETCH = "/usr/lib/edns-proof/edns-librepo-fetch.py"
 APT_SECONDS = 900
 IMAGE_SECONDS = 600
 IMAGE_SIZE = "1500M"
@@ -99,6 +102,7 @@ def lab_layer(stage, repo, dnsconfd):
     proof_dir = stage / "usr/lib/edns-proof"
     proof_dir.mkdir(parents=True)
     shutil.copy(PROOF_MODULE / "edns-proof.sh", proof_dir / "edns-proof.sh")
+    shutil.copy(STAGE2_FILES / "edns-librepo-fetch.py", stage / LIBREPO_FETCH.lstrip("/"))
     site_packages = stage / SITE_PACKAGES
     site_packages.mkdir(parents=True)
     shutil.copytree(Path(pykickstart.__file__).parent, site_packages / "pykickstart",

@@ -35,13 +35,14 @@ from pathlib import Path
 from lab import dotlab
 
 from lab.vmlab.site import (CHAIN_DOT, DHCP_DOMAIN, DHCP_RANGE, GATEWAY_IPV4, GATEWAY_IPV6,
-                            GUEST_MAC, HTTPS_SERVER, IPV6_READY, MAIN_DOT, MAIN_DOT_IPV6,
-                            PLAINTEXT_DNS, PORT_DOT, ROUTED_DOT, TAP)
+                            GUEST_MAC, HOME_DOT, HTTPS_SERVER, IPV6_READY, MAIN_DOT,
+                            MAIN_DOT_IPV6, PLAINTEXT_DNS, PORT_DOT, ROUTED_DOT, TAP)
 
 # Every address the lab's servers listen on, on the namespace's side of the tap.
 NAMESPACE_ADDRESSES = ("%s/24" % GATEWAY_IPV4, MAIN_DOT + "/24", IPV6_READY + "/24",
                        CHAIN_DOT + "/24", HTTPS_SERVER + "/24", PLAINTEXT_DNS + "/24",
                        PORT_DOT + "/24", "198.51.100.1/24", ROUTED_DOT + "/24",
+                       HOME_DOT + "/24",
                        GATEWAY_IPV6 + "/64", MAIN_DOT_IPV6 + "/64")
 STARTUP_SECONDS = 15
 
@@ -80,7 +81,9 @@ class TapNetwork(dotlab.PrivateNetwork):
 
     def start_dot(self, workdir, name, listen, cert, key, zone, records, ready_address,
                   port=853):
-        """Unbound as a DoT-only server on LISTEN (addresses, at PORT only) for ZONE only."""
+        """Unbound as a DoT-only server on LISTEN (addresses, at PORT only) for ZONE only
+        (a zone, or a list of them)."""
+        zones = [zone] if isinstance(zone, str) else list(zone)
         workdir = Path(workdir)
         workdir.mkdir(parents=True, exist_ok=True)
         lines = ["server:"] + ["  interface: %s@%d" % (address, port) for address in listen] + [
@@ -100,8 +103,8 @@ class TapNetwork(dotlab.PrivateNetwork):
             "  access-control: ::/0 allow",
             # Its own zone only; everything else is refused, never looked up.
             '  local-zone: "." refuse',
-            '  local-zone: "%s" static' % zone,
-        ] + ['  local-data: "%s"' % record for record in records]
+        ] + ['  local-zone: "%s" static' % each for each in zones] + [
+            '  local-data: "%s"' % record for record in records]
         upstream = dotlab.start_unbound(workdir, "\n".join(lines) + "\n", ready_address, port,
                                         network=self, process_class=dotlab.DotUpstream,
                                         tls_name=name)
@@ -113,6 +116,7 @@ class TapNetwork(dotlab.PrivateNetwork):
         root = workdir / "www"
         root.mkdir(parents=True, exist_ok=True)
         for name, content in files.items():
+            (root / name.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
             (root / name.lstrip("/")).write_bytes(content)
         log_path = workdir / "https.log"
         server = (

@@ -104,9 +104,13 @@ if [ -n "%(interface)s" ]; then
     ip link add %(interface)s type veth peer name %(interface)s-p
     ip link set %(interface)s-p up
     /usr/lib/systemd/systemd-udevd --daemon >/run/udevd.log 2>&1
-    udevadm trigger --action=add /sys/class/net/%(interface)s /sys/class/net/%(interface)s-p
-    # A bound against a hang: a link udev has not initialised stays unmanaged.
-    udevadm settle --timeout=120 || { echo "udev did not settle in 120 s" >&2; exit 5; }
+    # --settle waits for these links' own events; a bare settle after the trigger could
+    # find udev's queue empty before its event arrived, and NetworkManager, started then,
+    # waited for ever on a link udev had not initialised ("link-init"). The bound is
+    # against a hang.
+    timeout 120 udevadm trigger --settle --action=add \
+        /sys/class/net/%(interface)s /sys/class/net/%(interface)s-p || {
+        echo "udev did not initialise the links in 120 s" >&2; exit 5; }
 fi
 NetworkManager --no-daemon --debug --log-level=DEBUG --log-domains=ALL,DNS:TRACE \
     --config=%(stage)s/NetworkManager.conf --config-dir=%(stage)s/conf.d >/run/nm.log 2>&1 &

@@ -66,3 +66,25 @@ def test_every_sabotage_still_finds_its_text_once():
              for each in sabotage.SABOTAGES for edit in each.edits
              if (REPO / edit.path).read_text().count(edit.old) != 1]
     assert stale == []
+
+
+def documented(heading):
+    """The names in the first column of the table under docs/proofs.md's HEADING."""
+    text = (REPO / "docs" / "proofs.md").read_text()
+    section = text.split(heading, 1)[1].split("\n#", 1)[0]
+    names = set()
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            first = line.split("|")[1]
+            names.update(part.strip().strip("`") for part in first.split(","))
+    return names
+
+
+def test_docs_list_every_case_and_every_sabotage():
+    """docs/proofs.md says what each case proves and what each sabotage breaks (issue 33):
+    a case or a sabotage added without its row is caught here."""
+    from lab.vmlab import cases, sabotage
+
+    assert set(cases.case_names()) - documented("### The cases\n") == set()
+    assert {each.name for each in sabotage.SABOTAGES} - documented(
+        "### The sabotage run") == set()

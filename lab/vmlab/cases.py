@@ -1227,6 +1227,19 @@ def cases(lab):
                  Expect(resolves=False, ca_trusted=False,
                         resolver_units=("unbound.service",), idle_units=("dnsconfd.service",))),
              needs_anaconda=True),
+        Case("composed-dnsconfd-ipv6", "Installed system as the installer's sequence leaves "
+             "it, dnsconfd backend, an IPv6 DoT server for all names", True,
+             lambda proof, image: composed_case(
+                 proof, lab, "dnsconfd", "composed-dnsconfd-ipv6", ks_ipv6_routed, over_ipv6),
+             needs_anaconda=True),
+        Case("composed-unbound-ipv6", "Installed system as the installer's sequence leaves "
+             "it, unbound backend, an IPv6 DoT server for all names (Unbound's IPv6 "
+             "forward-addr)", False,
+             lambda proof, image: composed_case(
+                 proof, lab, "unbound", "composed-unbound-ipv6", ks_unbound_ipv6,
+                 Expect(resolves=True, answer=site.IPV6_SERVER_ANSWER, over_ipv6=True,
+                        resolver_units=("unbound.service",), idle_units=("dnsconfd.service",))),
+             needs_anaconda=True),
         Case("stage2", "Stage 2 before the installation starts, the README's placement (%s "
              "--ca): the overlay's pre-pivot hook carries the keyfile and bundle across "
              "switch-root" % CA_DIRECTORY_OPTION, False,

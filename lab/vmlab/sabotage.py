@@ -209,6 +209,16 @@ SABOTAGES = (
                    "c.DRACUT_MODULE_DNSCONFD)\n",
                    "        pass\n"),),
              "composed-unbound"),
+    # Needs an anaconda checkout: the composed IPv6 case, whose Unbound must forward over
+    # IPv6 through the installer's sequence.
+    Sabotage("unbound-ipv6-forward-dropped", "the unbound backend writes no forward-addr "
+             "for an IPv6 server",
+             (Edit("org_edns_addon/staging/unbound.py",
+                   '    lines += ["    forward-addr: %s" % s.unbound_forward_addr() for s in '
+                   'servers]\n',
+                   '    lines += ["    forward-addr: %s" % s.unbound_forward_addr() for s in '
+                   'servers\n              if ":" not in str(s.address)]\n'),),
+             "composed-unbound-ipv6"),
     # Needs FREEIPA_GIT (FreeIPA 4.12's own template and client_dns).
     Sabotage("no-freeipa-handover", "with --backend=unbound the handover unit is written "
              "but not enabled, so FreeIPA 4.12's restart of Unbound does not run it",

@@ -248,10 +248,11 @@ def test_a_connections_own_search_domain_stays_out_of_networkmanagers_resolv_con
 
     assert reading.resolv_searches == ["corp.example", "lab.example"], reading.resolv_conf
     from_connection = [s for s in reading.dnsconfd_update.servers if "interface" in s]
-    # The global CA goes with it (parse_all_interface_config), though it is plaintext.
+    # The global CA goes with it (parse_all_interface_config), though it is plaintext; and,
+    # the connection being up, the networks of its routes (get_networks: its prefix route).
     expected = {"address": "192.0.2.99", "interface": networkmanager.CONNECTION_INTERFACE,
                 "routing_domains": ["dhcp.example"], "search_domains": ["dhcp.example"],
-                "ca": c.DOT_CA_BUNDLE_PATH}
+                "ca": c.DOT_CA_BUNDLE_PATH, "networks": ["192.0.2.0/24"]}
     if stack_tree.has(networkmanager.SENDS_PRIORITY_TO_DNSCONFD):
         expected["priority"] = -100
     assert from_connection == [expected]

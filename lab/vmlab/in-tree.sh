@@ -16,7 +16,7 @@
 #   in-tree.sh TREE STAGE COMMAND...
 #
 # The tree itself is never written: /run, /tmp and NetworkManager's state
-# directory are fresh tmpfs, and STAGE (a host directory) appears read-only
+# directory are fresh tmpfs, /sys is read-only, and STAGE (a host directory) appears read-only
 # inside as /run/edns-stage. Only loopback exists in the network namespace, and
 # every process started inside ends with the namespace's first process.
 set -eu
@@ -27,7 +27,12 @@ for dir in run tmp var/lib/NetworkManager etc/NetworkManager/conf.d; do
     mount -t tmpfs -o mode=0755 tmpfs "$tree/$dir"
 done
 mount -t proc proc "$tree/proc"
-mount -t sysfs sysfs "$tree/sys"
+# Read-only, as in a container: NetworkManager then runs without udev and takes a link as
+# initialised at once (nm-linux-platform.c, nm_linux_platform_new: use_udev only when
+# /sys is writable). A udevd of our own in this network namespace would also get every
+# untagged uevent of the host (the kernel broadcasts them into each network namespace
+# of the initial user namespace), and under load lost our links' events for minutes.
+mount -t sysfs -o ro sysfs "$tree/sys"
 mount --rbind /dev "$tree/dev"
 mkdir -p "$tree/run/edns-stage"
 mount --bind -o ro "$stage" "$tree/run/edns-stage"

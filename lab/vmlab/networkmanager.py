@@ -89,7 +89,7 @@ def version(tree):
     return tuple(int(part) for part in match.groups())
 
 
-# Inside the tree: a system bus, a link with udev for a connection if there is one, the
+# Inside the tree: a system bus, a link for a connection if there is one, the
 # daemon on the staged configuration, then its D-Bus answer and its resolv.conf on
 # stdout and its log on stderr. Every wait is bounded.
 _JUDGE_SCRIPT = r"""
@@ -100,17 +100,9 @@ for file in %(stage)s/run-conf.d/*; do
 done
 dbus-daemon --system --fork --nopidfile
 if [ -n "%(interface)s" ]; then
-    # Without udev's word that the link is initialised, NetworkManager leaves it unmanaged.
+    # No udev: /sys is read-only (in-tree.sh), so NetworkManager manages the link at once.
     ip link add %(interface)s type veth peer name %(interface)s-p
     ip link set %(interface)s-p up
-    /usr/lib/systemd/systemd-udevd --daemon >/run/udevd.log 2>&1
-    # --settle waits for these links' own events; a bare settle after the trigger could
-    # find udev's queue empty before its event arrived, and NetworkManager, started then,
-    # waited for ever on a link udev had not initialised ("link-init"). The bound is
-    # against a hang.
-    timeout 120 udevadm trigger --settle --action=add \
-        /sys/class/net/%(interface)s /sys/class/net/%(interface)s-p || {
-        echo "udev did not initialise the links in 120 s" >&2; exit 5; }
 fi
 NetworkManager --no-daemon --debug --log-level=DEBUG --log-domains=ALL,DNS:TRACE \
     --config=%(stage)s/NetworkManager.conf --config-dir=%(stage)s/conf.d >/run/nm.log 2>&1 &
@@ -134,9 +126,23 @@ while alive; do
 done
 composed=no
 if [ "$answered" = yes ] && [ -n "%(update)s" ]; then
+    reload=0
+    if [ -n "%(interface)s" ]; then
+        # Once the connection is up (state 100), a full DNS reload (flag 4, DNS_FULL) has
+        # the daemon compose its update afresh: 1.58 may compose it while the link is being
+        # activated, without the connection, and not again once the connection's DNS is in
+        # (its log: "DNS configuration did not change").
+        while alive; do
+            case "$(nmcli -g GENERAL.STATE device show %(interface)s 2>/dev/null)" in
+                100*) break ;;
+            esac
+            sleep 0.1
+        done
+        reload=4
+    fi
     # Without a connection nothing changes: a reload has it send its DNS (config_changed_cb).
-    [ -n "%(interface)s" ] || busctl --system call org.freedesktop.NetworkManager \
-        /org/freedesktop/NetworkManager org.freedesktop.NetworkManager Reload u 0 >&2 || true
+    busctl --system call org.freedesktop.NetworkManager /org/freedesktop/NetworkManager \
+        org.freedesktop.NetworkManager Reload u "$reload" >&2 || true
     while alive; do
         if grep -q -F -- "%(update)s" /run/nm.log; then
             composed=yes
@@ -286,11 +292,12 @@ def read_config(tree, conf_d: Mapping[str, bytes], run_conf_d: Mapping[str, byte
     stage = Path(tempfile.mkdtemp(prefix="edns-nm-judge."))
     main_conf = MAIN_CONF
     if connection:
-        # Its link is a veth, which udev's 85-nm-unmanaged.rules has NetworkManager leave
-        # alone unless a [device] section manages it.
+        # Its link is a veth, which a real system's udev (85-nm-unmanaged.rules) has
+        # NetworkManager leave alone; the [device] section manages it all the same.
         main_conf += ("\n[keyfile]\npath=%s/connections\n\n[device-edns-judge]\n"
-                      "match-device=interface-name:%s\nmanaged=1\n" % (
-                          STAGE, CONNECTION_INTERFACE))
+                      "match-device=interface-name:%s\nmanaged=1\n\n"
+                      "[device-edns-judge-peer]\nmatch-device=interface-name:%s-p\n"
+                      "managed=0\n" % (STAGE, CONNECTION_INTERFACE, CONNECTION_INTERFACE))
         # NetworkManager reads a connection keyfile only if root alone may read it.
         _write_files(stage / "connections", {
             CONNECTION_INTERFACE + ".nmconnection": connection}, mode=0o600)

@@ -292,8 +292,8 @@ def read_config(tree, conf_d: Mapping[str, bytes], run_conf_d: Mapping[str, byte
     stage = Path(tempfile.mkdtemp(prefix="edns-nm-judge."))
     main_conf = MAIN_CONF
     if connection:
-        # Its link is a veth. With no udev here (in-tree.sh), these [device] sections do
-        # what a real system's 85-nm-unmanaged.rules would not: ours managed, its peer not.
+        # Its link is a veth. With no udev here (in-tree.sh), no 85-nm-unmanaged.rules
+        # marks veths unmanaged; these [device] sections decide: ours managed, its peer not.
         main_conf += ("\n[keyfile]\npath=%s/connections\n\n[device-edns-judge]\n"
                       "match-device=interface-name:%s\nmanaged=1\n\n"
                       "[device-edns-judge-peer]\nmatch-device=interface-name:%s-p\n"
